@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+// authbroker: a local OAuth 2.0 / OpenID Connect token broker for Linux.
+// No package dependencies, ever: only the toolchain and the system libraries
+// libsqlite3 and OpenSSL 3 through the system-library targets below.
+import PackageDescription
+
+let package = Package(
+    name: "authbroker",
+    products: [
+        .executable(name: "authbrokerd", targets: ["authbrokerd"]),
+        .executable(name: "authctl", targets: ["authctl"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+
+        // Wire types shared by daemon and CLI. No C, no Foundation networking.
+        .target(name: "BrokerProtocol"),
+        // The only importer of COpenSSL for cryptography.
+        .target(name: "BrokerCrypto", dependencies: ["COpenSSL"]),
+        // The only importer of CSQLite: connection, migrations, the encrypted vault.
+        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
+        // One HTTP/1.1 codec: loopback listener, Unix-socket server, HTTPS client (libssl).
+        .target(name: "BrokerHTTP", dependencies: ["COpenSSL"]),
+        // The domain: OIDC engine, accounts, socket API routes.
+        .target(
+            name: "BrokerCore",
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP"]),
+        // Wiring only: services, signals, sd_notify, socket activation, paths.
+        .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
+
+        .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
+        .executableTarget(name: "authctl", dependencies: ["BrokerProtocol"]),
+
+        // Test support: temporary directories, child processes, the mock OpenID provider.
+        .target(
+            name: "TestSupport",
+            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
+            path: "Tests/TestSupport"),
+
+        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol"]),
+        .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
+        .testTarget(
+            name: "BrokerStoreTests",
+            dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
+        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
+        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
+
+        // A child process for the crash-safety test: writes tokens in a loop until killed.
+        .executableTarget(
+            name: "vault-torture", dependencies: ["BrokerStore"], path: "Tests/vault-torture"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,22 @@
+import COpenSSL
+
+/// Comparison whose running time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// True when both buffers have the same length and bytes. The length itself is not secret.
+    public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard a.count > 0 else { return true }
+        return CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
+    }
+
+    public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        let left = Array(a)
+        let right = Array(b)
+        return left.withUnsafeBytes { l in right.withUnsafeBytes { r in equals(l, r) } }
+    }
+
+    /// Compares two strings' UTF-8 bytes in constant time (for `state` and similar values).
+    public static func equals(_ a: String, _ b: String) -> Bool {
+        equals(Array(a.utf8), Array(b.utf8))
+    }
+}

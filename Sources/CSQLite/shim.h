@@ -1,0 +1,2 @@
+// Umbrella header for the system SQLite (Debian: libsqlite3-dev).
+#include <sqlite3.h>

@@ -1,0 +1,6 @@
+import BrokerCore
+import Testing
+
+@Test func coreLinks() {
+    #expect(!BrokerCoreInfo.version.isEmpty)
+}

@@ -1,0 +1,8 @@
+import BrokerProtocol
+import Testing
+
+@Test func versionIsSemantic() {
+    let parts = BrokerVersion.string.split(separator: ".")
+    #expect(parts.count == 3)
+    #expect(parts.allSatisfy { Int($0) != nil })
+}

@@ -1,0 +1,6 @@
+import BrokerStore
+import Testing
+
+@Test func storeLinks() {
+    #expect(StoreError.notImplemented is any Error)
+}
