@@ -15,7 +15,7 @@ all: build
 
 # Installs the system -dev packages when they are missing (Debian/Ubuntu).
 deps:
-	@./scripts/install-deps
+	@./.ci/install-deps
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
