@@ -1,0 +1,75 @@
+/// The stable error codes of the socket API (docs/api.md). Clients branch on `code`, people read `message`.
+public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
+    case unknownAccount = "unknown_account"
+    case loginRequired = "login_required"
+    case loginPending = "login_pending"
+    case providerUnavailable = "provider_unavailable"
+    case invalidRequest = "invalid_request"
+    case forbidden
+    case conflict
+    case `internal`
+
+    /// The HTTP status the daemon answers with for this code.
+    public var httpStatus: Int {
+        switch self {
+        case .invalidRequest: 400
+        case .loginRequired, .loginPending: 401
+        case .forbidden: 403
+        case .unknownAccount: 404
+        case .conflict: 409
+        case .internal: 500
+        case .providerUnavailable: 503
+        }
+    }
+
+    /// The `authctl` exit code for this error (sysexits-style; see authctl(1)).
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidRequest: ExitCode.usage
+        case .loginRequired, .loginPending: ExitCode.loginRequired
+        case .providerUnavailable: ExitCode.temporaryFailure
+        case .unknownAccount, .forbidden, .conflict, .internal: ExitCode.failure
+        }
+    }
+}
+
+/// `authctl` exit codes. Scripts rely on them; never renumber.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    /// EX_USAGE: bad command line.
+    public static let usage: Int32 = 64
+    /// EX_UNAVAILABLE: the daemon is not running.
+    public static let daemonUnavailable: Int32 = 69
+    /// EX_TEMPFAIL: provider unreachable and no valid token left, or a login timed out.
+    public static let temporaryFailure: Int32 = 75
+    /// EX_NOPERM: a login is required (no tokens, refresh rejected, or a login pending).
+    public static let loginRequired: Int32 = 77
+}
+
+/// An API error: `{"error": {"code": "...", "message": "...", "authorization_url": "..."}}`.
+public struct WireError: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+    public var code: WireErrorCode
+    public var message: String
+    /// Present with `login_pending`: where the user should go to finish the login.
+    public var authorizationURL: String?
+
+    public init(code: WireErrorCode, message: String, authorizationURL: String? = nil) {
+        self.code = code
+        self.message = message
+        self.authorizationURL = authorizationURL
+    }
+
+    public var description: String { message }
+
+    enum CodingKeys: String, CodingKey {
+        case code, message
+        case authorizationURL = "authorization_url"
+    }
+}
+
+/// The body of every error response.
+public struct ErrorEnvelope: Codable, Sendable, Equatable {
+    public var error: WireError
+    public init(error: WireError) { self.error = error }
+}

@@ -1,0 +1,54 @@
+import BrokerProtocol
+import FoundationEssentials
+import Testing
+
+@Test func errorCodesMapToDocumentedStatuses() {
+    let expected: [WireErrorCode: Int] = [
+        .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
+        .unknownAccount: 404, .conflict: 409, .internal: 500, .providerUnavailable: 503,
+    ]
+    for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
+    #expect(WireErrorCode.loginRequired.exitCode == 77)
+    #expect(WireErrorCode.providerUnavailable.exitCode == 75)
+}
+
+@Test func errorEnvelopeHasTheDocumentedShape() throws {
+    let envelope = ErrorEnvelope(error: WireError(code: .unknownAccount, message: "No account named 'x'."))
+    let json = String(decoding: try JSONEncoder().encode(envelope), as: UTF8.self)
+    #expect(json == #"{"error":{"code":"unknown_account","message":"No account named 'x'."}}"#)
+    let decoded = try JSONDecoder().decode(ErrorEnvelope.self, from: Data(json.utf8))
+    #expect(decoded == envelope)
+}
+
+@Test func accountStatusAlwaysCarriesEveryKey() throws {
+    let status = AccountStatus(name: "work", state: .loggedOut)
+    let object = try JSONSerializationFree.keys(of: JSONEncoder().encode(status))
+    #expect(object == ["expires_at", "last_error", "last_refresh", "name", "state", "subject"])
+}
+
+@Test func tokenGrantUsesSnakeCase() throws {
+    let grant = TokenGrant(accessToken: "t", tokenType: "Bearer", expiresAt: "2026-01-01T00:00:00Z", scope: "openid")
+    let decoded = try JSONDecoder().decode(TokenGrant.self, from: JSONEncoder().encode(grant))
+    #expect(decoded == grant)
+    #expect(String(decoding: try JSONEncoder().encode(grant), as: UTF8.self).contains(#""access_token":"t""#))
+}
+
+/// Top-level keys of a JSON object, sorted (decoding through a dictionary of JSON values).
+enum JSONSerializationFree {
+    struct AnyValue: Decodable {}
+    static func keys(of data: Data) throws -> [String] {
+        struct Keys: Decodable {
+            let names: [String]
+            init(from decoder: any Decoder) throws {
+                names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue).sorted()
+            }
+        }
+        return try JSONDecoder().decode(Keys.self, from: data).names
+    }
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
