@@ -14,7 +14,9 @@ import Testing
 
 @Test func errorEnvelopeHasTheDocumentedShape() throws {
     let envelope = ErrorEnvelope(error: WireError(code: .unknownAccount, message: "No account named 'x'."))
-    let json = String(decoding: try JSONEncoder().encode(envelope), as: UTF8.self)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let json = String(decoding: try encoder.encode(envelope), as: UTF8.self)
     #expect(json == #"{"error":{"code":"unknown_account","message":"No account named 'x'."}}"#)
     let decoded = try JSONDecoder().decode(ErrorEnvelope.self, from: Data(json.utf8))
     #expect(decoded == envelope)
