@@ -1,0 +1,95 @@
+/// Body of `POST /v1/accounts/{name}/login`.
+public struct LoginRequest: Codable, Sendable, Equatable {
+    /// How long the daemon keeps the login pending (default 300 s).
+    public var timeoutSeconds: Int?
+    /// Use the device authorization grant (RFC 8628) instead of a loopback redirect.
+    public var device: Bool?
+
+    public init(timeoutSeconds: Int? = nil, device: Bool? = nil) {
+        self.timeoutSeconds = timeoutSeconds
+        self.device = device
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case timeoutSeconds = "timeout_seconds"
+        case device
+    }
+}
+
+/// The answer to `POST /v1/accounts/{name}/logout`.
+public struct LogoutResult: Codable, Sendable, Equatable {
+    /// True when the provider accepted the revocation request(s).
+    public var revoked: Bool
+    /// Why revocation did not happen or failed (best effort: tokens are deleted locally anyway).
+    public var revocationNote: String?
+    /// The provider's RP-initiated logout URL, to end the browser session too.
+    public var endSessionURL: String?
+
+    public init(revoked: Bool, revocationNote: String? = nil, endSessionURL: String? = nil) {
+        self.revoked = revoked
+        self.revocationNote = revocationNote
+        self.endSessionURL = endSessionURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case revoked
+        case revocationNote = "revocation_note"
+        case endSessionURL = "end_session_url"
+    }
+}
+
+/// The answer to `GET /v1/ping`.
+public struct PingResult: Codable, Sendable, Equatable {
+    public var version: String
+    public var pid: Int32
+    public var uptimeSeconds: Double
+
+    public init(version: String, pid: Int32, uptimeSeconds: Double) {
+        self.version = version
+        self.pid = pid
+        self.uptimeSeconds = uptimeSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, pid
+        case uptimeSeconds = "uptime_seconds"
+    }
+}
+
+/// The answer to `POST /v1/rekey`.
+public struct RekeyResult: Codable, Sendable, Equatable {
+    /// How many sealed values were re-encrypted.
+    public var resealed: Int
+    /// Where the new key was written (never the key itself).
+    public var keyLocation: String
+
+    public init(resealed: Int, keyLocation: String) {
+        self.resealed = resealed
+        self.keyLocation = keyLocation
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case resealed
+        case keyLocation = "key_location"
+    }
+}
+
+/// Account names appear in URLs and file names: keep them to a safe, readable alphabet.
+public enum AccountName {
+    public static let maximumLength = 64
+
+    /// nil when `name` is acceptable, else the reason.
+    public static func problem(with name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= maximumLength else {
+            return "account names are 1 to \(maximumLength) characters"
+        }
+        let allowed = name.utf8.allSatisfy { byte in
+            (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90) || (byte >= 48 && byte <= 57)
+                || byte == 45 || byte == 95 || byte == 46
+        }
+        guard allowed, name.utf8.first != 46, name.utf8.first != 45 else {
+            return "account names use letters, digits, '-', '_' and '.', and start with a letter or digit"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,33 @@
+import BrokerProtocol
+import FoundationEssentials
+
+/// What every command needs: where the daemon is and how to talk to it.
+struct CommandContext {
+    let socketPath: String
+    let environment: [String: String]
+
+    var client: BrokerClient { BrokerClient(socketPath: socketPath) }
+
+    /// Path segment for an account name, refusing names the daemon would refuse anyway.
+    func accountPath(_ name: String) throws(UsageError) -> String {
+        if let problem = AccountName.problem(with: name) { throw UsageError("invalid account name '\(name)': \(problem)") }
+        return "/v1/accounts/\(name)"
+    }
+
+    static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+    }
+}
+
+/// Exactly one positional argument, the account name, or a usage error.
+func requireAccountName(_ arguments: CommandLineArguments, command: String) throws(UsageError) -> String {
+    guard arguments.positionals.count == 1 else {
+        throw UsageError(
+            arguments.positionals.isEmpty
+                ? "'\(command)' needs an account name; see: \(command) --help"
+                : "'\(command)' takes one account name, got \(arguments.positionals.count) arguments")
+    }
+    return arguments.positionals[0]
+}

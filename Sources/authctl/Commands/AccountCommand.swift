@@ -1,0 +1,147 @@
+import BrokerProtocol
+@preconcurrency import Glibc
+
+/// `authctl account add|list|remove|show`.
+enum AccountCommand: Command {
+    static let name = "account"
+    static let summary = "add, list, show or remove accounts"
+    static let help = """
+        usage: authctl account add NAME --issuer URL --client-id ID [options]
+               authctl account list [--json]
+               authctl account show NAME [--json]
+               authctl account remove NAME
+
+        add options:
+          --issuer URL                 the provider's issuer (discovery runs at once)
+          --client-id ID               the OAuth client id registered for authbroker
+          --client-secret-file FILE    confidential clients: a file holding the secret
+          --scope S                    a scope to request (repeatable; default: openid)
+          --audience A                 RFC 8707 resource indicator
+          --redirect-host H            127.0.0.1 (default), localhost or ::1
+          --redirect-port N            a fixed port, for providers that need an exact URI
+          --redirect-path P            default /callback
+          --param KEY=VALUE            extra authorization parameter (repeatable)
+          --authorization-endpoint URL, --token-endpoint URL, --revocation-endpoint URL,
+          --userinfo-endpoint URL, --device-authorization-endpoint URL,
+          --end-session-endpoint URL, --jwks-uri URL
+                                       manual endpoints for providers without discovery
+
+        `remove` logs the account out first. The client secret is sealed by the daemon and
+        never shown again.
+        """
+    static let addOptions: [CommandLineArguments.Option] = [
+        .value("--issuer"), .value("--client-id"), .value("--client-secret-file"), .repeated("--scope"),
+        .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
+        .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
+        .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
+        .value("--end-session-endpoint"), .value("--jwks-uri"),
+    ]
+    // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
+    static let options: [CommandLineArguments.Option] = []
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        guard let sub = arguments.positionals.first else {
+            throw UsageError("'authctl account' needs a subcommand: add, list, show or remove")
+        }
+        let rest = Array(arguments.positionals.dropFirst())
+        switch sub {
+        case "add":
+            return try add(CommandLineArguments(rest, command: "authctl account add", options: addOptions), context)
+        case "list":
+            let parsed = try CommandLineArguments(rest, command: "authctl account list", options: [.flag("--json")])
+            return try list(parsed, context)
+        case "show":
+            let parsed = try CommandLineArguments(rest, command: "authctl account show", options: [.flag("--json")])
+            return try show(parsed, context)
+        case "remove":
+            let parsed = try CommandLineArguments(rest, command: "authctl account remove", options: [])
+            let account = try requireAccountName(parsed, command: "authctl account remove")
+            try context.client.delete(try context.accountPath(account))
+            Output.note("Removed account '\(account)'.")
+            return ExitCode.success
+        default:
+            throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
+        }
+    }
+
+    static func add(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl account add")
+        if let problem = AccountName.problem(with: account) { throw UsageError("invalid account name '\(account)': \(problem)") }
+        guard let issuer = arguments.value("--issuer"), let clientID = arguments.value("--client-id") else {
+            throw UsageError("'authctl account add' needs --issuer URL and --client-id ID")
+        }
+        var configuration = AccountConfiguration(
+            name: account, issuer: issuer, clientID: clientID,
+            scopes: arguments.all("--scope").isEmpty ? ["openid"] : arguments.all("--scope"),
+            audience: arguments.value("--audience"), redirectHost: arguments.value("--redirect-host"),
+            redirectPort: try arguments.integer("--redirect-port", in: 1...65_535),
+            redirectPath: arguments.value("--redirect-path"))
+        for pair in arguments.all("--param") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("--param takes KEY=VALUE, got '\(pair)'")
+            }
+            configuration.extraParameters[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        let endpoints = ManualEndpoints(
+            authorization: arguments.value("--authorization-endpoint"), token: arguments.value("--token-endpoint"),
+            revocation: arguments.value("--revocation-endpoint"), userinfo: arguments.value("--userinfo-endpoint"),
+            deviceAuthorization: arguments.value("--device-authorization-endpoint"),
+            endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"))
+        if !endpoints.isEmpty { configuration.endpoints = endpoints }
+        if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
+        _ = try context.client.post("/v1/accounts", body: configuration, as: AccountStatus.self)
+        Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
+        return ExitCode.success
+    }
+
+    static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        let list = try context.client.get("/v1/accounts", as: AccountList.self)
+        if arguments.has("--json") {
+            Output.line(CommandContext.json(list))
+        } else {
+            StatusCommand.printTable(list.accounts)
+        }
+        return ExitCode.success
+    }
+
+    static func show(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl account show")
+        let status = try context.client.get(try context.accountPath(account), as: AccountStatus.self)
+        if arguments.has("--json") {
+            Output.line(CommandContext.json(status))
+            return ExitCode.success
+        }
+        var lines = ["name: \(status.name)", "state: \(status.state.rawValue)"]
+        if let configuration = status.configuration {
+            lines += ["issuer: \(configuration.issuer)", "client_id: \(configuration.clientID)",
+                      "scopes: \(configuration.scopes.joined(separator: " "))"]
+        }
+        lines.append("expires_at: \(status.expiresAt ?? "-")")
+        lines.append("subject: \(status.subject ?? "-")")
+        Output.line(lines.joined(separator: "\n"))
+        return ExitCode.success
+    }
+}
+
+/// Reads a client secret from a file: the first line, without its newline.
+enum SecretFile {
+    static func read(_ path: String) throws(UsageError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UsageError("cannot read --client-secret-file '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 16_384 {
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        let line = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        let secret = String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+        guard !secret.isEmpty, bytes.count <= 16_384 else {
+            throw UsageError("--client-secret-file '\(path)' must hold the secret on its first line")
+        }
+        return secret
+    }
+}

@@ -1,0 +1,38 @@
+import BrokerProtocol
+import FoundationEssentials
+
+/// `authctl token NAME [--min-ttl SECONDS] [--json]`: the hot path scripts call in loops.
+enum TokenCommand: Command {
+    static let name = "token"
+    static let summary = "print an access token for an account"
+    static let help = """
+        usage: authctl token NAME [--min-ttl SECONDS] [--json]
+
+        Prints the account's current access token and a newline on stdout, nothing else.
+        Without --min-ttl the daemon answers from memory while the token is valid and outside
+        its refresh margin (no network). With --min-ttl it refreshes first when less than
+        SECONDS remain, unless the token is brand new (then it is returned as is).
+
+        options:
+          --min-ttl SECONDS  the token must stay valid at least this long (0-86400)
+          --json             print {"access_token","token_type","expires_at","scope"}
+
+        exit codes: 0 ok, 1 unknown account, 69 daemon not running,
+                    75 provider unreachable and no valid token, 77 login required
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--json")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl token")
+        var path = try context.accountPath(account) + "/token"
+        if let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) { path += "?min_ttl=\(minTTL)" }
+        if arguments.has("--json") {
+            let grant = try context.client.get(path, as: TokenGrant.self)
+            Output.line(CommandContext.json(grant))
+        } else {
+            let token = try context.client.text(path)
+            Output.line(token)
+        }
+        return ExitCode.success
+    }
+}
