@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A minimal HTTP CONNECT proxy on 127.0.0.1 for tests: it opens tunnels to 127.0.0.1 only,
-/// counts them, remembers the Proxy-Authorization values it saw, and splices bytes both ways.
+/// A minimal HTTP CONNECT proxy on 127.0.0.1 for tests. Every tunnel leads to 127.0.0.1 at the
+/// requested port, whatever the host name (so a test can reach "other.example" without DNS);
+/// it counts tunnels, remembers the Proxy-Authorization values it saw, and splices both ways.
 public final class TestConnectProxy: Sendable {
     private let listener: LoopbackListener
     private let state = Mutex<(tunnels: Int, authorizations: [String], targets: [String])>((0, [], []))
@@ -27,8 +28,8 @@ public final class TestConnectProxy: Sendable {
         guard let head = readHead(client) else { return }
         let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
         let requestLine = lines.first?.split(separator: " ") ?? []
-        guard requestLine.count == 3, requestLine[0] == "CONNECT", requestLine[1].hasPrefix("127.0.0.1:"),
-            let port = Int(requestLine[1].dropFirst("127.0.0.1:".count))
+        guard requestLine.count == 3, requestLine[0] == "CONNECT",
+            let port = requestLine[1].split(separator: ":").last.flatMap({ Int($0) })
         else {
             LoopbackListener.sendAll(client, Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n".utf8))
             return

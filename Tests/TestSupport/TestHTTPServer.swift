@@ -21,6 +21,11 @@ public final class TestHTTPServer: Sendable {
             self.maxVersion = maxVersion
             self.cipherList = cipherList
         }
+
+        /// A server that speaks only TLS 1.0 and 1.1 (which OpenSSL 3 allows only at security level 0).
+        public static func legacyOnly(certificate: CertificatePair) -> TLSSettings {
+            TLSSettings(certificate: certificate, minVersion: TLS1_VERSION, maxVersion: TLS1_1_VERSION, cipherList: "DEFAULT:@SECLEVEL=0")
+        }
     }
 
     /// What the server does with one request.
@@ -31,6 +36,8 @@ public final class TestHTTPServer: Sendable {
         case raw([UInt8])
         /// No answer at all: the connection stays open and silent until the server stops.
         case silence
+        /// Close the connection without answering (a server dropping an idle keep-alive connection).
+        case hangUp
     }
 
     private let listener: LoopbackListener
@@ -55,24 +62,46 @@ public final class TestHTTPServer: Sendable {
 
     public func stop() { listener.stop() }
 
+    /// A server that answers every request with `200 OK` and `body`.
+    public static func answering(_ body: String, tls: TLSSettings? = nil) throws -> TestHTTPServer {
+        try TestHTTPServer(tls: tls) { _ in .respond(HTTPResponse(status: 200, body: Array(body.utf8))) }
+    }
+
     private func serve(_ fd: Int32) {
         state.withLock { $0.connections += 1 }
         defer { close(fd) }
         guard let stream = ServerStream(fd: fd, context: context) else { return }
-        var reader = TestRequestReader()
+        var parser = HTTPRequestParser()
         while !listener.isStopped {
-            guard let request = reader.next(from: stream) else { return }
+            guard let request = Self.nextRequest(&parser, from: stream) else { return }
             state.withLock { $0.requests.append(request) }
             switch handler(request) {
-            case .respond(var response, let close):
-                if close { response.headers.replaceOrAdd(name: "Connection", value: "close") }
-                guard stream.write(TestRequestReader.serialize(response)), !close else { return }
+            case .respond(let response, let close):
+                let bytes = (try? response.serialized(keepAlive: !close, includeBody: request.method != "HEAD")) ?? []
+                guard stream.write(bytes), !close else { return }
             case .raw(let bytes):
                 guard stream.write(bytes) else { return }
             case .silence:
                 while !listener.isStopped { usleep(20_000) }
                 return
+            case .hangUp:
+                return
             }
+        }
+    }
+}
+
+extension TestHTTPServer {
+    /// The next request parsed by the codec, or nil when the client left or sent garbage.
+    fileprivate static func nextRequest(_ parser: inout HTTPRequestParser, from stream: ServerStream) -> HTTPRequest? {
+        while true {
+            do {
+                if let request = try parser.nextRequest() { return request }
+            } catch {
+                return nil
+            }
+            guard let bytes = stream.read() else { return nil }
+            parser.append(bytes)
         }
     }
 }
