@@ -15,7 +15,7 @@ import Testing
 @Test func clientURLRejectsWhatItCannotUseSafely() {
     for bad in [
         "ftp://x/", "https://", "https://user:pw@idp.example/", "https://idp.example:0/", "https://idp.example:65536/",
-        "https://idp example/", "https://[::1/", "http://192.168.1.1/", "http://localhost.evil.example/",
+        "https://idp example/", "https://[::1/", "http://192.168.1.1/", "http://localhost.evil.example/", "https://::1/",
     ] {
         #expect(throws: HTTPClientError.self, "\(bad)") { try ClientURL(bad) }
     }

@@ -64,7 +64,8 @@ struct ClientURL: Sendable, Hashable {
             hostPart = authority[..<colon]
             portPart = authority[authority.index(after: colon)...]
         }
-        let allowed = hostPart.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" || $0 == ":" }
+        let bracketed = authority.hasPrefix("[")
+        let allowed = hostPart.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" || (bracketed && $0 == ":") }
         guard !hostPart.isEmpty, allowed else { throw .invalidURL("the URL has no valid host name") }
         guard let portPart else { return (hostPart.lowercased(), defaultPort) }
         guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy(\.isASCII), let port = Int(portPart),
