@@ -1,0 +1,73 @@
+import Glibc
+import Synchronization
+
+/// Runs blocking work (getaddrinfo, connect, SSL_read) on a dedicated detached pthread, so the
+/// Swift cooperative pool (as many threads as cores) is never blocked by network I/O.
+enum BlockingThread {
+    private final class Job {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Starts `body` on a new thread; returns false when the system refused to create one.
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, job)
+        if result != 0 {
+            Unmanaged<Job>.fromOpaque(job).release()
+            return false
+        }
+        return true
+    }
+
+    /// Runs `body` on a dedicated thread and awaits its result. If the thread has not finished
+    /// `grace` after `deadline` (a getaddrinfo that ignores our deadline), the caller gets
+    /// `onOverrun` instead and the thread's late result is dropped.
+    static func run<Value: Sendable>(
+        deadline: Deadline,
+        onOverrun: HTTPClientError,
+        _ body: @escaping @Sendable () -> Result<Value, HTTPClientError>
+    ) async -> Result<Value, HTTPClientError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, HTTPClientError>, Never>) in
+            let once = ResumeOnce(continuation)
+            let watchdog = Task {
+                let waitMilliseconds = Int64(deadline.remainingMilliseconds) + 1_000
+                try? await Task.sleep(for: .milliseconds(waitMilliseconds))
+                if !Task.isCancelled { once.resume(.failure(onOverrun)) }
+            }
+            let started = start {
+                once.resume(body())
+                watchdog.cancel()
+            }
+            if !started {
+                watchdog.cancel()
+                once.resume(.failure(.connectFailure(host: "-", port: 0, reason: "cannot start an I/O thread; the system is out of threads")))
+            }
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, whichever of the worker and the watchdog comes first.
+private final class ResumeOnce<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ value: Value) {
+        let taken = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        taken?.resume(returning: value)
+    }
+}
