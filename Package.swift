@@ -19,13 +19,16 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
 
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
-        .target(name: "BrokerProtocol"),
+        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec"]),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL"]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault.
         .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
-        // One HTTP/1.1 codec: loopback listener, Unix-socket server, HTTPS client (libssl).
-        .target(name: "BrokerHTTP", dependencies: ["COpenSSL"]),
+        // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
+        // CLI can link it without OpenSSL.
+        .target(name: "HTTPCodec"),
+        // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
+        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL"]),
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",

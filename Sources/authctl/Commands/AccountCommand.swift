@@ -132,7 +132,7 @@ enum SecretFile {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= 16_384 {
-            let count = read(fd, &buffer, buffer.count)
+            let count = Glibc.read(fd, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             bytes += buffer[0..<count]

@@ -52,7 +52,8 @@ enum LoginCommand: Command {
                 status = try context.client.get("/v1/logins/\(started.loginID)?wait=1", as: LoginStatus.self, timeout: 10)
             } catch {
                 spinner.finish()
-                return report(error)
+                Output.error("\(error)")
+                return error.exitCode
             }
             switch status.outcome {
             case .pending:
@@ -116,7 +117,8 @@ enum Browser {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
         }
         var pid: pid_t = 0
-        let argv = ["xdg-open", url].map { strdup($0) } + [nil]
+        let words: [String] = ["xdg-open", url]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         if posix_spawnp(&pid, "xdg-open", &actions, nil, argv, environ) != 0 {
             Output.note("Could not start xdg-open; open the URL above yourself.")

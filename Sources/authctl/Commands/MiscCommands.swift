@@ -84,8 +84,10 @@ enum HelpCommand: Command {
     }
 
     static func overviewText() -> String {
-        let width = commands.map(\.name.count).max() ?? 0
-        let list = commands.map { "  \($0.name)" + String(repeating: " ", count: width - $0.name.count) + "  \($0.summary)" }
+        // Plain closures: key paths into existential metatypes crash the 6.3 compiler.
+        let rows = commands.map { command in (name: command.name, summary: command.summary) }
+        let width = rows.map { $0.name.count }.max() ?? 0
+        let list = rows.map { "  \($0.name)" + String(repeating: " ", count: width - $0.name.count) + "  \($0.summary)" }
         return overview + "\n\ncommands:\n" + list.joined(separator: "\n")
             + "\n\nRun 'authctl help COMMAND' or 'authctl COMMAND --help' for details."
     }

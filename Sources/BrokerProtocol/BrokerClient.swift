@@ -1,0 +1,106 @@
+import FoundationEssentials
+import HTTPCodec
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A tiny blocking client for the daemon's socket API: one connection, one request, one answer.
+///
+/// `authctl` runs one request per process, so there is nothing to pool; the request goes out with a
+/// single `send()` and the answer is parsed by the same codec the daemon uses.
+public struct BrokerClient: Sendable {
+    public let socketPath: String
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    public func get<T: Decodable>(_ path: String, as type: T.Type, timeout: Double = 30) throws(BrokerClientError) -> T {
+        try decode(exchange(method: "GET", path: path, body: nil, timeout: timeout), as: type)
+    }
+
+    public func post<Body: Encodable, T: Decodable>(
+        _ path: String, body: Body, as type: T.Type, timeout: Double = 60
+    ) throws(BrokerClientError) -> T {
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(body)) } catch {
+            throw .protocolError("cannot encode the request: \(error)")
+        }
+        return try decode(exchange(method: "POST", path: path, body: bytes, timeout: timeout), as: type)
+    }
+
+    public func delete(_ path: String, timeout: Double = 60) throws(BrokerClientError) {
+        _ = try exchange(method: "DELETE", path: path, body: nil, timeout: timeout)
+    }
+
+    /// GET with `Accept: text/plain`: the body as one line of text (the token fast path).
+    public func text(_ path: String, timeout: Double = 30) throws(BrokerClientError) -> String {
+        let response = try exchange(method: "GET", path: path, body: nil, accept: "text/plain", timeout: timeout)
+        var body = response.body[...]
+        while body.last == 10 || body.last == 13 { body = body.dropLast() }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// Sends one request and returns the 2xx response; API errors become `.api`.
+    public func exchange(
+        method: String, path: String, body: [UInt8]?, accept: String = "application/json", timeout: Double
+    ) throws(BrokerClientError) -> HTTPResponse {
+        var headers = HTTPHeaders([("Host", "localhost"), ("Accept", accept)])
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        let request = HTTPRequest(method: method, target: path, headers: headers, body: body ?? [])
+        let wire: [UInt8]
+        do { wire = try request.serialized() } catch { throw .protocolError("cannot encode the request: \(error)") }
+        let socket = try UnixConnection(path: socketPath)
+        defer { socket.close() }
+        try socket.sendAll(wire)
+        let response = try socket.readResponse(to: method, deadline: Monotonic.now() + timeout)
+        guard (200..<300).contains(response.status) else { throw apiError(response) }
+        return response
+    }
+
+    private func decode<T: Decodable>(_ response: HTTPResponse, as type: T.Type) throws(BrokerClientError) -> T {
+        do { return try JSONDecoder().decode(type, from: Data(response.body)) } catch {
+            throw .protocolError("unexpected answer from the daemon (\(response.status)): not the expected JSON")
+        }
+    }
+
+    private func apiError(_ response: HTTPResponse) -> BrokerClientError {
+        if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body)) {
+            return .api(envelope.error)
+        }
+        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return .protocolError("the daemon answered \(response.status) \(response.reason): \(text)")
+    }
+}
+
+/// Why a call to the daemon failed; `exitCode` is what authctl exits with.
+public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    case daemonNotRunning(socket: String, reason: String)
+    case api(WireError)
+    case timeout(socket: String)
+    case protocolError(String)
+
+    public var description: String {
+        switch self {
+        case .daemonNotRunning(let socket, let reason):
+            "authbrokerd is not running (\(reason) at \(socket)). Start it with: systemctl --user start authbrokerd.socket (or run authbrokerd)"
+        case .api(let error):
+            if let url = error.authorizationURL { "\(error.message) Finish it at: \(url)" } else { error.message }
+        case .timeout(let socket):
+            "authbrokerd at \(socket) did not answer in time; check: systemctl --user status authbrokerd"
+        case .protocolError(let why):
+            why
+        }
+    }
+
+    public var exitCode: Int32 {
+        switch self {
+        case .daemonNotRunning: ExitCode.daemonUnavailable
+        case .api(let error): error.code.exitCode
+        case .timeout: ExitCode.temporaryFailure
+        case .protocolError: ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import HTTPCodec
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A connected AF_UNIX stream socket with blocking writes and deadline-bounded reads.
+struct UnixConnection {
+    private let fd: Int32
+    private let path: String
+
+    init(path: String) throws(BrokerClientError) {
+        self.path = path
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else {
+            throw .protocolError("socket path is longer than \(capacity - 1) bytes: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .protocolError("socket(): \(String(cString: strerror(errno)))") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            let reason = code == ENOENT ? "no socket" : code == ECONNREFUSED ? "nothing listening" : String(cString: strerror(code))
+            throw .daemonNotRunning(socket: path, reason: reason)
+        }
+        self.fd = fd
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    func sendAll(_ bytes: [UInt8]) throws(BrokerClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw .daemonNotRunning(socket: path, reason: "connection closed: \(String(cString: strerror(errno)))")
+            }
+            offset += sent
+        }
+    }
+
+    func readResponse(to method: String, deadline: Double) throws(BrokerClientError) -> HTTPResponse {
+        var parser = HTTPResponseParser()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            do {
+                if let response = try parser.nextResponse(to: method) { return response }
+            } catch {
+                throw .protocolError("malformed answer from the daemon: \(error)")
+            }
+            let remaining = deadline - Monotonic.now()
+            guard remaining > 0 else { throw .timeout(socket: path) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .protocolError("reading from the daemon: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 {
+                parser.finishInput()
+                do {
+                    if let response = try parser.nextResponse(to: method) { return response }
+                } catch {
+                    throw .protocolError("malformed answer from the daemon: \(error)")
+                }
+                throw .protocolError("the daemon closed the connection without answering")
+            }
+            parser.append(buffer[0..<count])
+        }
+    }
+}
+
+/// Seconds on the monotonic clock, for deadlines.
+enum Monotonic {
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
