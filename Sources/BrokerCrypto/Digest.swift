@@ -50,6 +50,8 @@ public enum HMACSHA256 {
     {
         let keyBytes = Array(key)
         let messageBytes = Array(message)
+        // HMAC takes an int key length: Int32(count) would trap instead of throwing.
+        guard keyBytes.count <= Int(Int32.max) else { throw CryptoError.invalidParameters("HMAC key of 2 GiB or more") }
         var out = [UInt8](repeating: 0, count: SHA256.byteCount)
         var outLength: UInt32 = 0
         let result = keyBytes.withUnsafeBytes { k in

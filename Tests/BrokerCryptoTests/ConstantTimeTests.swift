@@ -26,3 +26,8 @@ import Testing
     #expect(verifier.count == 43)
     #expect(try Base64URL.decode(verifier).count == 32)
 }
+
+@Test func oversizedRandomRequestsThrowInsteadOfTrapping() {
+    let count = Int(Int32.max) + 1
+    #expect(throws: CryptoError.invalidParameters("\(count) random bytes in one call")) { try Random.bytes(count) }
+}
