@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A public signing key from a provider's JWKS (RFC 7517), checked and loaded into OpenSSL once.
 ///
 /// Accepted: `RSA` (n, e; modulus ≥ 2048 bits), `EC` (P-256, P-384; x, y), `OKP` (Ed25519; x).
@@ -22,12 +16,9 @@ public struct JWK: Sendable {
 
     /// Parses one JWK JSON object.
     public init(json: [UInt8]) throws(JWSError) {
-        let members: JWKMembers
-        do {
-            members = try JSONDecoder().decode(JWKMembers.self, from: Data(json))
-        } catch {
-            throw .invalidKey("not a JSON object with string members \"kty\", \"kid\", \"n\", \"x\", …")
-        }
+        let members = try JOSEJSON.decode(
+            JWKMembers.self, from: json,
+            else: .invalidKey("not a JSON object with string members \"kty\", \"kid\", \"n\", \"x\", …"))
         try self.init(members: members)
     }
 

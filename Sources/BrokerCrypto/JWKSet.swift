@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A provider's JWKS (`{"keys": [...]}`, RFC 7517 §5) reduced to the keys the broker can use.
 ///
 /// Unusable entries (encryption keys, unknown types, short RSA keys, bad members) are skipped
@@ -14,12 +8,8 @@ public struct JWKSet: Sendable {
     public let skipped: [String]
 
     public init(json: [UInt8]) throws(JWSError) {
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: Data(json))
-        } catch {
-            throw .malformed("the JWKS is not a JSON object with a \"keys\" array")
-        }
+        let document = try JOSEJSON.decode(
+            Document.self, from: json, else: .malformed("the JWKS is not a JSON object with a \"keys\" array"))
         var keys: [JWK] = []
         var skipped: [String] = []
         for entry in document.keys {

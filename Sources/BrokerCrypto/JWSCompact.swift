@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The protected header of a JWS: the members the broker reads.
 public struct JOSEHeader: Sendable, Equatable {
     /// The algorithm name exactly as sent; check it with `JWSAlgorithm(rawValue:)`.
@@ -58,12 +52,8 @@ public struct JWSCompact: Sendable {
     }
 
     private static func decodeHeader(_ bytes: [UInt8]) throws(JWSError) -> JOSEHeader {
-        let fields: HeaderFields
-        do {
-            fields = try JSONDecoder().decode(HeaderFields.self, from: Data(bytes))
-        } catch {
-            throw .malformed("the header is not a JSON object with a string \"alg\"")
-        }
+        let fields = try JOSEJSON.decode(
+            HeaderFields.self, from: bytes, else: .malformed("the header is not a JSON object with a string \"alg\""))
         guard fields.crit == nil else { throw .malformed("the header has a \"crit\" extension the broker cannot honour") }
         return JOSEHeader(alg: fields.alg, kid: fields.kid, typ: fields.typ)
     }
