@@ -154,3 +154,8 @@ public enum TestSigningError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension TestSigningKey: CustomStringConvertible {
+    /// Names the key in test output; a test key's private half is never printed.
+    public var description: String { "TestSigningKey(\(kind), kid \(kid), \(algorithm.rawValue))" }
+}
