@@ -77,6 +77,10 @@ private final class GCMContext {
 
     /// Encrypts (returning ciphertext and tag) or decrypts (verifying `tag`, returning plaintext).
     func run(_ input: [UInt8], associatedData: [UInt8], tag: [UInt8]?) throws -> (output: [UInt8], tag: [UInt8]) {
+        // OpenSSL takes int lengths: Int32(count) would trap on a 2 GiB input instead of throwing.
+        guard input.count <= Int(Int32.max) - AESGCM.tagByteCount, associatedData.count <= Int(Int32.max) else {
+            throw CryptoError.invalidParameters("GCM input or associated data of 2 GiB or more")
+        }
         var length: Int32 = 0
         if !associatedData.isEmpty {
             guard EVP_CipherUpdate(context, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {

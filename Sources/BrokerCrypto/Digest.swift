@@ -5,13 +5,40 @@ public enum SHA256 {
     public static let byteCount = 32
 
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
+        EVPDigest.hash(data, algorithm: EVP_sha256(), byteCount: byteCount)
+    }
+}
+
+/// SHA-384 (FIPS 180-4): `at_hash` for RS384 / ES384 ID tokens.
+public enum SHA384 {
+    public static let byteCount = 48
+
+    public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
+        EVPDigest.hash(data, algorithm: EVP_sha384(), byteCount: byteCount)
+    }
+}
+
+/// SHA-512 (FIPS 180-4): `at_hash` for RS512 and EdDSA ID tokens.
+public enum SHA512 {
+    public static let byteCount = 64
+
+    public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
+        EVPDigest.hash(data, algorithm: EVP_sha512(), byteCount: byteCount)
+    }
+}
+
+/// One-shot `EVP_Digest` shared by the SHA-2 functions.
+private enum EVPDigest {
+    static func hash(_ data: some Collection<UInt8>, algorithm: OpaquePointer?, byteCount: Int) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: byteCount)
+        var written: UInt32 = 0
         let input = Array(data)
-        // EVP_Digest with a built-in algorithm cannot fail short of memory exhaustion.
+        // EVP_Digest with a built-in algorithm cannot fail short of memory exhaustion, so the
+        // API stays non-throwing; a failure is a broken process, not bad input.
         let ok = input.withUnsafeBytes { raw in
-            EVP_Digest(raw.baseAddress, raw.count, &digest, nil, EVP_sha256(), nil)
+            EVP_Digest(raw.baseAddress, raw.count, &digest, &written, algorithm, nil)
         }
-        precondition(ok == 1, "EVP_Digest(SHA-256) failed: \(OpenSSLErrorQueue.drain())")
+        precondition(ok == 1 && written == byteCount, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
         return digest
     }
 }
@@ -23,6 +50,8 @@ public enum HMACSHA256 {
     {
         let keyBytes = Array(key)
         let messageBytes = Array(message)
+        // HMAC takes an int key length: Int32(count) would trap instead of throwing.
+        guard keyBytes.count <= Int(Int32.max) else { throw CryptoError.invalidParameters("HMAC key of 2 GiB or more") }
         var out = [UInt8](repeating: 0, count: SHA256.byteCount)
         var outLength: UInt32 = 0
         let result = keyBytes.withUnsafeBytes { k in
