@@ -18,19 +18,25 @@ public struct HTTPHeaders: Sendable, Equatable {
     }
 
     public mutating func remove(name: String) {
-        fields.removeAll { $0.name.lowercased() == name.lowercased() }
+        fields.removeAll { HTTPHeaders.sameName($0.name, name) }
     }
 
     /// The first value of the field named `name`.
     public subscript(name: String) -> String? {
-        let lowered = name.lowercased()
-        return fields.first { $0.name.lowercased() == lowered }?.value
+        fields.first { HTTPHeaders.sameName($0.name, name) }?.value
     }
 
     /// Every value of the field named `name`, in order.
     public func values(_ name: String) -> [String] {
-        let lowered = name.lowercased()
-        return fields.filter { $0.name.lowercased() == lowered }.map(\.value)
+        fields.filter { HTTPHeaders.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// ASCII case-insensitive name comparison without allocating (field names are tokens).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
+                a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 97 && (a | 0x20) <= 122)
+            }
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {

@@ -6,12 +6,18 @@ public struct HTTPRequest: Sendable, Equatable {
     public var target: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The protocol version from the request line (HTTP/1.1 unless the peer said HTTP/1.0).
+    public var version: HTTPVersion
 
-    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(
+        method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        version: HTTPVersion = .http11
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.version = version
     }
 
     /// The path part of `target`, before any `?`.
@@ -32,12 +38,18 @@ public struct HTTPResponse: Sendable, Equatable {
     public var reason: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The protocol version from the status line (what we send is always HTTP/1.1).
+    public var version: HTTPVersion
 
-    public init(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(
+        status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        version: HTTPVersion = .http11
+    ) {
         self.status = status
         self.reason = reason ?? HTTPResponse.standardReason(for: status)
         self.headers = headers
         self.body = body
+        self.version = version
     }
 
     public static func standardReason(for status: Int) -> String {
@@ -74,4 +86,20 @@ public struct HTTPResponse: Sendable, Equatable {
         default: "Status \(status)"
         }
     }
+}
+
+/// An HTTP version from a request or status line. Only 1.0 and 1.1 are spoken here.
+public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+
+    public static let http10 = HTTPVersion(major: 1, minor: 0)
+    public static let http11 = HTTPVersion(major: 1, minor: 1)
+
+    public var description: String { "HTTP/\(major).\(minor)" }
 }
