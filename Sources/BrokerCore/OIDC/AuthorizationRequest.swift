@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerHTTP
 import FoundationEssentials
 
 /// Everything the broker must remember between sending the browser to the provider and the
@@ -58,31 +59,34 @@ public struct AuthorizationRequest: Sendable {
 
     static func queryParameters(
         client: ClientConfiguration, redirectURI: RedirectURI, pkce: PKCE, state: String, nonce: String?
-    ) -> [QueryParameter] {
+    ) -> [FormField] {
         var parameters = [
-            QueryParameter("response_type", "code"),
-            QueryParameter("client_id", client.clientID),
-            QueryParameter("redirect_uri", redirectURI.description),
+            FormField("response_type", "code"),
+            FormField("client_id", client.clientID),
+            FormField("redirect_uri", redirectURI.description),
         ]
-        if !client.scopes.isEmpty { parameters.append(QueryParameter("scope", client.scopeParameter)) }
-        parameters.append(QueryParameter("state", state))
-        if let nonce { parameters.append(QueryParameter("nonce", nonce)) }
-        parameters.append(QueryParameter("code_challenge", pkce.codeChallenge))
-        parameters.append(QueryParameter("code_challenge_method", PKCE.method))
-        parameters += client.resources.map { QueryParameter("resource", $0) }
-        if let audience = client.audience { parameters.append(QueryParameter("audience", audience)) }
+        if !client.scopes.isEmpty { parameters.append(FormField("scope", client.scopeParameter)) }
+        parameters.append(FormField("state", state))
+        if let nonce { parameters.append(FormField("nonce", nonce)) }
+        parameters.append(FormField("code_challenge", pkce.codeChallenge))
+        parameters.append(FormField("code_challenge_method", PKCE.method))
+        parameters += client.resources.map { FormField("resource", $0) }
+        if let audience = client.audience { parameters.append(FormField("audience", audience)) }
         return parameters + client.extraParameters
     }
 
     /// Appends `parameters` to the endpoint's own query (RFC 6749 §3.1 says it must be kept),
     /// dropping any endpoint field we set ourselves, since a parameter may appear only once.
-    static func merge(_ endpoint: EndpointURL, _ parameters: [QueryParameter]) -> String {
+    static func merge(_ endpoint: EndpointURL, _ parameters: [FormField]) -> String {
         let ours = Set(parameters.map(\.name))
         let kept = (endpoint.query ?? "").split(separator: "&").filter { field in
             let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            return !(FormEncoding.decode(name).flatMap { $0.first?.0 }.map(ours.contains) ?? false)
+            return !((try? FormURLEncoding.decodeComponent(name.utf8)).map(ours.contains) ?? false)
         }
-        let added = FormEncoding.encode(parameters.map { ($0.name, $0.value) }, spaceAsPlus: false)
+        // The form encoder writes a space as "+" (and a literal "+" as %2B), so every "+" is a
+        // space: write it as %20, which URL decoders that are not form decoders also read as a space.
+        let added = FormURLEncoding.encode(parameters).split(separator: "+", omittingEmptySubsequences: false)
+            .joined(separator: "%20")
         var url = endpoint
         url.query = (kept.map(String.init) + [added]).joined(separator: "&")
         return url.string

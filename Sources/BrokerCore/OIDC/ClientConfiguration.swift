@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerHTTP
 
 /// How the client authenticates at the token, revocation and device endpoints (RFC 6749 §2.3).
 public enum ClientAuthentication: Sendable, Equatable {
@@ -19,17 +20,6 @@ public enum ClientAuthentication: Sendable, Equatable {
     }
 }
 
-/// One `name=value` pair of a query or form, kept in order.
-public struct QueryParameter: Sendable, Equatable, Codable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// What an account configures about its OAuth client.
 public struct ClientConfiguration: Sendable, Equatable {
     public var clientID: String
@@ -41,13 +31,13 @@ public struct ClientConfiguration: Sendable, Equatable {
     /// The `audience` parameter some providers use instead of `resource` (Auth0 style).
     public var audience: String?
     /// Extra authorization parameters, e.g. `provider=authkit`, `prompt`, `login_hint`, `acr_values`.
-    public var extraParameters: [QueryParameter]
+    public var extraParameters: [FormField]
     /// Where the provider sends the browser after RP-initiated logout, when registered.
     public var postLogoutRedirectURI: String?
 
     public init(
         clientID: String, authentication: ClientAuthentication = .none, scopes: [String] = ["openid"],
-        resources: [String] = [], audience: String? = nil, extraParameters: [QueryParameter] = [],
+        resources: [String] = [], audience: String? = nil, extraParameters: [FormField] = [],
         postLogoutRedirectURI: String? = nil
     ) {
         self.clientID = clientID

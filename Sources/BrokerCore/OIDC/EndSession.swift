@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerHTTP
 
 /// RP-Initiated Logout 1.0: the URL that ends the provider's browser session.
 public enum EndSession {
@@ -9,12 +10,12 @@ public enum EndSession {
         metadata: ProviderMetadata, client: ClientConfiguration, idToken: Secret?, state: String? = nil
     ) throws(OIDCError) -> String {
         let endpoint = try metadata.endpoint(.endSession)
-        var parameters: [QueryParameter] = []
-        if let idToken { parameters.append(QueryParameter("id_token_hint", idToken.revealString())) }
-        parameters.append(QueryParameter("client_id", client.clientID))
+        var parameters: [FormField] = []
+        if let idToken { parameters.append(FormField("id_token_hint", idToken.revealString())) }
+        parameters.append(FormField("client_id", client.clientID))
         if let redirect = client.postLogoutRedirectURI {
-            parameters.append(QueryParameter("post_logout_redirect_uri", redirect))
-            if let state { parameters.append(QueryParameter("state", state)) }
+            parameters.append(FormField("post_logout_redirect_uri", redirect))
+            if let state { parameters.append(FormField("state", state)) }
         }
         return AuthorizationRequest.merge(endpoint, parameters)
     }

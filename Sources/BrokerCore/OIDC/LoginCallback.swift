@@ -68,9 +68,12 @@ public struct LoginCallback: Sendable {
 
     private func validate(query: Substring, now: Date) -> Result<Secret, OIDCError> {
         guard now < pendingLogin.deadline else { return .failure(.loginExpired) }
-        guard let pairs = FormEncoding.decode(query) else { return .failure(.malformedCallback("bad percent-encoding")) }
+        guard let pairs = try? FormURLEncoding.decode(query) else {
+            return .failure(.malformedCallback("bad percent-encoding"))
+        }
         var fields: [String: String] = [:]
-        for (name, value) in pairs {
+        for field in pairs {
+            let (name, value) = (field.name, field.value)
             // RFC 6749 §3.1: parameters must not repeat; a repeated one is an injection attempt.
             guard fields.updateValue(value, forKey: name) == nil else {
                 return .failure(.malformedCallback("parameter '\(ProviderText.sanitize(name))' appears twice"))

@@ -36,13 +36,13 @@ enum OIDCHTTP {
         case .clientSecretBasic(let secret):
             headers.add(name: "Authorization", value: basicAuthorization(clientID: client.clientID, secret: secret))
         }
-        return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: Array(FormEncoding.encode(body).utf8))
+        return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: Array(FormURLEncoding.encode(body.map { FormField($0.0, $0.1) }).utf8))
     }
 
     /// `Basic base64(urlencode(id) ":" urlencode(secret))`, RFC 6749 §2.3.1.
     static func basicAuthorization(clientID: String, secret: Secret) -> String {
-        let credentials = FormEncoding.encode(clientID, spaceAsPlus: true) + ":"
-            + FormEncoding.encode(secret.revealString(), spaceAsPlus: true)
+        let credentials = FormURLEncoding.encodeComponent(clientID) + ":"
+            + FormURLEncoding.encodeComponent(secret.revealString())
         return "Basic " + Data(credentials.utf8).base64EncodedString()
     }
 
