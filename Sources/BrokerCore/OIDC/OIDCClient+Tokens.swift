@@ -9,6 +9,10 @@ extension OIDCClient {
     public func exchangeCode(_ code: Secret, pendingLogin: PendingLogin, metadata: ProviderMetadata, client: ClientConfiguration)
         async throws(OIDCError) -> TokenSet
     {
+        // The pending login was made for one provider; never send its verifier to another.
+        guard pendingLogin.issuer == metadata.issuer else {
+            throw .issuerMismatch(expected: pendingLogin.issuer, found: metadata.issuer)
+        }
         let fields = [
             ("grant_type", "authorization_code"), ("code", code.revealString()),
             ("redirect_uri", pendingLogin.redirectURI.description),
