@@ -1,0 +1,94 @@
+import BrokerCrypto
+import BrokerHTTP
+import FoundationEssentials
+
+/// Everything the broker must remember between sending the browser to the provider and the
+/// redirect coming back. Lives in memory only: a daemon restart abandons pending logins.
+public struct PendingLogin: Sendable, Equatable {
+    public let issuer: String
+    public let clientID: String
+    public let redirectURI: RedirectURI
+    public let codeVerifier: Secret
+    /// ≥ 128 bits (here 256) of randomness, base64url; compared in constant time.
+    public let state: String
+    /// Present when `openid` was requested; the ID token must echo it.
+    public let nonce: String?
+    public let scopes: [String]
+    public let deadline: Date
+    /// RFC 9207: the provider promised `iss` in every authorization response.
+    public let requiresIssuerParameter: Bool
+}
+
+/// An authorization request (RFC 6749 §4.1.1 + PKCE + OIDC Core §3.1.2.1): the URL to open in
+/// the browser and the pending login that will validate the answer.
+public struct AuthorizationRequest: Sendable {
+    public let url: String
+    public let pendingLogin: PendingLogin
+
+    /// How long a login may stay pending by default (the 5 minutes).
+    public static let defaultLifetime: Duration = .seconds(300)
+
+    /// Parameters the engine sets itself; configuration may not override them.
+    static let reservedParameters: Set<String> = [
+        "response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
+        "code_challenge", "code_challenge_method", "resource", "audience",
+    ]
+
+    public static func make(
+        metadata: ProviderMetadata, client: ClientConfiguration, redirectURI: RedirectURI, now: Date,
+        lifetime: Duration = defaultLifetime, randomBytes: RandomBytes = .system
+    ) throws(OIDCError) -> AuthorizationRequest {
+        let endpoint = try metadata.endpoint(.authorization)
+        if let methods = metadata.codeChallengeMethodsSupported, !methods.contains(PKCE.method) {
+            throw .invalidConfiguration("the provider does not support PKCE S256, which the broker requires")
+        }
+        if let clash = client.extraParameters.first(where: { reservedParameters.contains($0.name) }) {
+            throw .invalidConfiguration("extra parameter '\(clash.name)' is set by the broker and cannot be configured")
+        }
+        let pkce = try PKCE.generate(randomBytes: randomBytes)
+        let state = try randomBytes.base64URL(count: 32)
+        let nonce = client.isOpenIDConnect ? try randomBytes.base64URL(count: 32) : nil
+        let pending = PendingLogin(
+            issuer: metadata.issuer, clientID: client.clientID, redirectURI: redirectURI,
+            codeVerifier: pkce.codeVerifier, state: state, nonce: nonce, scopes: client.scopes,
+            deadline: now.addingTimeInterval(Double(lifetime.components.seconds)),
+            requiresIssuerParameter: metadata.requiresIssuerInAuthorizationResponse)
+        let parameters = queryParameters(client: client, redirectURI: redirectURI, pkce: pkce, state: state, nonce: nonce)
+        return AuthorizationRequest(url: merge(endpoint, parameters), pendingLogin: pending)
+    }
+
+    static func queryParameters(
+        client: ClientConfiguration, redirectURI: RedirectURI, pkce: PKCE, state: String, nonce: String?
+    ) -> [FormField] {
+        var parameters = [
+            FormField("response_type", "code"),
+            FormField("client_id", client.clientID),
+            FormField("redirect_uri", redirectURI.description),
+        ]
+        if !client.scopes.isEmpty { parameters.append(FormField("scope", client.scopeParameter)) }
+        parameters.append(FormField("state", state))
+        if let nonce { parameters.append(FormField("nonce", nonce)) }
+        parameters.append(FormField("code_challenge", pkce.codeChallenge))
+        parameters.append(FormField("code_challenge_method", PKCE.method))
+        parameters += client.resources.map { FormField("resource", $0) }
+        if let audience = client.audience { parameters.append(FormField("audience", audience)) }
+        return parameters + client.extraParameters
+    }
+
+    /// Appends `parameters` to the endpoint's own query (RFC 6749 §3.1 says it must be kept),
+    /// dropping any endpoint field we set ourselves, since a parameter may appear only once.
+    static func merge(_ endpoint: EndpointURL, _ parameters: [FormField]) -> String {
+        let ours = Set(parameters.map(\.name))
+        let kept = (endpoint.query ?? "").split(separator: "&").filter { field in
+            let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            return !((try? FormURLEncoding.decodeComponent(name.utf8)).map(ours.contains) ?? false)
+        }
+        // The form encoder writes a space as "+" (and a literal "+" as %2B), so every "+" is a
+        // space: write it as %20, which URL decoders that are not form decoders also read as a space.
+        let added = FormURLEncoding.encode(parameters).split(separator: "+", omittingEmptySubsequences: false)
+            .joined(separator: "%20")
+        var url = endpoint
+        url.query = (kept.map(String.init) + [added]).joined(separator: "&")
+        return url.string
+    }
+}

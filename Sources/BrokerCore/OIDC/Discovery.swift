@@ -1,0 +1,108 @@
+import BrokerHTTP
+import FoundationEssentials
+
+/// Where provider metadata lives and how a fetched document is judged.
+///
+/// Two documents exist: OpenID Connect Discovery (`{issuer}/.well-known/openid-configuration`)
+/// and RFC 8414 (`{origin}/.well-known/oauth-authorization-server{issuer path}`). The engine
+/// reads the first, falls back to the second when the first is absent, and fills endpoints the
+/// first lacks (e.g. `revocation_endpoint`) from the second. Either document's `issuer` must
+/// equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
+public enum Discovery {
+    /// OpenID Connect Discovery 1.0 §4: the issuer, without a trailing slash, plus the well-known path.
+    public static func openIDConfigurationURL(issuer: String) throws(OIDCError) -> String {
+        try checkIssuer(issuer)
+        return String(issuer.hasSuffix("/") ? issuer.dropLast() : Substring(issuer))
+            + "/.well-known/openid-configuration"
+    }
+
+    /// RFC 8414 §3.1: the well-known path goes between the host and the issuer's path component
+    /// (whose terminating "/" is removed): `https://a.example/tenant` →
+    /// `https://a.example/.well-known/oauth-authorization-server/tenant`.
+    public static func authorizationServerMetadataURL(issuer: String) throws(OIDCError) -> String {
+        try checkIssuer(issuer)
+        let url = try EndpointURL(parsing: issuer, what: "issuer")
+        let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
+        return url.origin + "/.well-known/oauth-authorization-server" + path
+    }
+
+    /// An issuer is an https URL (http for loopback only) with no query and no fragment
+    /// (OIDC Discovery §3, RFC 8414 §2).
+    public static func checkIssuer(_ issuer: String) throws(OIDCError) {
+        let url = try EndpointURL.secure(issuer, what: "issuer")
+        guard url.query == nil else { throw .invalidConfiguration("issuer must not contain a query") }
+    }
+
+    /// Reads one fetched document. Returns nil when the document is absent (a 4xx answer or a
+    /// body that is not a metadata object), so the caller may try the other document; throws
+    /// for overload/server errors (5xx, 408, 429 — retry later rather than fall back) and for an
+    /// issuer that is not the configured one (never fall back past a wrong issuer).
+    static func readDocument(_ response: HTTPResponse, url: String, expectedIssuer: String, now: Date)
+        throws(OIDCError) -> ProviderMetadata?
+    {
+        if OIDCError.isTransientStatus(response.status) {
+            throw .httpStatus(response.status, endpoint: url, retryAfter: RetryAfter.from(response.headers, now: now))
+        }
+        guard response.status == 200,
+            let metadata = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(response.body))
+        else { return nil }
+        try metadata.validate(expectedIssuer: expectedIssuer)
+        return metadata
+    }
+}
+
+/// Provider metadata as the store keeps it: the document and when it was fetched.
+public struct CachedProviderMetadata: Sendable, Equatable, Codable {
+    public var metadata: ProviderMetadata
+    public var fetchedAt: Date
+
+    public init(metadata: ProviderMetadata, fetchedAt: Date) {
+        self.metadata = metadata
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// The result of resolving metadata through the cache policy.
+public struct DiscoveryOutcome: Sendable, Equatable {
+    public var cached: CachedProviderMetadata
+    /// True when `cached` was just fetched: the caller should persist it.
+    public var isNew: Bool
+    /// Set when a refetch failed and the last good copy is served instead; log it.
+    public var warning: String?
+
+    public var metadata: ProviderMetadata { cached.metadata }
+}
+
+/// When to refetch provider metadata and what to do when refetching fails.
+///
+/// Metadata younger than `maximumAge` (24 h) is served from the cache. Older metadata is
+/// refetched; when that fails for any reason, the last good copy keeps serving with a warning
+/// (a provider outage must not log everyone out). Persistence belongs to the caller.
+public struct DiscoveryCachePolicy: Sendable, Equatable {
+    public var maximumAge: Duration
+
+    public init(maximumAge: Duration = .seconds(24 * 3600)) {
+        self.maximumAge = maximumAge
+    }
+
+    /// True when `cached` can be served without a fetch: same issuer, fetched less than
+    /// `maximumAge` ago, and not in the future (a clock that jumped back makes it stale).
+    public func isFresh(_ cached: CachedProviderMetadata, issuer: String, now: Date) -> Bool {
+        let age = now.timeIntervalSince(cached.fetchedAt)
+        return cached.metadata.issuer == issuer && age >= 0 && age < Double(maximumAge.components.seconds)
+    }
+
+    /// Combines the cache and a refetch result into what to serve.
+    public func resolve(
+        cached: CachedProviderMetadata?, issuer: String, refetch: Result<ProviderMetadata, OIDCError>, now: Date
+    ) -> Result<DiscoveryOutcome, OIDCError> {
+        switch refetch {
+        case .success(let metadata):
+            return .success(DiscoveryOutcome(cached: CachedProviderMetadata(metadata: metadata, fetchedAt: now), isNew: true))
+        case .failure(let error):
+            guard let cached, cached.metadata.issuer == issuer else { return .failure(error) }
+            let warning = "provider metadata for \(issuer) could not be refreshed (\(error)); using the copy fetched at \(cached.fetchedAt)"
+            return .success(DiscoveryOutcome(cached: cached, isNew: false, warning: warning))
+        }
+    }
+}

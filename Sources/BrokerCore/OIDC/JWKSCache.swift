@@ -1,0 +1,75 @@
+import BrokerCrypto
+import BrokerHTTP
+import FoundationEssentials
+
+/// The provider's JWKS, fetched on first use and kept in memory.
+///
+/// Key rotation: when a token names a `kid` the cached set lacks, the set is refetched once —
+/// but at most once per `minimumRefetchInterval` (default 60 s), so a stream of tokens with
+/// made-up `kid`s cannot turn the broker into a request amplifier against the provider.
+/// Concurrent callers share one fetch in flight.
+public actor JWKSCache: IDTokenKeySource {
+    public nonisolated let jwksURI: String
+    private let transport: any HTTPTransport
+    private let time: OIDCTime
+    private let minimumRefetchInterval: Duration
+    private var keySet: JWKSet?
+    private var lastFetchStart: Duration?
+    private var inFlight: Task<Result<JWKSet, OIDCError>, Never>?
+    /// How many fetches were started (for tests and diagnostics).
+    public private(set) var fetchCount = 0
+
+    public init(
+        jwksURI: String, transport: any HTTPTransport, time: OIDCTime = .system,
+        minimumRefetchInterval: Duration = .seconds(60)
+    ) {
+        self.jwksURI = jwksURI
+        self.transport = transport
+        self.time = time
+        self.minimumRefetchInterval = minimumRefetchInterval
+    }
+
+    public func candidates(kid: String?, algorithm: JWSAlgorithm) async throws(OIDCError) -> [JWK] {
+        if keySet == nil { keySet = try await fetch() }
+        var found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
+        if found.isEmpty, mayRefetch {
+            keySet = try await fetch()
+            found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
+        }
+        return found
+    }
+
+    private var mayRefetch: Bool {
+        guard let lastFetchStart else { return true }
+        return time.elapsed() - lastFetchStart >= minimumRefetchInterval
+    }
+
+    private func fetch() async throws(OIDCError) -> JWKSet {
+        if let inFlight { return try await inFlight.value.get() }
+        lastFetchStart = time.elapsed()
+        fetchCount += 1
+        let (transport, uri, now) = (self.transport, jwksURI, time.now())
+        let task = Task { await Self.download(uri, transport: transport, now: now) }
+        inFlight = task
+        let result = await task.value
+        inFlight = nil
+        return try result.get()
+    }
+
+    private static func download(_ uri: String, transport: any HTTPTransport, now: Date) async -> Result<JWKSet, OIDCError> {
+        do throws(OIDCError) {
+            let url = try EndpointURL.secure(uri, what: "jwks_uri")
+            let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: url.string, headers: OIDCHTTP.acceptJSON), transport)
+            guard response.status == 200 else {
+                throw OIDCError.httpStatus(response.status, endpoint: "jwks_uri", retryAfter: RetryAfter.from(response.headers, now: now))
+            }
+            do {
+                return .success(try JWKSet(json: response.body))
+            } catch {
+                throw OIDCError.malformedResponse(endpoint: "jwks_uri", reason: error.description)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BrokerHTTP
+import FoundationEssentials
+
+extension OIDCClient {
+    /// The device authorization request (RFC 8628 §3.1): scopes (and resources) with the
+    /// client's authentication. Show `userCode` and `verificationURI` to the user, then call
+    /// `pollDeviceAuthorization`.
+    public func startDeviceAuthorization(metadata: ProviderMetadata, client: ClientConfiguration)
+        async throws(OIDCError) -> DeviceAuthorization
+    {
+        let endpoint = try metadata.endpoint(.deviceAuthorization)
+        var fields: [(String, String)] = []
+        if !client.scopes.isEmpty { fields.append(("scope", client.scopeParameter)) }
+        fields += client.resources.map { ("resource", $0) }
+        if let audience = client.audience { fields.append(("audience", audience)) }
+        let response = try await OIDCHTTP.send(OIDCHTTP.formPost(endpoint, fields: fields, client: client), transport)
+        return try DeviceAuthorization.parse(response, now: time.now())
+    }
+
+    /// Polls the token endpoint until the user approves, denies, or the code expires, sleeping
+    /// with the injected clock as `DevicePollState` directs. Device-grant ID tokens carry no
+    /// nonce; they are validated otherwise like login ones.
+    public func pollDeviceAuthorization(
+        _ authorization: DeviceAuthorization, metadata: ProviderMetadata, client: ClientConfiguration
+    ) async throws(OIDCError) -> TokenSet {
+        var state = DevicePollState(authorization: authorization, startedAt: time.elapsed())
+        var action = state.start(at: time.elapsed())
+        let fields = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+            ("device_code", authorization.deviceCode.revealString()),
+        ]
+        while true {
+            switch action {
+            case .failed(let error):
+                throw error
+            case .finished(let response):
+                let claims = try await validateIDToken(response, metadata: metadata, client: client, expectation: .login(nonce: nil))
+                return TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now(), claims: claims)
+            case .poll(let delay):
+                do {
+                    try await time.sleep(delay)
+                } catch {
+                    throw .cancelled
+                }
+                let result: Result<TokenResponse, OIDCError>
+                do throws(OIDCError) {
+                    result = .success(try await tokenRequest(fields, metadata: metadata, client: client))
+                } catch {
+                    result = .failure(error)
+                }
+                action = state.handle(result, at: time.elapsed())
+            }
+        }
+    }
+}

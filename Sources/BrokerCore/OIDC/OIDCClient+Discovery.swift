@@ -1,0 +1,67 @@
+import BrokerHTTP
+import FoundationEssentials
+
+/// Where an account's provider metadata comes from.
+public enum ProviderSource: Sendable, Equatable {
+    /// Discovery; `documentURL` overrides `{issuer}/.well-known/openid-configuration` for
+    /// providers that serve it elsewhere (Shopify: the shop's own domain).
+    case discovery(documentURL: String?)
+    /// Configured endpoints for providers without discovery.
+    case manual(ProviderMetadata)
+}
+
+extension OIDCClient {
+    /// Provider metadata through the cache policy: a fresh cached copy is served as is; a stale
+    /// or absent one is refetched; when the refetch fails, a stale copy keeps serving with a
+    /// warning. Manual metadata is only validated. The caller persists `outcome.cached` when
+    /// `outcome.isNew`.
+    public func discover(
+        issuer: String, source: ProviderSource = .discovery(documentURL: nil),
+        neededEndpoints: Set<ProviderEndpoint> = [], cached: CachedProviderMetadata? = nil
+    ) async throws(OIDCError) -> DiscoveryOutcome {
+        let now = time.now()
+        if case .manual(let metadata) = source {
+            try metadata.validate(expectedIssuer: issuer)
+            return DiscoveryOutcome(cached: CachedProviderMetadata(metadata: metadata, fetchedAt: now), isNew: false)
+        }
+        if let cached, discoveryPolicy.isFresh(cached, issuer: issuer, now: now) {
+            return DiscoveryOutcome(cached: cached, isNew: false)
+        }
+        guard case .discovery(let documentURL) = source else { preconditionFailure("manual handled above") }
+        let refetch: Result<ProviderMetadata, OIDCError>
+        do throws(OIDCError) {
+            refetch = .success(try await fetchMetadata(issuer: issuer, documentURL: documentURL, neededEndpoints: neededEndpoints))
+        } catch {
+            refetch = .failure(error)
+        }
+        return try discoveryPolicy.resolve(cached: cached, issuer: issuer, refetch: refetch, now: now).get()
+    }
+
+    /// Fetches metadata: the OpenID Connect document first; the RFC 8414 document when the
+    /// first is absent, or to fill endpoints in `neededEndpoints` the first lacks. A wrong
+    /// issuer in either document is an error, never a reason to fall back.
+    public func fetchMetadata(issuer: String, documentURL: String? = nil, neededEndpoints: Set<ProviderEndpoint> = [])
+        async throws(OIDCError) -> ProviderMetadata
+    {
+        var openIDURL = try Discovery.openIDConfigurationURL(issuer: issuer)
+        if let documentURL { openIDURL = documentURL }
+        let (openID, openIDStatus) = try await fetchDocument(openIDURL, issuer: issuer)
+        if let openID, neededEndpoints.allSatisfy({ openID.url(of: $0) != nil }) { return openID }
+        let rfc8414URL = try Discovery.authorizationServerMetadataURL(issuer: issuer)
+        guard let openID else {
+            guard let metadata = try await fetchDocument(rfc8414URL, issuer: issuer).metadata else {
+                throw .discoveryUnavailable(url: openIDURL, status: openIDStatus)
+            }
+            return metadata
+        }
+        // Filling gaps is best effort: the OpenID document alone is usable.
+        guard let extra = try? await fetchDocument(rfc8414URL, issuer: issuer).metadata else { return openID }
+        return openID.filling(from: extra)
+    }
+
+    private func fetchDocument(_ url: String, issuer: String) async throws(OIDCError) -> (metadata: ProviderMetadata?, status: Int) {
+        let checked = try EndpointURL.secure(url, what: "discovery document URL")
+        let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
+        return (try Discovery.readDocument(response, url: url, expectedIssuer: issuer, now: time.now()), response.status)
+    }
+}

@@ -1,0 +1,103 @@
+import BrokerCrypto
+import BrokerHTTP
+import FoundationEssentials
+
+extension OIDCClient {
+    /// Exchanges the authorization code (RFC 6749 §4.1.3 + RFC 7636 §4.5) and validates the
+    /// ID token against the pending login's nonce. An OpenID Connect login (one with a nonce)
+    /// must yield an ID token.
+    public func exchangeCode(_ code: Secret, pendingLogin: PendingLogin, metadata: ProviderMetadata, client: ClientConfiguration)
+        async throws(OIDCError) -> TokenSet
+    {
+        // The pending login was made for one provider; never send its verifier to another.
+        guard pendingLogin.issuer == metadata.issuer else {
+            throw .issuerMismatch(expected: pendingLogin.issuer, found: metadata.issuer)
+        }
+        let fields = [
+            ("grant_type", "authorization_code"), ("code", code.revealString()),
+            ("redirect_uri", pendingLogin.redirectURI.description),
+            ("code_verifier", pendingLogin.codeVerifier.revealString()),
+        ]
+        let response = try await tokenRequest(fields, metadata: metadata, client: client)
+        guard response.idToken != nil || pendingLogin.nonce == nil else {
+            throw .idToken(.malformed("the token response has no id_token although the openid scope was requested"))
+        }
+        let claims = try await validateIDToken(
+            response, metadata: metadata, client: client, expectation: .login(nonce: pendingLogin.nonce))
+        let scope = pendingLogin.scopes.isEmpty ? nil : pendingLogin.scopes.joined(separator: " ")
+        return TokenSet(response, requestedScope: scope, receivedAt: time.now(), claims: claims)
+    }
+
+    /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
+    /// Rotation: the answer's refresh token replaces the old one; the caller must store the whole
+    /// returned set in one transaction before using it. A refreshed ID token must name the same
+    /// subject. Classify failures with `OIDCError.disposition`.
+    public func refresh(_ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration)
+        async throws(OIDCError) -> TokenSet
+    {
+        guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
+        var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.revealString())]
+        if !client.scopes.isEmpty { fields.append(("scope", client.scopeParameter)) }
+        let response = try await tokenRequest(fields, metadata: metadata, client: client)
+        let expectation: IDTokenExpectation =
+            tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject) } ?? .login(nonce: nil)
+        let claims = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
+        return tokens.applyingRefresh(response, receivedAt: time.now(), claims: claims)
+    }
+
+    /// POSTs a grant to the token endpoint and parses the answer.
+    func tokenRequest(_ fields: [(String, String)], metadata: ProviderMetadata, client: ClientConfiguration)
+        async throws(OIDCError) -> TokenResponse
+    {
+        let endpoint = try metadata.endpoint(.token)
+        let response = try await OIDCHTTP.send(OIDCHTTP.formPost(endpoint, fields: fields, client: client), transport)
+        return try TokenResponse.parse(response, now: time.now())
+    }
+
+    /// Validates the answer's ID token, if any, against the provider's JWKS.
+    func validateIDToken(
+        _ response: TokenResponse, metadata: ProviderMetadata, client: ClientConfiguration, expectation: IDTokenExpectation
+    ) async throws(OIDCError) -> IDTokenClaims? {
+        guard let idToken = response.idToken else { return nil }
+        let validator = IDTokenValidator(issuer: metadata.issuer, clientID: client.clientID)
+        return try await validator.validate(
+            idToken, keys: try keySource(for: metadata), expectation: expectation, accessToken: response.accessToken,
+            now: time.now())
+    }
+
+    /// Revokes the refresh token, then the access token (RFC 7009 §2.1, with token_type_hint),
+    /// so a leaked access token cannot be used to mint new ones. Each token's outcome is
+    /// reported; a failure of the first does not stop the second.
+    public func revoke(_ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration)
+        async throws(OIDCError) -> [RevocationResult]
+    {
+        let endpoint = try metadata.endpoint(.revocation)
+        var targets: [(String, Secret)] = []
+        if let refreshToken = tokens.refreshToken { targets.append(("refresh_token", refreshToken)) }
+        targets.append(("access_token", tokens.accessToken))
+        var results: [RevocationResult] = []
+        for (hint, token) in targets {
+            let request = OIDCHTTP.formPost(
+                endpoint, fields: [("token", token.revealString()), ("token_type_hint", hint)], client: client)
+            do throws(OIDCError) {
+                let response = try await OIDCHTTP.send(request, transport)
+                // RFC 7009 §2.2: 200 also for tokens that were already invalid.
+                guard response.status == 200 else {
+                    throw OIDCHTTP.failure(response, endpoint: "revocation_endpoint", now: time.now())
+                }
+                results.append(RevocationResult(tokenTypeHint: hint, error: nil))
+            } catch {
+                results.append(RevocationResult(tokenTypeHint: hint, error: error))
+            }
+        }
+        return results
+    }
+}
+
+/// The outcome of revoking one token.
+public struct RevocationResult: Sendable, Equatable {
+    /// "refresh_token" or "access_token".
+    public var tokenTypeHint: String
+    /// nil when the provider confirmed the revocation.
+    public var error: OIDCError?
+}

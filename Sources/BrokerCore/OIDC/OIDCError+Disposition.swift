@@ -1,0 +1,60 @@
+import BrokerHTTP
+
+/// What a caller (the refresh scheduler) should do after a failed request.
+public enum FailureDisposition: Sendable, Equatable {
+    /// Retrying the same request cannot help: the grant or the client is no longer accepted.
+    /// The account needs a new login; never retry in a loop.
+    case terminal
+    /// The failure may pass by itself (network, overload): retry with backoff, no sooner than
+    /// `retryAfter` when the server said so.
+    case transient(retryAfter: Duration?)
+}
+
+extension OIDCError {
+    /// OAuth error codes after which the grant or client is dead (RFC 6749 §5.2).
+    static let terminalOAuthErrors: Set<String> = [
+        "invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type",
+    ]
+
+    /// OAuth error codes that announce a passing condition (RFC 6749 §4.1.2.1, RFC 8628 §3.5).
+    static let transientOAuthErrors: Set<String> = [
+        "temporarily_unavailable", "server_error", "slow_down", "authorization_pending",
+    ]
+
+    /// Classifies the failure for the scheduler.
+    ///
+    /// Transient: no HTTP answer at all (network, DNS, timeout, TLS), HTTP 408, 429 and 5xx
+    /// (whatever the body says), an answer that is not the expected JSON (captive portal,
+    /// truncated proxy page), and the OAuth codes `temporarily_unavailable` / `server_error`.
+    /// Terminal: the four dead-grant codes, any other OAuth error (the same request will be
+    /// refused again), other 4xx statuses, configuration and validation failures.
+    public var disposition: FailureDisposition {
+        switch self {
+        case .transport(let error):
+            // A TLS failure may be a captive portal or a proxy hiccup; a bad URL will not heal.
+            if case .invalidURL = error { return .terminal }
+            return .transient(retryAfter: nil)
+        case .oauthError(let response, let status, let retryAfter):
+            if Self.isTransientStatus(status) || Self.transientOAuthErrors.contains(response.error) {
+                return .transient(retryAfter: retryAfter)
+            }
+            return .terminal
+        case .httpStatus(let status, _, let retryAfter):
+            return Self.isTransientStatus(status) ? .transient(retryAfter: retryAfter) : .terminal
+        case .malformedResponse, .discoveryUnavailable:
+            return .transient(retryAfter: nil)
+        default:
+            return .terminal
+        }
+    }
+
+    /// True when the error is one of the "dead grant" codes of RFC 6749 §5.2.
+    public var isInvalidGrant: Bool {
+        if case .oauthError(let response, _, _) = self { return response.error == "invalid_grant" }
+        return false
+    }
+
+    static func isTransientStatus(_ status: Int) -> Bool {
+        status == 408 || status == 429 || (500...599).contains(status)
+    }
+}

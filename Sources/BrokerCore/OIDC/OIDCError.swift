@@ -1,0 +1,138 @@
+import BrokerHTTP
+
+/// Everything that can go wrong in the OIDC/OAuth engine. Each case says what happened and,
+/// in `description`, what the user can do about it. No case carries a token, code, verifier
+/// or client secret; text that came from the provider is sanitized before it is stored.
+public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
+    // Configuration and discovery
+    /// A configured value (issuer, endpoint, redirect URI, parameter) cannot be used.
+    case invalidConfiguration(String)
+    /// The provider has no endpoint for this operation, in its metadata or the manual configuration.
+    case missingEndpoint(ProviderEndpoint)
+    /// The metadata document's `issuer` is not byte-for-byte the configured issuer.
+    case issuerMismatch(expected: String, found: String)
+    /// Neither discovery document could be fetched (HTTP status of the last attempt).
+    case discoveryUnavailable(url: String, status: Int)
+
+    // Authorization response (redirect callback)
+    /// The pending login passed its deadline before the browser came back.
+    case loginExpired
+    /// A callback arrived for a login that had already completed or failed (replay).
+    case loginAlreadyFinished
+    /// The `state` parameter is absent or differs from the one we sent.
+    case stateMismatch
+    /// The callback carried neither `code` nor `error`.
+    case missingCode
+    /// The RFC 9207 `iss` parameter names another authorization server (mix-up attack).
+    case callbackIssuerMismatch(expected: String, found: String)
+    /// The provider promised an `iss` parameter (RFC 9207) but the callback has none.
+    case callbackIssuerMissing
+    /// The provider answered the authorization request with an error (e.g. access_denied).
+    case authorizationFailed(error: String, description: String?)
+    /// The callback's query could not be decoded or repeats a parameter.
+    case malformedCallback(String)
+
+    // Token, revocation, userinfo and device endpoints
+    /// The endpoint answered with an RFC 6749 §5.2 error.
+    case oauthError(OAuthErrorResponse, status: Int, retryAfter: Duration?)
+    /// The endpoint answered with an HTTP status and no usable OAuth error body.
+    case httpStatus(Int, endpoint: String, retryAfter: Duration?)
+    /// The endpoint's answer was not the JSON it should be.
+    case malformedResponse(endpoint: String, reason: String)
+    /// The token response names a token type other than Bearer.
+    case unsupportedTokenType(String)
+    /// The request never got an HTTP answer.
+    case transport(HTTPClientError)
+    /// The ID token failed validation.
+    case idToken(IDTokenError)
+    /// The userinfo response is about another subject than the ID token.
+    case userInfoSubjectMismatch
+    /// A refresh was asked for but the provider never issued a refresh token.
+    case noRefreshToken
+
+    // Device authorization grant (RFC 8628)
+    /// The device code expired before the user approved.
+    case deviceCodeExpired
+    /// The user (or the provider) refused the device authorization.
+    case deviceAccessDenied
+    /// The task waiting for the provider was cancelled (shutdown, logout).
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let why):
+            "invalid provider configuration: \(why)"
+        case .missingEndpoint(let endpoint):
+            "the provider has no \(endpoint.metadataKey); configure it manually or check the issuer"
+        case .issuerMismatch(let expected, let found):
+            "the provider's metadata names issuer '\(found)', not the configured '\(expected)'; fix the issuer (it must match exactly, including any trailing slash)"
+        case .discoveryUnavailable(let url, let status):
+            "no provider metadata at \(url) (HTTP \(status)); check the issuer or configure the endpoints manually"
+        case .loginExpired:
+            "the login took too long and expired; start it again"
+        case .loginAlreadyFinished:
+            "this login has already finished; start a new one if needed"
+        case .stateMismatch:
+            "the redirect's state does not match this login (stale or forged redirect); start the login again"
+        case .missingCode:
+            "the redirect carries no authorization code; start the login again"
+        case .callbackIssuerMismatch(let expected, let found):
+            "the redirect came from issuer '\(found)', expected '\(expected)' (possible mix-up attack); login refused"
+        case .callbackIssuerMissing:
+            "the provider promised an 'iss' parameter in the redirect but sent none; login refused"
+        case .authorizationFailed(let error, let description):
+            "the provider refused the login: \(error)" + (description.map { " (\($0))" } ?? "")
+        case .malformedCallback(let why):
+            "the redirect could not be read: \(why)"
+        case .oauthError(let response, let status, _):
+            "the provider answered \(response.error) (HTTP \(status))"
+                + (response.errorDescription.map { ": \($0)" } ?? "")
+        case .httpStatus(let status, let endpoint, _):
+            "\(endpoint) answered HTTP \(status)"
+        case .malformedResponse(let endpoint, let reason):
+            "\(endpoint) sent an unusable answer: \(reason)"
+        case .unsupportedTokenType(let type):
+            "the provider issued a '\(type)' token; only Bearer tokens are supported"
+        case .transport(let error):
+            "cannot reach the provider: \(error)"
+        case .idToken(let error):
+            "ID token refused: \(error)"
+        case .userInfoSubjectMismatch:
+            "the userinfo response is about another user than the ID token; ignored"
+        case .noRefreshToken:
+            "the provider issued no refresh token, so the token cannot be renewed; log in again (some providers need the offline_access scope)"
+        case .deviceCodeExpired:
+            "the device code expired before the login was approved; start again"
+        case .deviceAccessDenied:
+            "the device login was denied"
+        case .cancelled:
+            "the operation was cancelled"
+        }
+    }
+}
+
+/// An RFC 6749 §5.2 error body: `{"error": "...", "error_description": "...", "error_uri": "..."}`.
+public struct OAuthErrorResponse: Sendable, Equatable {
+    public var error: String
+    public var errorDescription: String?
+    public var errorURI: String?
+
+    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil) {
+        self.error = ProviderText.sanitize(error)
+        self.errorDescription = errorDescription.map(ProviderText.sanitize)
+        self.errorURI = errorURI.map(ProviderText.sanitize)
+    }
+}
+
+/// Text that came from the provider (or from a redirect anyone can forge) is shown to people:
+/// keep only printable ASCII (RFC 6749 limits these fields to it anyway) and cap the length,
+/// so it cannot inject terminal escapes or flood a log line.
+enum ProviderText {
+    static let maximumLength = 300
+
+    static func sanitize(_ text: String) -> String {
+        let printable = text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? Character($0) : "?" }
+        let capped = printable.prefix(maximumLength)
+        return String(capped) + (printable.count > maximumLength ? "…" : "")
+    }
+}

@@ -1,0 +1,69 @@
+import BrokerCrypto
+import BrokerHTTP
+import FoundationEssentials
+
+/// The few HTTP shapes every OAuth endpoint shares: a form POST with client authentication,
+/// a JSON object answer, an RFC 6749 §5.2 error answer.
+enum OIDCHTTP {
+    static let acceptJSON = HTTPHeaders([("Accept", "application/json")])
+
+    /// Sends through the transport, turning its errors into `OIDCError.transport`.
+    static func send(_ request: HTTPClientRequest, _ transport: any HTTPTransport) async throws(OIDCError)
+        -> HTTPResponse
+    {
+        do {
+            return try await transport.send(request)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    /// A form POST to `url` carrying `fields` and the client's authentication (RFC 6749 §2.3):
+    /// `client_id` alone for public clients, `client_id` + `client_secret` in the body for
+    /// client_secret_post, or an HTTP Basic header built from the form-urlencoded id and secret
+    /// (§2.3.1) for client_secret_basic. Secrets are revealed only into the request bytes.
+    static func formPost(_ url: EndpointURL, fields: [(String, String)], client: ClientConfiguration) -> HTTPClientRequest {
+        var headers = HTTPHeaders([
+            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+        ])
+        var body = fields
+        switch client.authentication {
+        case .none:
+            body.append(("client_id", client.clientID))
+        case .clientSecretPost(let secret):
+            body.append(("client_id", client.clientID))
+            body.append(("client_secret", secret.revealString()))
+        case .clientSecretBasic(let secret):
+            headers.add(name: "Authorization", value: basicAuthorization(clientID: client.clientID, secret: secret))
+        }
+        return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: Array(FormURLEncoding.encode(body.map { FormField($0.0, $0.1) }).utf8))
+    }
+
+    /// `Basic base64(urlencode(id) ":" urlencode(secret))`, RFC 6749 §2.3.1.
+    static func basicAuthorization(clientID: String, secret: Secret) -> String {
+        let credentials = FormURLEncoding.encodeComponent(clientID) + ":"
+            + FormURLEncoding.encodeComponent(secret.revealString())
+        return "Basic " + Data(credentials.utf8).base64EncodedString()
+    }
+
+    /// The JSON object of a 2xx answer; a non-object body is a (transient) malformed response.
+    static func jsonObject(_ response: HTTPResponse, endpoint: String) throws(OIDCError) -> [String: JSONValue] {
+        guard let object = JSONValue.object(from: response.body) else {
+            throw .malformedResponse(endpoint: endpoint, reason: "the body is not a JSON object (HTTP \(response.status))")
+        }
+        return object
+    }
+
+    /// The error for a non-success answer: the §5.2 error when the body carries one, else the
+    /// bare status. Retry-After is read either way.
+    static func failure(_ response: HTTPResponse, endpoint: String, now: Date) -> OIDCError {
+        let retryAfter = RetryAfter.from(response.headers, now: now)
+        if let object = JSONValue.object(from: response.body), let code = object["error"]?.stringValue {
+            let error = OAuthErrorResponse(
+                error: code, errorDescription: object["error_description"]?.stringValue,
+                errorURI: object["error_uri"]?.stringValue)
+            return .oauthError(error, status: response.status, retryAfter: retryAfter)
+        }
+        return .httpStatus(response.status, endpoint: endpoint, retryAfter: retryAfter)
+    }
+}

@@ -1,0 +1,77 @@
+import BrokerCore
+import BrokerCrypto
+import BrokerHTTP
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct JWKSCacheTests {
+    let jwksURL = "\(testIssuer)/jwks"
+
+    func jwks(_ keys: [TestSigningKey]) throws -> FakeTransport.Reply {
+        .response(HTTPResponse(status: 200, body: try TestSigningKey.jwksJSON(keys)))
+    }
+
+    @Test func rotatedKeyIsFetchedOnceAndAccepted() async throws {
+        let old = try TestSigningKey(.p256, kid: "old")
+        let new = try TestSigningKey(.p256, kid: "new")
+        let transport = FakeTransport()
+        transport.on(jwksURL, try jwks([old]), try jwks([old, new]))
+        let time = TestTime()
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        #expect(await cache.fetchCount == 1)
+        time.advance(.seconds(61))
+        #expect(try await cache.candidates(kid: "new", algorithm: .es256).first?.kid == "new")
+        #expect(await cache.fetchCount == 2)
+    }
+
+    @Test func unknownKidAfterRefetchIsRefusedAndNotRefetchedWithinTheRateLimit() async throws {
+        let key = try TestSigningKey(.p256, kid: "k1")
+        let transport = FakeTransport()
+        transport.on(jwksURL, try jwks([key]))
+        let time = TestTime()
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        _ = try await cache.candidates(kid: "k1", algorithm: .es256)
+        time.advance(.seconds(61))
+        // Allowed one refetch: still unknown.
+        #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty)
+        #expect(await cache.fetchCount == 2)
+        // Inside the rate limit: no further fetch, however many tokens arrive.
+        for _ in 0..<5 { #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty) }
+        #expect(await cache.fetchCount == 2)
+        time.advance(.seconds(61))
+        _ = try await cache.candidates(kid: "ghost", algorithm: .es256)
+        #expect(await cache.fetchCount == 3)
+        #expect(transport.requests.allSatisfy { $0.method == "GET" && $0.url == jwksURL })
+    }
+
+    @Test func validatorReportsUnknownKeyAfterTheRefetch() async throws {
+        let published = try TestSigningKey(.p256, kid: "published")
+        let rogue = try TestSigningKey(.p256, kid: "rogue")
+        let transport = FakeTransport()
+        transport.on(jwksURL, try jwks([published]))
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: TestTime().time)
+        let token = try rogue.sign(claims: IDTokenValidatorTests.claims())
+        await #expect(throws: OIDCError.idToken(.unknownKey(kid: "rogue"))) {
+            try await IDTokenValidator(issuer: testIssuer, clientID: "client-1").validate(
+                Secret(token), keys: cache, expectation: .login(nonce: "n-123"), accessToken: nil,
+                now: IDTokenValidatorTests.now)
+        }
+        // The set was fetched for this very token: refetching at once could not find more.
+        #expect(await cache.fetchCount == 1)
+    }
+
+    @Test func unreachableJWKSIsATransientError() async throws {
+        let transport = FakeTransport()
+        transport.on(jwksURL, .failure(.timeout("connect")))
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: TestTime().time)
+        do {
+            _ = try await cache.candidates(kid: "k", algorithm: .es256)
+            Issue.record("must fail")
+        } catch {
+            #expect(error.disposition == .transient(retryAfter: nil))
+        }
+    }
+}

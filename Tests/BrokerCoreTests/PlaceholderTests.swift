@@ -1,6 +1,0 @@
-import BrokerCore
-import Testing
-
-@Test func coreLinks() {
-    #expect(!BrokerCoreInfo.version.isEmpty)
-}
