@@ -20,10 +20,12 @@ public enum KeyFile {
                 path: path, reason: "expected one line of \(encodedLength) base64 characters, found \(text.count) bytes")
         }
         // Map standard base64 onto base64url and let the strict decoder check alphabet and trailing bits.
-        guard text[43] == UInt8(ascii: "="), !text[..<43].contains(where: { "-_=".utf8.contains($0) }) else {
+        var unpadded = text[...]
+        while unpadded.count > 42, unpadded.last == UInt8(ascii: "=") { unpadded.removeLast() }
+        guard !unpadded.contains(where: { "-_=".utf8.contains($0) }) else {
             throw .invalidKeyFile(path: path, reason: "not standard base64")
         }
-        var urlText = text[..<43].map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
+        var urlText = unpadded.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
         defer { urlText.withUnsafeMutableBytes { wipe($0) } }
         guard var bytes = try? Base64URL.decode(String(decoding: urlText, as: UTF8.self)) else {
             throw .invalidKeyFile(path: path, reason: "not standard base64")
