@@ -25,7 +25,7 @@ public enum KeyFile {
         guard !unpadded.contains(where: { "-_=".utf8.contains($0) }) else {
             throw .invalidKeyFile(path: path, reason: "not standard base64")
         }
-        var urlText = unpadded.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
+        var urlText = swapAlphabet(unpadded)
         defer { urlText.withUnsafeMutableBytes { wipe($0) } }
         guard var bytes = try? Base64URL.decode(String(decoding: urlText, as: UTF8.self)) else {
             throw .invalidKeyFile(path: path, reason: "not standard base64")
@@ -41,11 +41,24 @@ public enum KeyFile {
     public static func encode(_ key: SymmetricKey) -> Secret {
         var url = Array(Base64URL.encode(key.secret.revealBytes()).utf8)
         defer { url.withUnsafeMutableBytes { wipe($0) } }
-        var line = url.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
+        var line = swapAlphabet(url)
         defer { line.withUnsafeMutableBytes { wipe($0) } }
         while line.count % 4 != 0 { line.append(UInt8(ascii: "=")) }
         line.append(UInt8(ascii: "\n"))
         return Secret(line)
+    }
+
+    /// Standard base64 and base64url differ only in two characters: '+' ↔ '-' and '/' ↔ '_'.
+    private static func swapAlphabet(_ text: some Sequence<UInt8>) -> [UInt8] {
+        text.map {
+            switch $0 {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: $0
+            }
+        }
     }
 
     /// Generates a fresh key into a NEW file (0600, fsynced; the directory is created 0700).

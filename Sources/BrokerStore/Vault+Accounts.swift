@@ -19,10 +19,7 @@ extension Vault {
             do {
                 try connection.run(
                     "INSERT INTO accounts (name, issuer, client_id, scopes, options, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        .text(configuration.name), .text(configuration.issuer), .text(configuration.clientID),
-                        .text(configuration.scopes.joined(separator: " ")), .text(configuration.optionsJSON), .real(now),
-                    ])
+                    Self.columnValues(configuration) + [.real(now)])
             } catch StoreError.sqlite(let code, _, _) where code == SQLiteConnection.constraintUnique {
                 throw StoreError.duplicateAccount(name: configuration.name)
             }
@@ -40,10 +37,7 @@ extension Vault {
             do {
                 changed = try connection.run(
                     "UPDATE accounts SET name = ?, issuer = ?, client_id = ?, scopes = ?, options = ? WHERE id = ?",
-                    [
-                        .text(configuration.name), .text(configuration.issuer), .text(configuration.clientID),
-                        .text(configuration.scopes.joined(separator: " ")), .text(configuration.optionsJSON), .integer(id),
-                    ])
+                    Self.columnValues(configuration) + [.integer(id)])
             } catch StoreError.sqlite(let code, _, _) where code == SQLiteConnection.constraintUnique {
                 throw StoreError.duplicateAccount(name: configuration.name)
             }
@@ -51,6 +45,14 @@ extension Vault {
             try writeClientSecret(configuration.clientSecret, accountID: id)
             return try account(id: id)
         }
+    }
+
+    /// name, issuer, client_id, scopes, options — in that order.
+    private static func columnValues(_ configuration: AccountConfiguration) -> [SQLValue] {
+        [
+            .text(configuration.name), .text(configuration.issuer), .text(configuration.clientID),
+            .text(configuration.scopes.joined(separator: " ")), .text(configuration.optionsJSON),
+        ]
     }
 
     private func writeClientSecret(_ secret: Secret?, accountID: Int64) throws {
