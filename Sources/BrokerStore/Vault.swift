@@ -56,9 +56,16 @@ public final class Vault {
                 throw StoreError.wrongKey(keySource: keySource.description, database: databasePath)
             }
         } else {
-            try connection.transaction {
+            let raced = try connection.transaction {
+                // Another process may have keyed the database since we looked: keep its key check.
+                guard try meta.blob(.keyCheck) == nil else { return true }
                 try meta.writeKeyCheck(key: key)
                 if let newKDF { try meta.setKDFRecord(newKDF) }
+                return false
+            }
+            if raced {
+                return try open(
+                    databasePath: databasePath, keySource: keySource, passphraseParameters: passphraseParameters)
             }
         }
         return Vault(connection: connection, key: key, keySource: keySource)
