@@ -1,0 +1,93 @@
+import BrokerCrypto
+
+/// Tokens and their status, per account.
+///
+/// The tokens row also carries status fields; a row may exist with status but no tokens (e.g. a
+/// refresh failed with `invalid_grant`, the daemon dropped the tokens but shows the error).
+extension Vault {
+    /// Saves every token field in ONE transaction (one UPSERT): a rotated refresh token and the
+    /// new access token commit together or not at all. `tokens` replaces what was stored — to keep
+    /// a refresh token the provider did not rotate, pass the old one. Clears the last error.
+    public func saveTokens(_ tokens: TokenSet, accountID: Int64) throws {
+        try connection.transaction {
+            _ = try account(id: accountID)
+            let access = try seal(tokens.accessToken, accountID: accountID, field: .accessToken)
+            let refresh = try tokens.refreshToken.map { try seal($0, accountID: accountID, field: .refreshToken) }
+            let id = try tokens.idToken.map { try seal($0, accountID: accountID, field: .idToken) }
+            try connection.run(
+                """
+                INSERT INTO tokens (account_id, access_token, refresh_token, id_token, token_type, scope, expires_at,
+                                    obtained_at, last_error_code, last_error_message)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
+                ON CONFLICT (account_id) DO UPDATE SET
+                    access_token = excluded.access_token, refresh_token = excluded.refresh_token,
+                    id_token = excluded.id_token, token_type = excluded.token_type, scope = excluded.scope,
+                    expires_at = excluded.expires_at, obtained_at = excluded.obtained_at,
+                    last_error_code = NULL, last_error_message = NULL
+                """,
+                [
+                    .integer(accountID), .blob(access), .optional(refresh), .optional(id), .text(tokens.tokenType),
+                    .optional(tokens.scope), .optional(tokens.expiresAt), .real(tokens.obtainedAt),
+                ])
+        }
+    }
+
+    /// The account's tokens, or nil when logged out. `cannotDecrypt(account:field:)` names the
+    /// first field that fails to open; other accounts are unaffected.
+    public func loadTokens(accountID: Int64) throws -> TokenSet? {
+        let rows = try connection.query(
+            """
+            SELECT a.name, t.access_token, t.refresh_token, t.id_token, t.token_type, t.scope, t.expires_at, t.obtained_at
+            FROM tokens t JOIN accounts a ON a.id = t.account_id
+            WHERE t.account_id = ? AND t.access_token IS NOT NULL
+            """, [.integer(accountID)]
+        ) { row in
+            (
+                name: row.text(0), access: row.blob(1), refresh: row.optionalBlob(2), id: row.optionalBlob(3),
+                type: row.text(4), scope: row.optionalText(5), expiresAt: row.optionalDouble(6), obtainedAt: row.double(7)
+            )
+        }
+        guard let row = rows.first else { return nil }
+        return TokenSet(
+            accessToken: try open(row.access, accountID: accountID, accountName: row.name, field: .accessToken),
+            refreshToken: try openOptional(row.refresh, accountID: accountID, accountName: row.name, field: .refreshToken),
+            idToken: try openOptional(row.id, accountID: accountID, accountName: row.name, field: .idToken),
+            tokenType: row.type, scope: row.scope, expiresAt: row.expiresAt, obtainedAt: row.obtainedAt)
+    }
+
+    /// Logout: forgets the account's tokens and status.
+    public func deleteTokens(accountID: Int64) throws {
+        try connection.run("DELETE FROM tokens WHERE account_id = ?", [.integer(accountID)])
+    }
+
+    /// The status fields, or nil when nothing was ever recorded.
+    public func status(accountID: Int64) throws -> TokenStatus? {
+        try connection.query(
+            "SELECT last_refresh_at, last_error_code, last_error_message, subject FROM tokens WHERE account_id = ?",
+            [.integer(accountID)]
+        ) { row in
+            TokenStatus(
+                lastRefreshAt: row.optionalDouble(0), lastErrorCode: row.optionalText(1),
+                lastErrorMessage: row.optionalText(2), subject: row.optionalText(3))
+        }.first
+    }
+
+    /// Replaces the status fields (tokens untouched; creates a token-less row if needed).
+    public func updateStatus(_ status: TokenStatus, accountID: Int64) throws {
+        try connection.transaction {
+            _ = try account(id: accountID)
+            try connection.run(
+                """
+                INSERT INTO tokens (account_id, last_refresh_at, last_error_code, last_error_message, subject)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (account_id) DO UPDATE SET
+                    last_refresh_at = excluded.last_refresh_at, last_error_code = excluded.last_error_code,
+                    last_error_message = excluded.last_error_message, subject = excluded.subject
+                """,
+                [
+                    .integer(accountID), .optional(status.lastRefreshAt), .optional(status.lastErrorCode),
+                    .optional(status.lastErrorMessage), .optional(status.subject),
+                ])
+        }
+    }
+}

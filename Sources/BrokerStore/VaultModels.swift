@@ -1,0 +1,109 @@
+import BrokerCrypto
+
+/// What the user configures for an account. `clientSecret` is sealed at rest.
+public struct AccountConfiguration: Sendable, Equatable {
+    public var name: String
+    public var issuer: String
+    public var clientID: String
+    public var scopes: [String]
+    /// Provider-specific options as a JSON object text (checked by SQLite's `json_valid`).
+    public var optionsJSON: String
+    public var clientSecret: Secret?
+
+    public init(
+        name: String, issuer: String, clientID: String, scopes: [String] = [], optionsJSON: String = "{}",
+        clientSecret: Secret? = nil
+    ) {
+        self.name = name
+        self.issuer = issuer
+        self.clientID = clientID
+        self.scopes = scopes
+        self.optionsJSON = optionsJSON
+        self.clientSecret = clientSecret
+    }
+}
+
+/// A stored account, without its client secret (read that with `Vault.clientSecret(for:)`, so a
+/// damaged secret of one account never stops the others from being listed).
+public struct Account: Sendable, Equatable, Identifiable {
+    public let id: Int64
+    public var name: String
+    public var issuer: String
+    public var clientID: String
+    public var scopes: [String]
+    public var optionsJSON: String
+    public var hasClientSecret: Bool
+    public var createdAt: Double
+}
+
+/// One account's tokens. Saved and loaded as a unit (`Vault.saveTokens` is one transaction).
+public struct TokenSet: Sendable, Equatable {
+    public var accessToken: Secret
+    public var refreshToken: Secret?
+    public var idToken: Secret?
+    public var tokenType: String
+    public var scope: String?
+    /// Unix seconds; nil when the provider gave no `expires_in`.
+    public var expiresAt: Double?
+    /// Unix seconds.
+    public var obtainedAt: Double
+
+    public init(
+        accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, tokenType: String = "Bearer",
+        scope: String? = nil, expiresAt: Double? = nil, obtainedAt: Double
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.tokenType = tokenType
+        self.scope = scope
+        self.expiresAt = expiresAt
+        self.obtainedAt = obtainedAt
+    }
+}
+
+/// What the daemon shows about an account's tokens. Never secret.
+public struct TokenStatus: Sendable, Equatable {
+    public var lastRefreshAt: Double?
+    public var lastErrorCode: String?
+    public var lastErrorMessage: String?
+    /// The ID token's `sub`.
+    public var subject: String?
+
+    public init(
+        lastRefreshAt: Double? = nil, lastErrorCode: String? = nil, lastErrorMessage: String? = nil,
+        subject: String? = nil
+    ) {
+        self.lastRefreshAt = lastRefreshAt
+        self.lastErrorCode = lastErrorCode
+        self.lastErrorMessage = lastErrorMessage
+        self.subject = subject
+    }
+}
+
+/// A cached JSON document (provider metadata or JWKS) and when it was fetched (Unix seconds).
+public struct CachedDocument: Sendable, Equatable {
+    public var json: String
+    public var fetchedAt: Double
+
+    public init(json: String, fetchedAt: Double) {
+        self.json = json
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// The sealed columns. The raw value is both the column name and the last AAD component.
+public enum SealedField: String, Sendable, CaseIterable {
+    case accessToken = "access_token"
+    case refreshToken = "refresh_token"
+    case idToken = "id_token"
+    case clientSecret = "client_secret"
+
+    static let tokenFields: [SealedField] = [.accessToken, .refreshToken, .idToken]
+
+    /// "authbroker/v1/<account id>/<field>": binds a ciphertext to its account and column, so a
+    /// value moved to another row or column fails authentication.
+    func associatedData(accountID: Int64) -> [UInt8] {
+        Array("authbroker/v1/\(accountID)/\(rawValue)".utf8)
+    }
+}

@@ -1,0 +1,132 @@
+import BrokerCrypto
+import Foundation
+import Testing
+import TestSupport
+
+@testable import BrokerStore
+
+@Suite struct VaultTests {
+    @Test func accountsTokensStatusAndCachesRoundTrip() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let configuration = sampleAccount("work")
+        let tokens = sampleTokens("work")
+        let accountID: Int64
+        do {
+            let vault = try fixture.open()
+            let account = try vault.addAccount(configuration, now: 1_700_000_000)
+            accountID = account.id
+            #expect(account.name == "work")
+            #expect(account.scopes == ["openid", "email", "offline_access"])
+            #expect(account.hasClientSecret)
+            try vault.saveTokens(tokens, accountID: account.id)
+            try vault.updateStatus(TokenStatus(lastRefreshAt: 5, subject: "user-1"), accountID: account.id)
+            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7), issuer: "x")
+            try vault.storeJWKS(CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8), uri: "https://x/jwks")
+        }
+        // A fresh open (new connection, key re-read from the file) sees everything.
+        let vault = try fixture.open()
+        let account = try #require(try vault.account(named: "work"))
+        #expect(account.id == accountID)
+        #expect(account.issuer == configuration.issuer)
+        #expect(account.clientID == configuration.clientID)
+        #expect(account.optionsJSON == configuration.optionsJSON)
+        #expect(try vault.clientSecret(for: account) == configuration.clientSecret)
+        #expect(try vault.loadTokens(accountID: accountID) == tokens)
+        #expect(try vault.status(accountID: accountID) == TokenStatus(lastRefreshAt: 5, subject: "user-1"))
+        #expect(try vault.providerMetadata(issuer: "x") == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
+        #expect(try vault.jwks(uri: "https://x/jwks") == CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8))
+        #expect(try vault.providerMetadata(issuer: "other") == nil)
+
+        try vault.deleteTokens(accountID: accountID)
+        #expect(try vault.loadTokens(accountID: accountID) == nil)
+        try vault.removeAccount(named: "work")
+        #expect(try vault.accounts().isEmpty)
+    }
+
+    @Test func publicClientAndMinimalTokensRoundTrip() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let account = try vault.addAccount(sampleAccount("public", secret: nil), now: 0)
+        #expect(!account.hasClientSecret)
+        #expect(try vault.clientSecret(for: account) == nil)
+        let tokens = TokenSet(accessToken: Secret("only-access"), obtainedAt: 3)
+        try vault.saveTokens(tokens, accountID: account.id)
+        #expect(try vault.loadTokens(accountID: account.id) == tokens)
+    }
+
+    @Test func duplicateAndUnknownAccountsAreCleanErrors() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let first = try vault.addAccount(sampleAccount("dup"), now: 0)
+        #expect(storeError { try vault.addAccount(sampleAccount("dup"), now: 0) } == .duplicateAccount(name: "dup"))
+        let other = try vault.addAccount(sampleAccount("other"), now: 0)
+        #expect(
+            storeError { try vault.updateAccount(id: other.id, with: sampleAccount("dup")) }
+                == .duplicateAccount(name: "dup"))
+        #expect(storeError { try vault.removeAccount(named: "ghost") } == .unknownAccount(name: "ghost"))
+        #expect(storeError { try vault.saveTokens(sampleTokens("x"), accountID: 9999) } == .unknownAccountID(9999))
+        #expect(try vault.accounts().map(\.name) == ["dup", "other"])
+        // Bad options JSON is refused by the schema, without partial rows.
+        var bad = sampleAccount("bad")
+        bad.optionsJSON = "{not json"
+        #expect(throws: StoreError.self) { try vault.addAccount(bad, now: 0) }
+        #expect(try vault.account(named: "bad") == nil)
+        #expect(try vault.account(id: first.id).name == "dup")
+    }
+
+    @Test func removingAnAccountRemovesItsTokens() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let account = try vault.addAccount(sampleAccount("gone"), now: 0)
+        try vault.saveTokens(sampleTokens("gone"), accountID: account.id)
+        try vault.removeAccount(named: "gone")
+        #expect(try vault.connection.query("SELECT count(*) FROM tokens") { $0.int64(0) } == [0])
+    }
+
+    /// The rotated refresh token and the new access token commit together or not at all.
+    @Test func savingTokensIsAtomic() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let account = try vault.addAccount(sampleAccount("atomic"), now: 0)
+        let original = sampleTokens("v1", obtainedAt: 100)
+        try vault.saveTokens(original, accountID: account.id)
+        // Inject a failure after the row is written but before the commit.
+        try vault.connection.execute(
+            """
+            CREATE TEMP TRIGGER fail_rotation AFTER UPDATE ON tokens WHEN NEW.obtained_at = 666
+            BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+            """)
+        #expect(throws: StoreError.self) { try vault.saveTokens(sampleTokens("v2", obtainedAt: 666), accountID: account.id) }
+        #expect(try vault.loadTokens(accountID: account.id) == original)
+        // An enclosing transaction that fails also takes the whole token set back.
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try vault.connection.transaction {
+                try vault.saveTokens(sampleTokens("v3", obtainedAt: 300), accountID: account.id)
+                throw Abort()
+            }
+        }
+        #expect(try vault.loadTokens(accountID: account.id) == original)
+        let rotated = sampleTokens("v4", obtainedAt: 400)
+        try vault.saveTokens(rotated, accountID: account.id)
+        #expect(try vault.loadTokens(accountID: account.id) == rotated)
+    }
+
+    @Test func savingTokensClearsTheLastErrorButKeepsOtherStatus() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let account = try vault.addAccount(sampleAccount("status"), now: 0)
+        try vault.updateStatus(
+            TokenStatus(lastRefreshAt: 1, lastErrorCode: "invalid_grant", lastErrorMessage: "expired", subject: "s"),
+            accountID: account.id)
+        #expect(try vault.loadTokens(accountID: account.id) == nil)
+        try vault.saveTokens(sampleTokens("s"), accountID: account.id)
+        #expect(try vault.status(accountID: account.id) == TokenStatus(lastRefreshAt: 1, subject: "s"))
+    }
+}
