@@ -1,11 +1,6 @@
 import BrokerCrypto
 import Testing
 
-private func hex(_ text: String) -> [UInt8] {
-    let digits = Array(text.filter { !$0.isWhitespace })
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
-}
-
 /// RFC 7914 §12. The fourth vector (N=2^20, 1 GiB) is left out: it exceeds the vault's memory cap.
 @Test(arguments: [
     (
