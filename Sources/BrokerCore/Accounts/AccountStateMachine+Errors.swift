@@ -19,7 +19,8 @@ extension AccountStateMachine {
     func loginRequiredError(_ reason: LoginRequiredReason) -> WireError {
         WireError(
             code: .loginRequired,
-            message: "Account '\(account)' needs a new login (\(reason.message)). Log in with: authctl login \(account)")
+            message: "Account '\(account)' needs a new login (\(reason.message)). "
+                + "Log in with: authctl login \(account)")
     }
 
     func loginPendingError(_ login: PendingLogin) -> WireError {

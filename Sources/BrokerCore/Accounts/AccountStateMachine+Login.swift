@@ -22,7 +22,8 @@ extension AccountStateMachine {
         rearmingTimer(now: now) { machine in
             var actions: [Action] = []
             if let old = machine.pendingLogin, old.loginID != login.loginID {
-                actions.append(.cancelLogin(loginID: old.loginID, reason: machine.loginCancelledError("a new login started")))
+                let reason = machine.loginCancelledError("a new login started")
+                actions.append(.cancelLogin(loginID: old.loginID, reason: reason))
             }
             machine.pendingLogin = login
             return actions

@@ -81,7 +81,8 @@ extension AccountStateMachine {
             let delay = backoff.delay(
                 afterAttempt: attempt.number, retryAfter: retryAfter, jitterUnit: jitter.nextUnit())
             return rearmingTimer(now: now) { machine in
-                let retry = RefreshAttempt(number: attempt.number + 1, phase: .scheduled(at: now + delay, after: failure))
+                let retry = RefreshAttempt(
+                    number: attempt.number + 1, phase: .scheduled(at: now + delay, after: failure))
                 machine.state = .refreshing(tokens, retry)
                 return machine.settleWaiters(now: now)
             }
@@ -90,7 +91,8 @@ extension AccountStateMachine {
             lastError = loginRequiredError(reason)
             return rearmingTimer(now: now) { machine in
                 machine.state = .loginRequired(reason)
-                let note = Notification(account: machine.account, reason: reason.message, url: machine.pendingLogin?.authorizationURL)
+                let note = Notification(
+                    account: machine.account, reason: reason.message, url: machine.pendingLogin?.authorizationURL)
                 return [.deleteTokens] + machine.settleWaiters(now: now) + [.notifyUser(note)]
             }
         }
@@ -126,7 +128,8 @@ extension AccountStateMachine {
         let earliest = policy.earliestRefreshStart(after: lastRefreshStartedAt, now: now)
         guard earliest <= now else {
             let failure: RefreshFailure? = if case .scheduled(_, let failure) = attempt.phase { failure } else { nil }
-            state = .refreshing(tokens, RefreshAttempt(number: attempt.number, phase: .scheduled(at: earliest, after: failure)))
+            let deferred = RefreshAttempt(number: attempt.number, phase: .scheduled(at: earliest, after: failure))
+            state = .refreshing(tokens, deferred)
             return []
         }
         lastRefreshStartedAt = now
@@ -145,7 +148,9 @@ extension AccountStateMachine {
     /// Expired, or `min_ttl` asks for more than is left: join or start the refresh and wait — unless it
     /// cannot happen soon (backoff after a failure, or the per-second cap with a still-valid token): then
     /// answer now with the valid token or `provider_unavailable`.
-    private mutating func refreshBeforeAnswering(_ id: AccountRequestID, tokens: AccountTokens, now: Double) -> [Action] {
+    private mutating func refreshBeforeAnswering(
+        _ id: AccountRequestID, tokens: AccountTokens, now: Double
+    ) -> [Action] {
         let valid = policy.isValid(tokens, at: now)
         switch state {
         case .refreshing(_, let attempt):

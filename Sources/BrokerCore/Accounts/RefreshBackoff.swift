@@ -18,7 +18,8 @@ public struct RefreshBackoff: Sendable, Equatable {
 
     public init() {}
 
-    /// The nominal delay after the `attempt`-th consecutive failure (1-based): `initial × multiplier^(attempt−1)`, capped.
+    /// The nominal delay after the `attempt`-th consecutive failure (1-based):
+    /// `initial × multiplier^(attempt−1)`, capped.
     public func nominalDelay(afterAttempt attempt: Int) -> Double {
         // Repeated multiplication, stopped at the cap: no overflow for any attempt count, no Foundation pow.
         var delay = initialDelay
