@@ -1,0 +1,121 @@
+import BrokerProtocol
+
+/// The lifecycle of one account as a pure value: events in, actions out, no I/O and no clock reads.
+///
+/// ```
+/// loggedOut ──login succeeded──▶ active(tokens) ⇄ refreshing(tokens, attempt) ──terminal──▶ loginRequired
+///     ▲                                                                                        │
+///     └────────────── logout (from any state) ◀── login succeeded ◀── loginStarted ◀──────────┘
+/// ```
+/// A pending login is kept beside the state (`pendingLogin`), so a valid token is still served while the
+/// user logs in again. Each event method takes the wall-clock time (Unix seconds) and returns the
+/// `Action`s the owning actor performs, in order.
+///
+/// Invariants:
+/// - At most one refresh is in flight (single-flight): callers that need it park with `waitForRefresh`
+///   and are all answered when it completes.
+/// - Refreshes start at least `RefreshPolicy.minimumRefreshInterval` apart, whatever callers ask.
+/// - `generation` increases on every change that voids in-flight work (logout, security-relevant
+///   configuration change, successful login). Slow work carries the generation it started under;
+///   a completion with another generation is dropped (its fresh tokens are revoked): this is what makes
+///   the actor's re-entrancy at each `await` safe.
+/// - The notify hook runs once per terminal failure, never in a loop; nothing retries a terminal failure.
+public struct AccountStateMachine: Sendable {
+    /// The account's name, used in messages for people ("authctl login NAME").
+    public let account: String
+    public let policy: RefreshPolicy
+    public let backoff: RefreshBackoff
+    public internal(set) var state: State = .loggedOut
+    public internal(set) var pendingLogin: PendingLogin?
+    public internal(set) var generation: UInt64 = 0
+    /// When the last refresh succeeded, for `authctl status`.
+    public internal(set) var lastRefreshAt: Double?
+    /// The last failure (refresh or login), for `authctl status`; cleared by a success.
+    public internal(set) var lastError: WireError?
+    var jitter: RefreshJitter
+    var waiters: [AccountRequestID] = []
+    var lastRefreshStartedAt: Double?
+
+    public init(
+        account: String, policy: RefreshPolicy = RefreshPolicy(), backoff: RefreshBackoff = RefreshBackoff(),
+        jitter: RefreshJitter
+    ) {
+        self.account = account
+        self.policy = policy
+        self.backoff = backoff
+        self.jitter = jitter
+    }
+
+    /// The tokens currently held (possibly expired), if any.
+    public var currentTokens: AccountTokens? {
+        switch state {
+        case .active(let tokens, _), .refreshing(let tokens, _): tokens
+        case .loggedOut, .loginRequired: nil
+        }
+    }
+
+    /// Callers parked until the in-flight (or deferred) refresh completes.
+    public var waitingRequests: [AccountRequestID] { waiters }
+
+    /// The state shown by `authctl status`: `pending_login` while a login is pending, `error` while
+    /// transient failures keep an expired token from being replaced.
+    public func wireState(now: Double) -> AccountState {
+        if pendingLogin != nil { return .pendingLogin }
+        switch state {
+        case .loggedOut: return .loggedOut
+        case .active: return .active
+        case .loginRequired: return .loginRequired
+        case .refreshing(let tokens, let attempt):
+            if case .scheduled(_, .some) = attempt.phase, !policy.isValid(tokens, at: now) { return .error }
+            return .refreshing
+        }
+    }
+
+    /// When something is due: a proactive refresh, a retry, an expiry to notice, a login deadline.
+    var dueAt: Double? {
+        let stateDue: Double? =
+            switch state {
+            case .active(_, let checkAt): checkAt
+            case .refreshing(_, let attempt):
+                if case .scheduled(let at, _) = attempt.phase { at } else { nil }
+            case .loggedOut, .loginRequired: nil
+            }
+        switch (stateDue, pendingLogin?.deadline) {
+        case (let a?, let b?): return min(a, b)
+        case (let a, let b): return a ?? b
+        }
+    }
+
+    /// The time the actor's timer should fire next: the due time, but never more than
+    /// `RefreshBackoff.maximumSleep` ahead, so a resume from suspend is noticed. Nil when nothing is due.
+    public func nextWakeUp(now: Double) -> Double? {
+        RefreshBackoff.nextWakeUp(due: dueAt, now: now)
+    }
+
+    /// Runs `body`, then appends a timer action when it moved the due time (or always, with `force`:
+    /// after `timerFired` the actor's timer is spent).
+    mutating func rearmingTimer(now: Double, force: Bool = false, _ body: (inout Self) -> [Action]) -> [Action] {
+        let before = dueAt
+        var actions = body(&self)
+        guard force || dueAt != before else { return actions }
+        if let wakeUp = nextWakeUp(now: now) {
+            actions.append(.scheduleWakeUp(at: wakeUp))
+        } else if force || before != nil {
+            actions.append(.cancelWakeUp)
+        }
+        return actions
+    }
+
+    /// The answer for a caller that cannot start anything: the current token if valid, else why not.
+    func answer(_ id: [AccountRequestID], now: Double) -> Action {
+        if let tokens = currentTokens, policy.isValid(tokens, at: now) { return .serveToken(tokens, to: id) }
+        return .fail(unavailableError(now: now), to: id)
+    }
+
+    /// Answers every parked caller from the current state: after a refresh completes or is voided.
+    mutating func settleWaiters(now: Double) -> [Action] {
+        guard !waiters.isEmpty else { return [] }
+        defer { waiters = [] }
+        return [answer(waiters, now: now)]
+    }
+}
