@@ -1,0 +1,121 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// One accepted connection, served on its own thread by `run()`.
+struct HTTPConnection: Sendable {
+    let server: HTTPServer
+    let fd: Int32
+    let info: ConnectionInfo
+
+    private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    func run() {
+        defer { server.finish(info.id, fd: fd) }
+        var parser = HTTPRequestParser(limits: server.configuration.limits)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var requestStarted: ContinuousClock.Instant?
+        var continueSent = false
+        while true {
+            do {
+                while let request = try parser.nextRequest() {
+                    guard respond(to: request, keepAlive: parser.lastRequestKeepAlive) else { return }
+                    continueSent = false
+                    requestStarted = parser.hasPartialRequest ? .now : nil
+                }
+            } catch {
+                sendError(status: error.status, error.description)
+                return
+            }
+            if parser.awaitsBodyWithContinue && !continueSent {
+                continueSent = true
+                guard Socket.sendAll(fd, Self.continueResponse) else { return }
+            }
+            guard receive(into: &parser, buffer: &buffer, requestStarted: &requestStarted) else { return }
+        }
+    }
+
+    /// Waits for and appends the next bytes. False when the connection must end (timeout
+    /// answered with 408, peer gone, or server stopping while idle).
+    private func receive(
+        into parser: inout HTTPRequestParser, buffer: inout [UInt8], requestStarted: inout ContinuousClock.Instant?
+    ) -> Bool {
+        let configuration = server.configuration
+        let partial = parser.hasPartialRequest
+        var timeout = configuration.idleTimeout
+        if partial, let started = requestStarted {
+            let left = configuration.requestDeadline - (ContinuousClock.now - started)
+            timeout = min(configuration.readTimeout, left)
+            if timeout <= .zero { return timeOut() }
+        } else if !server.markIdle(info.id) {
+            return false
+        }
+        let waited = Socket.waitReadable(fd, timeout: timeout)
+        if !partial { server.markBusy(info.id) }
+        switch waited {
+        case .readable: break
+        case .timedOut: return partial ? timeOut() : false
+        case .failed: return false
+        }
+        let count = Socket.receive(fd, into: &buffer)
+        // End of stream or error: a half-sent request cannot be answered usefully.
+        guard count > 0 else { return false }
+        if requestStarted == nil { requestStarted = .now }
+        parser.append(buffer[0..<count])
+        return true
+    }
+
+    private func timeOut() -> Bool {
+        sendError(status: 408, "request not received in time")
+        return false
+    }
+
+    /// Answers one request; true when the connection stays open for the next.
+    private func respond(to request: HTTPRequest, keepAlive: Bool) -> Bool {
+        let response = server.handler.handleImmediately(request, connection: info) ?? awaitHandler(request)
+        let keep = keepAlive && request.version.minor >= 1 && !server.isStopping
+        let bytes: [UInt8]
+        do {
+            bytes = try response.serialized(keepAlive: keep, includeBody: request.method != "HEAD")
+        } catch {
+            sendError(status: 500, "the server produced an invalid response")
+            return false
+        }
+        return Socket.sendAll(fd, bytes) && keep
+    }
+
+    /// Runs the async handler in a Task and blocks this (dedicated, non-pool) thread until it answers.
+    private func awaitHandler(_ request: HTTPRequest) -> HTTPResponse {
+        let slot = ResponseSlot()
+        let handler = server.handler
+        let info = info
+        Task {
+            let response = await handler.handle(request, connection: info)
+            slot.response.withLock { $0 = response }
+            slot.ready.signal()
+        }
+        slot.ready.wait()
+        return slot.response.withLock { $0 } ?? HTTPResponse(status: 500)
+    }
+
+    /// Sends the error answer, then closes "lingering": closing with unread input would make
+    /// TCP reset the connection and the client might never see the answer.
+    private func sendError(status: Int, _ reason: String) {
+        guard let bytes = try? HTTPResponse.plainText(status: status, reason).serialized(keepAlive: false),
+            Socket.sendAll(fd, bytes)
+        else { return }
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        var discard = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            guard Socket.waitReadable(fd, timeout: .milliseconds(100)) == .readable,
+                Socket.receive(fd, into: &discard) > 0
+            else { return }
+        }
+    }
+}
+
+/// Hands a response from the handler's Task back to the connection thread.
+private final class ResponseSlot: Sendable {
+    let ready = DispatchSemaphore(value: 0)
+    let response = Mutex<HTTPResponse?>(nil)
+}

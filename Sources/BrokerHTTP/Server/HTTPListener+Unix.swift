@@ -1,0 +1,60 @@
+import Glibc
+
+extension HTTPListener {
+    /// Listens on a Unix stream socket at `path`.
+    ///
+    /// The parent directory is created 0700 when missing. The socket is bound, chmod'ed 0600,
+    /// and only then listened on, so nobody can connect while its mode is looser. A leftover
+    /// socket file is removed only if it is a socket and connecting to it is refused; if a
+    /// server answers there, this throws `.alreadyRunning`; a non-socket file throws `.notASocket`.
+    public static func unix(path: String, backlog: Int32 = 128) throws(HTTPServerError) -> HTTPListener {
+        try createParentDirectory(of: path)
+        try removeStaleSocket(at: path)
+        let fd = try Socket.make(family: AF_UNIX)
+        do {
+            let bound = try Socket.withUnixAddress(path) { bind(fd, $0, $1) }
+            guard bound == 0 else {
+                if errno == EADDRINUSE { throw HTTPServerError.alreadyRunning(path) }
+                throw Socket.fail("bind", path: path)
+            }
+            guard let identity = fileIdentity(path) else { throw Socket.fail("lstat", path: path) }
+            let listener = HTTPListener(fd: fd, address: .unix(path: path), createdFile: identity)
+            guard chmod(path, 0o600) == 0 else { throw Socket.fail("chmod", path: path) }
+            guard listen(fd, backlog) == 0 else { throw Socket.fail("listen", path: path) }
+            return listener
+        } catch let error as HTTPServerError {
+            // The listener (if made) removes the file and closes fd in deinit; otherwise close here.
+            if fileIdentity(path) == nil { close(fd) }
+            throw error
+        } catch {
+            close(fd)
+            throw .invalidActivation("unexpected error")
+        }
+    }
+
+    private static func createParentDirectory(of path: String) throws(HTTPServerError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let parent = String(path[..<slash])
+        var info = stat()
+        if stat(parent, &info) == 0 { return }
+        try createParentDirectory(of: parent)
+        guard mkdir(parent, 0o700) == 0 || errno == EEXIST else { throw Socket.fail("mkdir", path: parent) }
+        // mkdir honours the umask, which can only remove bits; make the mode exact anyway.
+        _ = chmod(parent, 0o700)
+    }
+
+    private static func removeStaleSocket(at path: String) throws(HTTPServerError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw Socket.fail("lstat", path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+        let probe = try Socket.make(family: AF_UNIX)
+        defer { close(probe) }
+        let connected = try Socket.withUnixAddress(path) { connect(probe, $0, $1) }
+        if connected == 0 { throw .alreadyRunning(path) }
+        guard errno == ECONNREFUSED else { throw Socket.fail("connect (probing the existing socket)", path: path) }
+        guard unlink(path) == 0 || errno == ENOENT else { throw Socket.fail("unlink", path: path) }
+    }
+}
