@@ -1,13 +1,14 @@
 import BrokerCore
+import BrokerProtocol
 
 /// Placeholder until the daemon wiring lands.
 public enum Daemon {
     public static func main(arguments: [String]) -> Int32 {
         if arguments.dropFirst().contains("--version") {
-            print("authbrokerd \(BrokerCoreInfo.version)")
+            print("authbrokerd \(BrokerVersion.string)")
             return 0
         }
-        print("authbrokerd \(BrokerCoreInfo.version): the daemon is not implemented yet")
+        print("authbrokerd \(BrokerVersion.string): the daemon is not implemented yet")
         return 0
     }
 }
