@@ -65,7 +65,8 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
         guard level >= minimumLevel else { return }
-        var line = message()
+        // One event, one line: a newline in a message (e.g. from a provider's error text) is escaped.
+        var line = message().replacingNewlines()
         for (key, value) in baseMetadata + metadata.map({ ($0.key, $0.value) }) {
             line += " \(key)=\(Self.quoted(value))"
         }
@@ -127,4 +128,11 @@ public final class LogCapture: Sendable {
     }
 
     public var captured: [String] { lines.withLock { $0 } }
+}
+
+extension String {
+    fileprivate func replacingNewlines() -> String {
+        guard contains(where: \.isNewline) else { return self }
+        return split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: "\\n")
+    }
 }
