@@ -22,13 +22,13 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// The `authctl` exit code for this error (sysexits-style; see authctl(1)).
+    /// The `authctl` exit code for this error (sysexits-style; see authctl(1)). A request the daemon
+    /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
     public var exitCode: Int32 {
         switch self {
-        case .invalidRequest: ExitCode.usage
         case .loginRequired, .loginPending: ExitCode.loginRequired
         case .providerUnavailable: ExitCode.temporaryFailure
-        case .unknownAccount, .forbidden, .conflict, .internal: ExitCode.failure
+        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal: ExitCode.failure
         }
     }
 }
