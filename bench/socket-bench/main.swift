@@ -170,13 +170,21 @@ let asyncServer = HTTPServer.start(listener: try HTTPListener.unix(path: "\(dire
 let immediateServer = HTTPServer.start(
     listener: try HTTPListener.unix(path: "\(directory)/immediate.sock"), handler: ImmediateHandler())
 _ = startEchoServer(path: "\(directory)/echo.sock")
+let rounds = 3
 
-print("Unix socket round trips, \(seconds) s per run, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("Unix socket round trips, best of \(rounds) runs of \(seconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("server                         clients   req/s      p50 µs    p99 µs")
+// The machine is shared and noisy: each server runs `rounds` times in rotation and its best
+// run (highest requests/s) is reported, so a burst of outside load does not decide the ratio.
 for clients in clientCounts {
-    let echo = measure(path: "\(directory)/echo.sock", clients: clients)
-    let asyncResult = measure(path: "\(directory)/async.sock", clients: clients)
-    let immediate = measure(path: "\(directory)/immediate.sock", clients: clients)
+    var best: [String: Result] = [:]
+    for _ in 0..<rounds {
+        for name in ["echo", "async", "immediate"] {
+            let result = measure(path: "\(directory)/\(name).sock", clients: clients)
+            if result.requestsPerSecond > best[name]?.requestsPerSecond ?? -1 { best[name] = result }
+        }
+    }
+    let echo = best["echo"]!, asyncResult = best["async"]!, immediate = best["immediate"]!
     row("echo (read to CRLFCRLF)", clients, echo)
     row("HTTPServer async handler", clients, asyncResult)
     row("HTTPServer handleImmediately", clients, immediate)
