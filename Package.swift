@@ -53,6 +53,9 @@ let package = Package(
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
 
+        // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
+        .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
+
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
             name: "vault-torture", dependencies: ["BrokerStore"], path: "Tests/vault-torture"),
