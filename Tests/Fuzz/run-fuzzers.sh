@@ -10,7 +10,7 @@ seconds="${1:-60}"
 targets="${*:-request response chunked}"
 out=.build/fuzz
 mkdir -p "$out/crashes"
-codec="Sources/BrokerHTTP/HTTPHeaders.swift Sources/BrokerHTTP/HTTPMessages.swift $(ls Sources/BrokerHTTP/Codec/*.swift | tr '\n' ' ')"
+codec="$(ls Sources/HTTPCodec/*.swift | tr '\n' ' ')"
 # The Swift backtracer hangs on a crash under libFuzzer (SWIFT-LINUX-NOTES).
 export SWIFT_BACKTRACE=enable=no
 status=0
