@@ -16,7 +16,9 @@ enum Authctl {
                 throw UsageError("unknown command '\(name)'; see: authctl help")
             }
             let rest = Array(global.positionals.dropFirst())
-            if rest.contains("--help") || rest.contains("-h") {
+            // `--help` after `--` belongs to the program `authctl exec` runs, not to authctl.
+            let own = rest.prefix { $0 != "--" }
+            if own.contains("--help") || own.contains("-h") {
                 Output.line(found.help)
                 return ExitCode.success
             }
