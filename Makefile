@@ -3,6 +3,7 @@
 # `make test` runs the whole test suite (what CI runs).
 # `make install PREFIX=… DESTDIR=…` installs binaries, systemd units, man pages and completions;
 # `make verify-units` checks the systemd units (systemd-analyze verify + security exposure ≤ 2.0).
+# `make check-completions` checks the bash completion by simulating COMP_WORDS.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -21,7 +22,7 @@ FISHCOMPDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 # The units name /usr/local/bin/authbrokerd; installed copies name $(PREFIX)/bin (never DESTDIR).
 UNIT_SED = sed 's|/usr/local/bin/authbrokerd|$(PREFIX)/bin/authbrokerd|'
 
-.PHONY: all deps build run test install install-files verify-units uninstall clean
+.PHONY: all deps build run test install install-files verify-units check-completions uninstall clean
 
 all: build
 
@@ -63,6 +64,10 @@ install-files:
 verify-units:
 	$(SWIFT) build --product authbrokerd
 	systemd/verify-units.sh $$($(SWIFT) build --show-bin-path)/authbrokerd
+
+# Simulates bash completion against a stand-in authctl; needs only bash.
+check-completions:
+	docs/completions/check-bash-completion.sh
 
 uninstall:
 	rm -f $(BINDIR)/authbrokerd $(BINDIR)/authctl

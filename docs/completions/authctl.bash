@@ -10,24 +10,35 @@ _authctl_accounts() {
         | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
 }
 
+# Options that take a value (the next word is not a command or account name).
+_authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --client-secret-file --scope
+    --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
+    --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
+    --end-session-endpoint --jwks-uri"
+_authctl_value_options=$(echo $_authctl_value_options)
+
 _authctl() {
-    local cur prev socket="" command="" sub="" i word
+    local cur prev socket="" command="" sub="" i word positionals=0
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
 
-    # Find the --socket value, the command and (for `account`) its subcommand before the cursor.
+    # Find the --socket value, the command, (for `account`) its subcommand, and how many
+    # positional words (account names) follow them before the cursor.
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         if [[ -z $command ]]; then
             case $word in
-                --socket) socket=${COMP_WORDS[i+1]}; ((i++)) ;;
-                --socket=*) socket=${word#--socket=} ;;
+                --socket) socket=${COMP_WORDS[i+1]}; i=$((i + 1)) ;;
                 -*) ;;
                 *) command=$word ;;
             esac
-        elif [[ $command == account && -z $sub && $word != -* ]]; then
+        elif [[ $word == -* ]]; then
+            [[ " $_authctl_value_options " == *" $word "* ]] && i=$((i + 1))
+        elif [[ $command == account && -z $sub ]]; then
             sub=$word
+        else
+            positionals=$((positionals + 1))
         fi
     done
 
@@ -43,11 +54,9 @@ _authctl() {
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
             return ;;
-        --issuer | --client-id | --scope | --audience | --redirect-port | --redirect-path | --param \
-            | --authorization-endpoint | --token-endpoint | --revocation-endpoint | --userinfo-endpoint \
-            | --device-authorization-endpoint | --end-session-endpoint | --jwks-uri | --timeout | --min-ttl)
-            return ;;
     esac
+    # Options whose values cannot be completed.
+    [[ " $_authctl_value_options " == *" $prev "* ]] && return
 
     if [[ -z $command ]]; then
         if [[ $cur == -* ]]; then
@@ -83,7 +92,7 @@ _authctl() {
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
-    elif [[ $accounts == yes ]]; then
+    elif [[ $accounts == yes && $positionals -eq 0 ]]; then
         COMPREPLY=($(compgen -W "$(_authctl_accounts "$socket")" -- "$cur"))
     fi
 }
