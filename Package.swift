@@ -52,6 +52,9 @@ let package = Package(
             dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
+        // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
+        // docs whose examples must keep matching what authctl accepts.
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "authctl"]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),

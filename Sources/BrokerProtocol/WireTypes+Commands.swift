@@ -93,3 +93,29 @@ public enum AccountName {
         return nil
     }
 }
+
+/// Body of `POST /v1/accounts/{name}/token/rejected`: a resource server refused this access token
+/// (git's `erase`). The daemon compares it with the current token, so a stale report cannot
+/// throw away a token that was already replaced.
+public struct TokenRejection: Codable, Sendable, Equatable {
+    public var accessToken: String
+
+    public init(accessToken: String) { self.accessToken = accessToken }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+    }
+}
+
+/// The answer to `POST /v1/accounts/{name}/token/rejected`.
+public struct TokenRejectionResult: Codable, Sendable, Equatable {
+    /// True when the rejected token was the current one: it will not be served again and the next
+    /// token request refreshes. False when the account already has another token.
+    public var refreshScheduled: Bool
+
+    public init(refreshScheduled: Bool) { self.refreshScheduled = refreshScheduled }
+
+    enum CodingKeys: String, CodingKey {
+        case refreshScheduled = "refresh_scheduled"
+    }
+}

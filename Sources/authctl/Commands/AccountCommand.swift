@@ -16,7 +16,7 @@ enum AccountCommand: Command {
           --client-id ID               the OAuth client id registered for authbroker
           --client-secret-file FILE    confidential clients: a file holding the secret
           --scope S                    a scope to request (repeatable; default: openid)
-          --audience A                 RFC 8707 resource indicator
+          --audience A                 the `audience` authorization parameter (Auth0 style)
           --redirect-host H            127.0.0.1 (default), localhost or ::1
           --redirect-port N            a fixed port, for providers that need an exact URI
           --redirect-path P            default /callback
@@ -25,6 +25,11 @@ enum AccountCommand: Command {
           --userinfo-endpoint URL, --device-authorization-endpoint URL,
           --end-session-endpoint URL, --jwks-uri URL
                                        manual endpoints for providers without discovery
+          --discovery-url URL          fetch the discovery document here instead of under
+                                       the issuer (Shopify: the shop's domain)
+          --git-url-prefix URL         answer `authctl git-credential` for git remotes
+                                       starting with URL (e.g. https://git.example.com/)
+          --git-username NAME          the username git-credential answers (default oauth2)
 
         `remove` logs the account out first. The client secret is sealed by the daemon and
         never shown again.
@@ -34,7 +39,8 @@ enum AccountCommand: Command {
         .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
         .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
-        .value("--end-session-endpoint"), .value("--jwks-uri"),
+        .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
+        .value("--git-url-prefix"), .value("--git-username"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -88,6 +94,19 @@ enum AccountCommand: Command {
             deviceAuthorization: arguments.value("--device-authorization-endpoint"),
             endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"))
         if !endpoints.isEmpty { configuration.endpoints = endpoints }
+        configuration.discoveryURL = arguments.value("--discovery-url")
+        if let prefix = arguments.value("--git-url-prefix") {
+            guard GitRemote(url: prefix) != nil else {
+                throw UsageError("--git-url-prefix needs an http(s) URL such as https://git.example.com/, got '\(prefix)'")
+            }
+            configuration.gitURLPrefix = prefix
+        }
+        if let username = arguments.value("--git-username") {
+            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw UsageError("--git-username needs a plain user name, got '\(username)'")
+            }
+            configuration.gitUsername = username
+        }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         _ = try context.client.post("/v1/accounts", body: configuration, as: AccountStatus.self)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
