@@ -3,17 +3,10 @@ import BrokerHTTP
 import Foundation
 import MockProvider
 import Testing
+import TestSupport
 
 /// The `mock-oidc-provider` executable, as integration tests and benchmarks use it.
 @Suite struct MockProviderExecutableTests {
-    /// Built next to the test bundle (the products directory).
-    static func binary() throws -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        let path = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("mock-oidc-provider").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "mock-oidc-provider not found at \(path)")
-        return path
-    }
 
     /// Reads the first stdout line on a plain thread, giving up after 10 s.
     static func firstLine(of pipe: Pipe) async -> String? {
@@ -34,7 +27,7 @@ import Testing
 
     @Test func spawnDiscoverAndDriveAKnob() async throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.executableURL = URL(fileURLWithPath: try ProductBinary.path("mock-oidc-provider"))
         process.arguments = ["--config", #"{"clientID":"cli-from-flag","advertiseIssParameter":false}"#]
         let (input, output) = (Pipe(), Pipe())
         process.standardInput = input
