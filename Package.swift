@@ -51,10 +51,17 @@ let package = Package(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
-        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
+        .testTarget(
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport", "MockProvider", "mock-oidc-provider"]),
+
+        // The mock OpenID provider (test support, never shipped): in-process library and a
+        // small executable that integration tests and benchmarks spawn.
+        .target(
+            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
+        .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
         // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
         // docs whose examples must keep matching what authctl accepts.
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "authctl"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "authctl", "mock-oidc-provider"]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),

@@ -1,19 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the real binaries SwiftPM built next to this test bundle, bounded in time.
 enum ChildProcess {
-    /// The products directory: where SwiftPM put this test bundle and the executables.
-    static let binDirectory: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
-    }()
-
-    static func binary(_ name: String) throws -> String {
-        let path = binDirectory + "/" + name
-        try #require(FileManager.default.isExecutableFile(atPath: path), "\(name) not found at \(path)")
-        return path
-    }
+    static func binary(_ name: String) throws -> String { try ProductBinary.path(name) }
 
     /// The repository root, found from this source file's path (docs live there).
     static let repositoryRoot: String = {
