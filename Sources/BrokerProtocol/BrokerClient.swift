@@ -23,11 +23,29 @@ public struct BrokerClient: Sendable {
     public func post<Body: Encodable, T: Decodable>(
         _ path: String, body: Body, as type: T.Type, timeout: Double = 60
     ) throws(BrokerClientError) -> T {
+        try send("POST", path, body: body, as: type, timeout: timeout)
+    }
+
+    public func put<Body: Encodable, T: Decodable>(
+        _ path: String, body: Body, as type: T.Type, timeout: Double = 60
+    ) throws(BrokerClientError) -> T {
+        try send("PUT", path, body: body, as: type, timeout: timeout)
+    }
+
+    private func send<Body: Encodable, T: Decodable>(
+        _ method: String, _ path: String, body: Body, as type: T.Type, timeout: Double
+    ) throws(BrokerClientError) -> T {
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(body)) } catch {
             throw .protocolError("cannot encode the request: \(error)")
         }
-        return try decode(exchange(method: "POST", path: path, body: bytes, timeout: timeout), as: type)
+        return try decode(exchange(method: method, path: path, body: bytes, timeout: timeout), as: type)
+    }
+
+    /// Decodes JSON with the client's own decoder (for callers that read JSON from elsewhere,
+    /// such as `authctl account apply`'s file).
+    public static func decodeJSON<T: Decodable>(_ bytes: [UInt8], as type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
     }
 
     public func delete(_ path: String, timeout: Double = 60) throws(BrokerClientError) {

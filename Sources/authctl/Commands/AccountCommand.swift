@@ -4,12 +4,13 @@ import BrokerProtocol
 /// `authctl account add|list|remove|show`.
 enum AccountCommand: Command {
     static let name = "account"
-    static let summary = "add, list, show or remove accounts"
+    static let summary = "add, list, show, remove or apply (declarative) accounts"
     static let help = """
         usage: authctl account add NAME --issuer URL --client-id ID [options]
                authctl account list [--json]
                authctl account show NAME [--json]
                authctl account remove NAME
+               authctl account apply FILE.json
 
         add options:
           --issuer URL                 the provider's issuer (discovery runs at once)
@@ -31,6 +32,13 @@ enum AccountCommand: Command {
                                        starting with URL (e.g. https://git.example.com/)
           --git-username NAME          the username git-credential answers (default oauth2)
 
+        `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
+        POST /v1/accounts with client_secret_file instead of client_secret; see docs/guide.md):
+        adds, updates and removes accounts and prints one line per account (added, updated,
+        signed-out, removed, unchanged). A change to the issuer, client id or secret, scopes,
+        audience, redirect, parameters, endpoints or discovery URL signs the account out; other
+        changes keep its tokens.
+
         `remove` logs the account out first. The client secret is sealed by the daemon and
         never shown again.
         """
@@ -47,7 +55,7 @@ enum AccountCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard let sub = arguments.positionals.first else {
-            throw UsageError("'authctl account' needs a subcommand: add, list, show or remove")
+            throw UsageError("'authctl account' needs a subcommand: add, list, show, remove or apply")
         }
         let rest = Array(arguments.positionals.dropFirst())
         switch sub {
@@ -65,6 +73,8 @@ enum AccountCommand: Command {
             try context.client.delete(try context.accountPath(account))
             Output.note("Removed account '\(account)'.")
             return ExitCode.success
+        case "apply":
+            return try apply(CommandLineArguments(rest, command: "authctl account apply", options: []), context)
         default:
             throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
         }
@@ -145,20 +155,10 @@ enum AccountCommand: Command {
 /// Reads a client secret from a file: the first line, without its newline.
 enum SecretFile {
     static func read(_ path: String) throws(UsageError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UsageError("cannot read --client-secret-file '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 16_384 {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
+        let bytes = try BoundedFile.read(path, limit: 16_384, what: "--client-secret-file")
         let line = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         let secret = String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
-        guard !secret.isEmpty, bytes.count <= 16_384 else {
+        guard !secret.isEmpty else {
             throw UsageError("--client-secret-file '\(path)' must hold the secret on its first line")
         }
         return secret

@@ -81,7 +81,7 @@ enum KubeCredentialCommand: Command {
     static let name = "kube-credential"
     static let summary = "print a kubectl ExecCredential (client.authentication.k8s.io/v1)"
     static let help = """
-        usage: authctl kube-credential NAME [--min-ttl SECONDS]
+        usage: authctl kube-credential NAME [--id-token] [--min-ttl SECONDS]
 
         Prints an ExecCredential JSON object with status.token and status.expirationTimestamp,
         as kubectl's exec credential plugins do. In ~/.kube/config:
@@ -96,16 +96,25 @@ enum KubeCredentialCommand: Command {
                 interactiveMode: Never
 
         options:
+          --id-token         send the OpenID Connect ID token instead of the access token, for
+                             API servers configured with --oidc-issuer-url / --oidc-client-id
           --min-ttl SECONDS  the token must stay valid at least this long (default 60)
         """
-    static let options: [CommandLineArguments.Option] = [.value("--min-ttl")]
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--id-token")]
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl kube-credential")
         let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) ?? 60
-        let grant = try context.client.get(try context.accountPath(account) + "/token?min_ttl=\(minTTL)", as: TokenGrant.self)
-        let credential = ExecCredential(
-            status: .init(token: grant.accessToken, expirationTimestamp: grant.expiresAt))
+        let base = try context.accountPath(account)
+        let status: ExecCredential.Status
+        if arguments.has("--id-token") {
+            let grant = try context.client.get(base + "/id_token?min_ttl=\(minTTL)", as: IDTokenGrant.self)
+            status = .init(token: grant.idToken, expirationTimestamp: grant.expiresAt)
+        } else {
+            let grant = try context.client.get(base + "/token?min_ttl=\(minTTL)", as: TokenGrant.self)
+            status = .init(token: grant.accessToken, expirationTimestamp: grant.expiresAt)
+        }
+        let credential = ExecCredential(status: status)
         Output.line(CommandContext.json(credential))
         return ExitCode.success
     }
