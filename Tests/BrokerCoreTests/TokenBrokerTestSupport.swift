@@ -128,16 +128,19 @@ final class FakeProvider: HTTPTransport {
 
 /// A login that completes at once with tokens minted by the provider (the browser part is the
 /// `LoginSession`'s business and tested with it).
-struct InstantLoginFlow: LoginFlow {
+final class InstantLoginFlow: LoginFlow {
     let loginID = UUID().uuidString
-    let authorizationURL: String
-    let expiresAt: Double
-    var userCode: String? { nil }
-    var verificationURI: String? { nil }
+    let expiresAt: Date
     let tokens: BrokerCore.TokenSet
 
-    func result() async -> Result<BrokerCore.TokenSet, OIDCError> { .success(tokens) }
-    func cancel() async {}
+    init(expiresAt: Double, tokens: BrokerCore.TokenSet) {
+        self.expiresAt = Date(timeIntervalSince1970: expiresAt)
+        self.tokens = tokens
+    }
+
+    var outcome: Result<LoginResult, OIDCError>? { .success(LoginResult(tokens: tokens)) }
+    func result() async -> Result<LoginResult, OIDCError> { .success(LoginResult(tokens: tokens)) }
+    func cancel() {}
 }
 
 /// Wall clock = real time + an offset the test moves forward; sleeps are real but short, so timers
@@ -175,9 +178,9 @@ struct BrokerHarness {
         var options = TokenBroker.Options(
             notifyCommand: notifyCommand, environment: ["PATH": "/usr/bin:/bin"],
             loginFlowFactory: { context in
-                InstantLoginFlow(
-                    authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)",
-                    expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now()))
+                BrokerLogin(
+                    flow: InstantLoginFlow(expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now())),
+                    authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
             })
         options.tokenWaitTimeout = 10
         let broker = TokenBroker(

@@ -4,7 +4,7 @@ import BrokerStore
 /// One login the broker started, and what became of it (kept a while after it ends, for `loginStatus`).
 struct LoginRecord: Sendable {
     let account: String
-    let flow: (any LoginFlow)?
+    let login: BrokerLogin?
     let started: LoginStarted
     var outcome: LoginStatus.Outcome = .pending
     var error: WireError?
@@ -44,13 +44,12 @@ extension TokenBroker {
                 code: .invalidRequest,
                 message: "The login timeout must be between 1 and \(Int(options.maximumLoginTimeout)) seconds.")))
         }
-        let flow: any LoginFlow
+        let login: BrokerLogin
         do throws(OIDCError) {
             let metadata = try await metadata(for: name)
             guard let runtime = accounts[name] else { return .failure(unknownAccount(name)) }
             if request.device == true {
-                flow = try await DeviceLoginFlow.start(
-                    client: oidc, metadata: metadata, configuration: runtime.client, timeout: timeout, now: now())
+                login = try await BrokerLogin.device(client: oidc, metadata: metadata, configuration: runtime.client)
             } else {
                 guard let factory = options.loginFlowFactory else {
                     return .failure(fail(WireError(
@@ -60,28 +59,31 @@ extension TokenBroker {
                 let configuration = runtime.configuration
                 let context = LoginContext(
                     account: name, client: oidc, metadata: metadata, configuration: runtime.client,
-                    redirectHost: configuration.redirectHost.flatMap { AccountValidation.redirectHosts[$0] } ?? .ipv4,
-                    redirectPort: configuration.redirectPort,
-                    redirectPath: configuration.redirectPath ?? RedirectURI.defaultPath,
-                    timeout: .milliseconds(Int64(timeout * 1000)), logger: logger.with(["account": name]))
-                flow = try await factory(context)
+                    redirect: LoopbackRedirect(
+                        host: configuration.redirectHost.flatMap { AccountValidation.redirectHosts[$0] } ?? .ipv4,
+                        port: configuration.redirectPort ?? 0, path: configuration.redirectPath ?? RedirectURI.defaultPath),
+                    timeout: .milliseconds(Int64(timeout * 1000)))
+                login = try await factory(context)
             }
         } catch {
             let code: WireErrorCode = if case .transient = error.disposition { .providerUnavailable } else { .invalidRequest }
             return .failure(fail(WireError(code: code, message: "Cannot start a login for '\(name)': \(error.description)")))
         }
+        let flow = login.flow
         guard accounts[name] != nil, !isShutDown else {
-            await flow.cancel()
+            flow.cancel()
             return .failure(unknownAccount(name))
         }
+        // The login's own deadline, or the requested timeout when that is sooner (device codes).
+        let deadline = min(flow.expiresAt.timeIntervalSince1970, now() + timeout)
         let started = LoginStarted(
-            loginID: flow.loginID, authorizationURL: flow.authorizationURL,
-            expiresAt: RFC3339.format(unixSeconds: flow.expiresAt), userCode: flow.userCode,
-            verificationURI: flow.verificationURI)
+            loginID: flow.loginID, authorizationURL: login.authorizationURL,
+            expiresAt: RFC3339.format(unixSeconds: deadline), userCode: login.userCode,
+            verificationURI: login.verificationURI)
         pruneLogins()
-        logins[flow.loginID] = LoginRecord(account: name, flow: flow, started: started)
+        logins[flow.loginID] = LoginRecord(account: name, login: login, started: started)
         let pending = AccountStateMachine.PendingLogin(
-            loginID: flow.loginID, authorizationURL: flow.authorizationURL, deadline: flow.expiresAt)
+            loginID: flow.loginID, authorizationURL: login.authorizationURL, deadline: deadline)
         event(name) { machine, now in machine.loginStarted(pending, now: now) }
         logger.info("login started", ["account": name, "device": request.device == true ? "yes" : "no"])
         background { broker in await broker.awaitLogin(flow, account: name) }
@@ -94,8 +96,9 @@ extension TokenBroker {
         let loginID = flow.loginID
         guard logins[loginID]?.outcome == .pending else { return }  // cancelled or timed out meanwhile
         switch result {
-        case .success(let tokenSet):
-            var subject = tokenSet.idTokenClaims?.subject
+        case .success(let success):
+            let tokenSet = success.tokens
+            var subject = success.subject
             if subject == nil { subject = await userInfoSubject(tokenSet, account: name) }
             let tokens = AccountTokens(tokenSet)
             guard let runtime = accounts[name], runtime.machine.pendingLogin?.loginID == loginID else {
@@ -131,7 +134,7 @@ extension TokenBroker {
         guard let record = logins[loginID], record.outcome == .pending else { return }
         let outcome: LoginStatus.Outcome = reason.code == .providerUnavailable ? .timedOut : .failed
         endLogin(loginID, outcome: outcome, error: reason, subject: nil)
-        if let flow = record.flow { Task { await flow.cancel() } }
+        record.login?.flow.cancel()
     }
 
     private func endLogin(_ loginID: String, outcome: LoginStatus.Outcome, error: WireError?, subject: String?) {

@@ -28,14 +28,15 @@ public actor TokenBroker: BrokerService {
         public var tokenWaitTimeout: Double = 30
         /// The longest `wait` of a login status long-poll.
         public var maximumLoginWait: Double = 30
-        /// Starts loopback redirect logins; nil refuses them (device logins still work).
+        /// Starts browser (loopback redirect) logins; nil refuses them (device logins still work).
         public var loginFlowFactory: LoginFlowFactory?
         public var refreshPolicy = RefreshPolicy()
         public var refreshBackoff = RefreshBackoff()
         public var discoveryPolicy = DiscoveryCachePolicy()
 
         public init(
-            notifyCommand: String? = nil, environment: [String: String] = [:], loginFlowFactory: LoginFlowFactory? = nil
+            notifyCommand: String? = nil, environment: [String: String] = [:],
+            loginFlowFactory: LoginFlowFactory? = Options.loopbackLogins
         ) {
             self.notifyCommand = notifyCommand
             self.environment = environment
@@ -130,7 +131,7 @@ public actor TokenBroker: BrokerService {
         timers = [:]
         for (_, task) in tasks { task.cancel() }
         tasks = [:]
-        for record in logins.values where record.outcome == .pending { await record.flow?.cancel() }
+        for record in logins.values where record.outcome == .pending { record.login?.flow.cancel() }
         let stopping = WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly.")
         for id in answers.waitingIDs { answers.deliver(.failure(stopping), to: id) }
         for id in loginWaits.waitingIDs { loginWaits.deliver(LoginStatus(loginID: "", account: "", outcome: .pending), to: id) }
