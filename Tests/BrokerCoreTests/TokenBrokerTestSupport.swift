@@ -143,16 +143,21 @@ final class InstantLoginFlow: LoginFlow {
     func cancel() {}
 }
 
-/// Wall clock = real time + an offset the test moves forward; sleeps are real but short, so timers
-/// notice a jump within milliseconds.
+/// Wall clock = real time + an offset the test moves forward. Sleeps last their duration on THIS
+/// clock, checked every 10 ms, so a sleeper notices a jump within milliseconds.
 final class TestClock: Sendable {
     private let offset = Mutex<Double>(0)
 
     var now: @Sendable () -> Double { { Date().timeIntervalSince1970 + self.offset.withLock { $0 } } }
     func advance(_ seconds: Double) { offset.withLock { $0 += seconds } }
 
-    static let shortSleep: @Sendable (Duration) async throws -> Void = { duration in
-        try await Task.sleep(for: min(duration, .milliseconds(10)))
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { duration in
+            let end = self.now() + Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            repeat {
+                try await Task.sleep(for: .milliseconds(10))
+            } while self.now() < end
+        }
     }
 }
 
@@ -185,7 +190,7 @@ struct BrokerHarness {
         options.tokenWaitTimeout = 10
         let broker = TokenBroker(
             vault: vault, transport: provider, options: options, logger: logs.logger, now: clock.now,
-            sleep: TestClock.shortSleep)
+            sleep: clock.sleep)
         await broker.start()
         return broker
     }
