@@ -1,3 +1,4 @@
+import BrokerHTTP
 import Glibc
 
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
@@ -35,7 +36,7 @@ struct NotifyHook: Sendable {
             return  // the log line above is the notification
         }
         let environment = env
-        let started = VaultWorker.startThread {
+        let started = BlockingThread.start {
             let status = Self.run(argv, environment: environment)
             if status != 0 { log.warning("the notify command exited with status \(status)") }
         }

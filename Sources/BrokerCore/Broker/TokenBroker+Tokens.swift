@@ -15,6 +15,9 @@ extension TokenBroker {
         -> TokenGrant
     {
         guard accounts[name] != nil else { throw unknownAccount(name) }
+        guard !isShutDown else {
+            throw fail(WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))
+        }
         if let minTTL, !minTTL.isFinite || minTTL < 0 {
             throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
         }

@@ -1,3 +1,4 @@
+import BrokerHTTP
 import BrokerStore
 import Dispatch
 import Glibc
@@ -18,7 +19,7 @@ final class VaultWorker: Sendable {
 
     init(vault: sending Vault) {
         let box = VaultBox(vault)
-        let started = Self.startThread { [self] in run(box) }
+        let started = BlockingThread.start { [self] in run(box) }
         precondition(started, "cannot start the vault thread: the system is out of threads")
     }
 
@@ -48,7 +49,7 @@ final class VaultWorker: Sendable {
         wakeUp.signal()
         // Waiting on a semaphore blocks: do it on a throwaway thread, never on the pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let started = Self.startThread { [finished] in
+            let started = BlockingThread.start { [finished] in
                 finished.wait()
                 continuation.resume()
             }
@@ -78,32 +79,6 @@ final class VaultWorker: Sendable {
         }
         box.release()
         finished.signal()
-    }
-
-    private final class ThreadBody {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-
-    /// A detached pthread running `body`; false when the system refused to create one.
-    static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-        let job = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, &attributes,
-            { raw in
-                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-                return nil
-            }, job)
-        guard result == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(job).release()
-            return false
-        }
-        return true
     }
 }
 
