@@ -37,7 +37,10 @@ let package = Package(
         .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["BrokerProtocol"]),
+        // Static Swift runtime: start-up is most of `authctl token`'s time (docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "authctl", dependencies: ["BrokerProtocol"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
