@@ -37,10 +37,12 @@ let package = Package(
         .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
-        // Static Swift runtime: start-up is most of `authctl token`'s time (docs/BENCHMARKS.md).
+        // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
+        // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
+        // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
             name: "authctl", dependencies: ["BrokerProtocol"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+            linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
