@@ -1,7 +1,7 @@
 /// A strict RFC 8259 parser: no comments, no trailing commas, no leading zeros, no byte order mark,
 /// no duplicate object names, no unescaped control characters, valid UTF-8 only, surrogate pairs
 /// checked, nesting limited to `WireJSON.maximumDepth`.
-struct JSONParser: ~Copyable {
+struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
@@ -53,63 +53,57 @@ struct JSONParser: ~Copyable {
         index += count
     }
 
-    private mutating func enterContainer() throws(WireJSONError) {
-        depth += 1
-        guard depth <= WireJSON.maximumDepth else { throw .tooDeep(offset: index) }
-        index += 1
-        skipWhitespace()
-    }
-
     private mutating func parseObject() throws(WireJSONError) -> JSONValue {
-        try enterContainer()
         var object: [String: JSONValue] = [:]
-        if current == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(object)
-        }
-        while true {
-            guard current == UInt8(ascii: "\"") else { throw failure("expected a quoted name") }
-            let nameOffset = index
-            let name = try parseString()
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw failure("expected ':' after a name") }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue()
-            guard object.updateValue(value, forKey: name) == nil else {
+        try parseElements(close: UInt8(ascii: "}"), name: "object") { parser throws(WireJSONError) in
+            guard parser.current == UInt8(ascii: "\"") else { throw parser.failure("expected a quoted name") }
+            let nameOffset = parser.index
+            let name = try parser.parseString()
+            parser.skipWhitespace()
+            guard parser.current == UInt8(ascii: ":") else { throw parser.failure("expected ':' after a name") }
+            parser.index += 1
+            parser.skipWhitespace()
+            guard object.updateValue(try parser.parseValue(), forKey: name) == nil else {
                 throw .syntax(offset: nameOffset, reason: "duplicate name in an object")
             }
-            skipWhitespace()
-            guard let separator = current else { throw failure("unterminated object") }
-            index += 1
-            if separator == UInt8(ascii: "}") { break }
-            guard separator == UInt8(ascii: ",") else { throw .syntax(offset: index - 1, reason: "expected ',' or '}'") }
-            skipWhitespace()
         }
-        depth -= 1
         return .object(object)
     }
 
     private mutating func parseArray() throws(WireJSONError) -> JSONValue {
-        try enterContainer()
         var array: [JSONValue] = []
-        if current == UInt8(ascii: "]") {
+        try parseElements(close: UInt8(ascii: "]"), name: "array") { parser throws(WireJSONError) in
+            array.append(try parser.parseValue())
+        }
+        return .array(array)
+    }
+
+    /// The part arrays and objects share: after the opening bracket, zero or more elements separated
+    /// by commas (no trailing comma) up to `close`, one level deeper.
+    private mutating func parseElements(
+        close: UInt8, name: String, _ element: (inout JSONParser) throws(WireJSONError) -> Void
+    ) throws(WireJSONError) {
+        depth += 1
+        guard depth <= WireJSON.maximumDepth else { throw .tooDeep(offset: index) }
+        index += 1
+        skipWhitespace()
+        if current == close {
             index += 1
             depth -= 1
-            return .array(array)
+            return
         }
         while true {
-            array.append(try parseValue())
+            try element(&self)
             skipWhitespace()
-            guard let separator = current else { throw failure("unterminated array") }
+            guard let separator = current else { throw failure("unterminated \(name)") }
             index += 1
-            if separator == UInt8(ascii: "]") { break }
-            guard separator == UInt8(ascii: ",") else { throw .syntax(offset: index - 1, reason: "expected ',' or ']'") }
+            if separator == close { break }
+            guard separator == UInt8(ascii: ",") else {
+                throw .syntax(offset: index - 1, reason: "expected ',' or '\(Character(Unicode.Scalar(close)))'")
+            }
             skipWhitespace()
         }
         depth -= 1
-        return .array(array)
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, returned as its literal text.
