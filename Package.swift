@@ -37,7 +37,12 @@ let package = Package(
         .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["BrokerProtocol"]),
+        // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
+        // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
+        // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
+        .executableTarget(
+            name: "authctl", dependencies: ["BrokerProtocol"],
+            linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(

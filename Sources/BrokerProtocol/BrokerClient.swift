@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HTTPCodec
 
 #if canImport(Glibc)
@@ -36,7 +35,7 @@ public struct BrokerClient: Sendable {
         _ method: String, _ path: String, body: Body, as type: T.Type, timeout: Double
     ) throws(BrokerClientError) -> T {
         let bytes: [UInt8]
-        do { bytes = Array(try JSONEncoder().encode(body)) } catch {
+        do { bytes = try WireJSON.encode(body) } catch {
             throw .protocolError("cannot encode the request: \(error)")
         }
         return try decode(exchange(method: method, path: path, body: bytes, timeout: timeout), as: type)
@@ -78,13 +77,13 @@ public struct BrokerClient: Sendable {
     }
 
     private func decode<T: Decodable>(_ response: HTTPResponse, as type: T.Type) throws(BrokerClientError) -> T {
-        do { return try JSONDecoder().decode(type, from: Data(response.body)) } catch {
+        do { return try WireJSON.decode(type, from: response.body) } catch {
             throw .protocolError("unexpected answer from the daemon (\(response.status)): not the expected JSON")
         }
     }
 
     private func apiError(_ response: HTTPResponse) -> BrokerClientError {
-        if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body)) {
+        if let envelope = try? WireJSON.decode(ErrorEnvelope.self, from: response.body) {
             return .api(envelope.error)
         }
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)

@@ -53,7 +53,8 @@ struct UnixConnection {
 
     func readResponse(to method: String, deadline: Double) throws(BrokerClientError) -> HTTPResponse {
         var parser = HTTPResponseParser()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        // Uninitialized: the answer (a token, usually one recv) overwrites what it uses.
+        var buffer = [UInt8](unsafeUninitializedCapacity: 16_384) { _, count in count = 16_384 }
         while true {
             do {
                 if let response = try parser.nextResponse(to: method) { return response }
