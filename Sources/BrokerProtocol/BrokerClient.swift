@@ -44,7 +44,7 @@ public struct BrokerClient: Sendable {
     /// Decodes JSON with the client's own decoder (for callers that read JSON from elsewhere,
     /// such as `authctl account apply`'s file).
     public static func decodeJSON<T: Decodable>(_ bytes: [UInt8], as type: T.Type) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
+        try WireJSON.decode(type, from: bytes)
     }
 
     public func delete(_ path: String, timeout: Double = 60) throws(BrokerClientError) {
