@@ -14,11 +14,16 @@ _authctl_accounts() {
 _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --client-secret-file --scope
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
-    --end-session-endpoint --jwks-uri"
+    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
+    --scheme"
 _authctl_value_options=$(echo $_authctl_value_options)
 
+_authctl_commands="login logout token status account exec header kube-credential git-credential rekey ping
+    version help"
+_authctl_commands=$(echo $_authctl_commands)
+
 _authctl() {
-    local cur prev socket="" command="" sub="" i word positionals=0
+    local cur prev socket="" command="" sub="" i word positionals=0 dashdash=no
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -33,6 +38,8 @@ _authctl() {
                 -*) ;;
                 *) command=$word ;;
             esac
+        elif [[ $word == -- ]]; then
+            dashdash=yes
         elif [[ $word == -* ]]; then
             [[ " $_authctl_value_options " == *" $word "* ]] && i=$((i + 1))
         elif [[ $command == account && -z $sub ]]; then
@@ -47,7 +54,8 @@ _authctl() {
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
-        --client-secret-file)
+        --client-secret-file|apply)
+            [[ $prev == apply && $command != account ]] && return
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
@@ -62,8 +70,13 @@ _authctl() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--socket --help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "login logout token status account rekey ping version help" -- "$cur"))
+            COMPREPLY=($(compgen -W "$_authctl_commands" -- "$cur"))
         fi
+        return
+    fi
+    # `authctl exec NAME -- CMD…`: after `--` the words belong to the program.
+    if [[ $command == exec && $dashdash == yes ]]; then
+        [[ $prev == -- ]] && COMPREPLY=($(compgen -c -- "$cur"))
         return
     fi
 
@@ -73,16 +86,22 @@ _authctl() {
         logout) options="--help"; accounts=yes ;;
         token) options="--min-ttl --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
+        exec) options="--env --min-ttl --help"; accounts=yes ;;
+        header) options="--header-name --scheme --min-ttl --help"; accounts=yes ;;
+        kube-credential) options="--id-token --min-ttl --help"; accounts=yes ;;
+        git-credential)
+            [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "get store erase" -- "$cur"))
+            return ;;
         help)
-            COMPREPLY=($(compgen -W "login logout token status account rekey ping version help" -- "$cur"))
+            COMPREPLY=($(compgen -W "$_authctl_commands" -- "$cur"))
             return ;;
         account)
             case $sub in
-                "") COMPREPLY=($(compgen -W "add list show remove" -- "$cur")); return ;;
+                "") COMPREPLY=($(compgen -W "add list show remove apply" -- "$cur")); return ;;
                 add) options="--issuer --client-id --client-secret-file --scope --audience --redirect-host
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
-                    --end-session-endpoint --jwks-uri" ;;
+                    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove) accounts=yes ;;

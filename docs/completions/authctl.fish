@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account rekey ping version help
+set -l __authctl_commands login logout token status account exec header kube-credential git-credential rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -56,14 +56,24 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a logout -d "revoke and delete an account's tokens"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a token -d 'print an access token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a status -d 'show the state of accounts'
-complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show or remove accounts'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show, remove or apply accounts'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a git-credential -d 'git credential helper'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a rekey -d 're-encrypt secrets under a new key'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a ping -d 'check that the daemon is running'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a help -d 'show help'
 
-complete -c authctl -n '__authctl_using login logout token status' -a '(__authctl_accounts)' -d account
-complete -c authctl -n '__authctl_using login logout token status' -l help -d 'show help'
+complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -l help -d 'show help'
+complete -c authctl -n '__authctl_using exec header kube-credential' -l min-ttl -x -d 'the token must stay valid this long'
+complete -c authctl -n '__authctl_using exec' -l env -x -d 'the variable to set'
+complete -c authctl -n '__authctl_using header' -l header-name -x -d 'the header name'
+complete -c authctl -n '__authctl_using header' -l scheme -x -d 'the scheme before the token'
+complete -c authctl -n '__authctl_using kube-credential' -l id-token -d 'send the ID token'
+complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
 complete -c authctl -n '__authctl_using login' -l no-browser -d 'only print the URL'
 complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after SECONDS'
 complete -c authctl -n '__authctl_using login' -l device -d 'use the device authorization grant'
@@ -71,18 +81,21 @@ complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must 
 complete -c authctl -n '__authctl_using token status' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
 
-complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove'
+complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove apply'
+complete -c authctl -n '__authctl_account_sub apply' -F -d 'accounts file'
 complete -c authctl -n '__authctl_account_sub show remove' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_account_sub list show' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_account_sub add' -l issuer -x -d "the provider's issuer URL"
 complete -c authctl -n '__authctl_account_sub add' -l client-id -x -d 'the OAuth client id'
 complete -c authctl -n '__authctl_account_sub add' -l client-secret-file -r -F -d 'a file holding the client secret'
 complete -c authctl -n '__authctl_account_sub add' -l scope -x -a 'openid profile email offline_access' -d 'a scope to request'
-complete -c authctl -n '__authctl_account_sub add' -l audience -x -d 'RFC 8707 resource indicator'
+complete -c authctl -n '__authctl_account_sub add' -l audience -x -d 'the audience authorization parameter'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-host -x -a '127.0.0.1 localhost ::1' -d 'loopback redirect host'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-port -x -d 'fixed redirect port'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redirect path'
 complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
-for endpoint in authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
+complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
+complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'
+for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

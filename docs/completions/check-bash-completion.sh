@@ -25,7 +25,7 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token status account rekey ping version help" authctl ""
+expect "login logout token status account exec header kube-credential git-credential rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w
@@ -33,7 +33,15 @@ expect "" authctl --socket /down.sock login ""
 expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
-expect "add list show remove" authctl account ""
+expect "add list show remove apply" authctl account ""
+expect "git.example work" authctl exec ""
+expect "--env --min-ttl --help" authctl exec work --
+expect "" authctl exec work --env ""
+expect "--id-token" authctl kube-credential work --id
+expect "--header-name" authctl header work --header-n
+expect "get" authctl git-credential g
+expect "" authctl git-credential get ""
+expect "--git-url-prefix --git-username" authctl account add work --git
 expect "git.example work" authctl account remove ""
 expect "" authctl status work ""
 expect "--redirect-host --redirect-port --redirect-path" authctl account add work --red
