@@ -65,8 +65,12 @@ let package = Package(
             name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
         .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
         // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
-        // docs whose examples must keep matching what authctl accepts.
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "authctl", "mock-oidc-provider"]),
+        // docs whose examples must keep matching what authctl accepts. Not a dependency on the
+        // authctl target: its -static-executable flag would be applied to the test bundle; `swift
+        // build`/`swift test` build every product anyway.
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["TestSupport", "mock-oidc-provider"],
+            exclude: ["Fixtures"]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
