@@ -52,6 +52,10 @@ let package = Package(
             dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
+        // Spawns the real authbrokerd and authctl, so it depends on both executables.
+        .testTarget(
+            name: "BrokerDaemonTests",
+            dependencies: ["BrokerDaemon", "BrokerStore", "TestSupport", "authbrokerd", "authctl"]),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(

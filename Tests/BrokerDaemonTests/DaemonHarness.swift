@@ -1,0 +1,152 @@
+import BrokerStore
+import Foundation
+import Testing
+import TestSupport
+
+/// A temporary home for one daemon: XDG directories, a private runtime directory, the socket path,
+/// and helpers to run the real `authbrokerd` and `authctl` built next to the test bundle.
+struct DaemonHarness {
+    let directory: TemporaryDirectory
+    var root: String { directory.path }
+    var runtime: String { root + "/run" }
+    var socket: String { runtime + "/authbroker.sock" }
+    var stateDirectory: String { root + "/state" }
+    var database: String { stateDirectory + "/tokens.db" }
+    var configHome: String { root + "/config" }
+    var defaultKeyFile: String { configHome + "/authbroker/master.key" }
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "authbrokerd-test")
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    }
+
+    func remove() { directory.remove() }
+
+    /// The products directory: where SwiftPM put this test bundle and the executables.
+    static let binDirectory: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    }()
+
+    static func binary(_ name: String) throws -> String {
+        let path = binDirectory + "/" + name
+        try #require(FileManager.default.isExecutableFile(atPath: path), "\(name) not found at \(path)")
+        return path
+    }
+
+    /// A minimal environment pointing every XDG directory into the temporary root.
+    var environment: [String: String] {
+        [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": runtime,
+            "XDG_STATE_HOME": root + "/xdg-state", "XDG_CONFIG_HOME": configHome,
+        ]
+    }
+
+    /// Default daemon arguments: the socket and state directory of this harness.
+    var daemonArguments: [String] { ["--socket", socket, "--state-dir", stateDirectory] }
+
+    /// Starts `authbrokerd` (optionally through `prefix`, e.g. setpriv); stderr goes to a file.
+    func launch(
+        _ arguments: [String]? = nil, environment extra: [String: String] = [:], prefix: [String] = [],
+        notify: NotifyListener? = nil, name: String = "daemon"
+    ) throws -> DaemonProcess {
+        var environment = environment
+        environment.merge(extra) { $1 }
+        if let notify { environment["NOTIFY_SOCKET"] = notify.address }
+        let command = prefix + [try Self.binary("authbrokerd")] + (arguments ?? daemonArguments)
+        return try DaemonProcess(command: command, environment: environment, logPath: root + "/\(name).log")
+    }
+
+    /// Runs a command to completion (bounded), capturing stdout and stderr.
+    func run(_ command: [String], environment extra: [String: String] = [:], timeout: Double = 30) async throws
+        -> (status: Int32, stdout: String, stderr: String)
+    {
+        var environment = environment
+        environment.merge(extra) { $1 }
+        let name = "run-\(UInt32.random(in: 0...UInt32.max))"
+        let process = try DaemonProcess(
+            command: command, environment: environment, logPath: root + "/\(name).err", stdoutPath: root + "/\(name).out")
+        let status = try await process.waitForExit(timeout: timeout)
+        return (status, process.output, process.log)
+    }
+
+    /// `authctl --socket SOCKET ARGS…`.
+    func authctl(_ arguments: [String], prefix: [String] = []) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
+    }
+
+    /// A fresh key file (0600) at `path`.
+    @discardableResult
+    func makeKey(at path: String) throws -> String {
+        _ = try KeyFile.generate(at: path)
+        return path
+    }
+
+    /// A vault keyed with `keyFile` holding one account, as a previous daemon would have left it.
+    func seedVault(keyFile: String, account: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let vault = try Vault.open(databasePath: database, keySource: .keyFile(path: keyFile))
+        _ = try vault.addAccount(
+            BrokerStore.AccountConfiguration(name: account, issuer: "https://idp.example", clientID: "cli"),
+            now: Date().timeIntervalSince1970)
+    }
+}
+
+/// A child process with stderr (and optionally stdout) in files, stopped by the test.
+final class DaemonProcess {
+    let process = Process()
+    let logPath: String
+    let stdoutPath: String?
+
+    init(command: [String], environment: [String: String], logPath: String, stdoutPath: String? = nil) throws {
+        self.logPath = logPath
+        self.stdoutPath = stdoutPath
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        if let stdoutPath {
+            FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// The exit status (128 + N for a signal), waiting at most `timeout` seconds; a child still
+    /// running then is killed and the test fails.
+    @discardableResult
+    func waitForExit(timeout: Double = 30) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, deadline.timeIntervalSinceNow > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            Issue.record("process \(process.arguments ?? []) did not exit within \(timeout) s; killed")
+        }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// SIGTERM, then the exit status.
+    func stop(timeout: Double = 30) async throws -> Int32 {
+        signal(SIGTERM)
+        return try await waitForExit(timeout: timeout)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
