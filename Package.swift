@@ -51,7 +51,14 @@ let package = Package(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
-        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport"]),
+        .testTarget(
+            name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport", "MockProvider", "mock-oidc-provider"]),
+
+        // The mock OpenID provider (test support, never shipped): in-process library and a
+        // small executable that integration tests and benchmarks spawn.
+        .target(
+            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
+        .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
         // Spawns the real authbrokerd and authctl, so it depends on both executables.
         .testTarget(
             name: "BrokerDaemonTests",

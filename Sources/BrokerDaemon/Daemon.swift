@@ -47,9 +47,7 @@ public enum Daemon {
             notifier: SystemdNotifier(environment: environment),
             watchdog: SystemdNotifier.watchdogInterval(environment: environment))
         // Children (the notify command) must not talk to systemd or inherit our socket.
-        for name in ["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"] {
-            unsetenv(name)
-        }
+        for name in DaemonContext.systemdVariables { unsetenv(name) }
         let started: StartedDaemon
         do {
             started = try StartedDaemon.start(context)
@@ -78,4 +76,12 @@ struct DaemonContext: Sendable {
     let watchdog: Duration?
 
     var logger: Logger { output.logger }
+
+    /// What systemd tells this process only (readiness, activation, watchdog).
+    static let systemdVariables: Set = [
+        "NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID",
+    ]
+
+    /// The environment child processes (the notify command) get: ours without `systemdVariables`.
+    var childEnvironment: [String: String] { environment.filter { !Self.systemdVariables.contains($0.key) } }
 }

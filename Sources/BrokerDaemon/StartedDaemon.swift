@@ -28,7 +28,7 @@ struct StartedDaemon: Sendable {
         let vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
         let (listener, bound) = try listen(context)
         let transport = try ReloadableTransport(configuration: httpConfiguration(context))
-        let broker = try makeBroker(vault: vault, transport: transport, context: context)
+        let broker = makeBroker(vault: vault, transport: transport, context: context)
         context.logger.info(
             "vault open", ["database": options.databasePath, "key": keySource.description])
         return StartedDaemon(
@@ -38,8 +38,10 @@ struct StartedDaemon: Sendable {
     /// The broker behind the socket API.
     private static func makeBroker(
         vault: sending Vault, transport: any HTTPTransport, context: DaemonContext
-    ) throws -> any DaemonBroker {
-        try PlaceholderBroker(vault: vault)
+    ) -> any DaemonBroker {
+        let options = TokenBroker.Options(
+            notifyCommand: context.options.notifyCommand, environment: context.childEnvironment)
+        return TokenBroker(vault: vault, transport: transport, options: options, logger: context.logger)
     }
 
     private static func httpConfiguration(_ context: DaemonContext) throws(DaemonError) -> HTTPClientConfiguration {

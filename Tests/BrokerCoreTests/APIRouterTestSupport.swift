@@ -121,8 +121,7 @@ struct RouterFixture {
 }
 
 extension HTTPResponse {
-    var text: String { String(decoding: body, as: UTF8.self) }
-
+    // `text` comes from MockProviderHarness.swift.
     func decoded<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: Data(body))
     }

@@ -44,7 +44,7 @@ import TestSupport
     @Test func aStateDirectoryThatIsAFileIsRefused() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
-        FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data())
+        #expect(FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data()))
         let daemon = try harness.launch()
         #expect(try await daemon.waitForExit() == 1)
         #expect(daemon.log.contains("cannot use the state directory '\(harness.stateDirectory)': not a directory"))

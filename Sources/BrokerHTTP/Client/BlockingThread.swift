@@ -1,16 +1,16 @@
 import Glibc
 import Synchronization
 
-/// Runs blocking work (getaddrinfo, connect, SSL_read) on a dedicated detached pthread, so the
-/// Swift cooperative pool (as many threads as cores) is never blocked by network I/O.
-enum BlockingThread {
+/// Runs blocking work (getaddrinfo, connect, SSL_read, SQLite, waitpid) on a dedicated detached
+/// pthread, so the Swift cooperative pool (as many threads as cores) is never blocked.
+public enum BlockingThread {
     private final class Job {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Starts `body` on a new thread; returns false when the system refused to create one.
-    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         let job = Unmanaged.passRetained(Job(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -1,0 +1,58 @@
+import BrokerProtocol
+import Synchronization
+
+/// Counters for `GET /metrics`, readable without the actor (Prometheus text exposition 0.0.4).
+/// Labels are fixed words and account states, never account data or secrets.
+final class BrokerMetrics: Sendable {
+    enum RefreshOutcome: String, CaseIterable { case success, transient, terminal }
+    enum LoginOutcome: String, CaseIterable {
+        case succeeded, failed
+        case timedOut = "timed_out"
+        case cancelled
+    }
+
+    private struct Counts {
+        var refreshes: [RefreshOutcome: Int] = [:]
+        var tokensServed = 0
+        var logins: [LoginOutcome: Int] = [:]
+        var errors: [WireErrorCode: Int] = [:]
+        var states: [String: AccountState] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+
+    func refresh(_ outcome: RefreshOutcome) { counts.withLock { $0.refreshes[outcome, default: 0] += 1 } }
+    func tokensServed(_ count: Int) { counts.withLock { $0.tokensServed += count } }
+    func login(_ outcome: LoginOutcome) { counts.withLock { $0.logins[outcome, default: 0] += 1 } }
+    func error(_ code: WireErrorCode) { counts.withLock { $0.errors[code, default: 0] += 1 } }
+    func state(_ state: AccountState?, account: String) { counts.withLock { $0.states[account] = state } }
+
+    /// The exposition text; `cacheHits` are the tokens served by the fast path.
+    func render(cacheHits: Int) -> String {
+        let counts = counts.withLock { $0 }
+        var text = ""
+        func family(_ name: String, _ help: String, _ type: String = "counter") {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        family("authbroker_refreshes_total", "Token refreshes by outcome.")
+        for outcome in RefreshOutcome.allCases {
+            text += "authbroker_refreshes_total{outcome=\"\(outcome.rawValue)\"} \(counts.refreshes[outcome] ?? 0)\n"
+        }
+        family("authbroker_tokens_served_total", "Access tokens handed to clients.")
+        text += "authbroker_tokens_served_total \(counts.tokensServed + cacheHits)\n"
+        family("authbroker_logins_total", "Logins by outcome.")
+        for outcome in LoginOutcome.allCases {
+            text += "authbroker_logins_total{outcome=\"\(outcome.rawValue)\"} \(counts.logins[outcome] ?? 0)\n"
+        }
+        family("authbroker_errors_total", "Errors answered to clients by code.")
+        for code in WireErrorCode.allCases {
+            text += "authbroker_errors_total{code=\"\(code.rawValue)\"} \(counts.errors[code] ?? 0)\n"
+        }
+        family("authbroker_accounts", "Accounts by state.", "gauge")
+        for state in AccountState.allCases {
+            let count = counts.states.values.filter { $0 == state }.count
+            text += "authbroker_accounts{state=\"\(state.rawValue)\"} \(count)\n"
+        }
+        return text
+    }
+}

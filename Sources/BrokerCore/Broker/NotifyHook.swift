@@ -1,0 +1,74 @@
+import BrokerHTTP
+import Glibc
+
+/// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
+/// notify-send when it is on PATH and a display exists, else a log line.
+///
+/// The command gets AUTHBROKER_ACCOUNT, AUTHBROKER_REASON and (when a login is pending)
+/// AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
+/// It is spawned and reaped on a dedicated thread: the actor never blocks and never waits for it.
+/// The state machine asks for one notification per terminal failure, so this never loops.
+struct NotifyHook: Sendable {
+    let command: String?
+    let environment: [String: String]
+    let logger: Logger
+
+    init(command: String?, environment: [String: String], logger: Logger) {
+        self.command = command.flatMap { $0.isEmpty ? nil : $0 }
+        self.environment = environment
+        self.logger = logger
+    }
+
+    func notify(_ note: AccountStateMachine.Notification) {
+        let log = logger.with(["account": note.account])
+        log.warning("login required: \(note.reason). Log in with: authctl login \(note.account)")
+        var env = environment
+        env["AUTHBROKER_ACCOUNT"] = note.account
+        env["AUTHBROKER_REASON"] = note.reason
+        env["AUTHBROKER_URL"] = note.url
+        let argv: [String]
+        if let command {
+            argv = ["/bin/sh", "-c", command]
+        } else if let notifySend = Self.notifySendPath(environment: environment) {
+            argv = [notifySend, "--app-name=authbroker", "authbroker: \(note.account) needs a login",
+                    "\(note.reason)\nRun: authctl login \(note.account)"]
+        } else {
+            return  // the log line above is the notification
+        }
+        let environment = env
+        let started = BlockingThread.start {
+            let status = Self.run(argv, environment: environment)
+            if status != 0 { log.warning("the notify command exited with status \(status)") }
+        }
+        if !started { log.error("cannot start the notify command: the system is out of threads") }
+    }
+
+    /// notify-send's path when a graphical session can show it.
+    static func notifySendPath(environment: [String: String]) -> String? {
+        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return nil }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/notify-send" }.first { access($0, X_OK) == 0 }
+    }
+
+    /// Spawns `argv` with stdin/stdout on /dev/null and waits for it (on the calling thread).
+    /// Returns the exit status, or -1 when it could not be started.
+    static func run(_ argv: [String], environment: [String: String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+}

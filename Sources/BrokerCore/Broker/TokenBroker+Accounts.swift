@@ -1,0 +1,153 @@
+import BrokerCrypto
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+// Accounts: listing, adding (with discovery), removing.
+extension TokenBroker {
+    public func status() async -> AccountList {
+        AccountList(accounts: accounts.values.sorted { $0.name < $1.name }.map { accountStatus($0, configuration: false) })
+    }
+
+    public func accounts() async -> AccountList {
+        AccountList(accounts: accounts.values.sorted { $0.name < $1.name }.map { accountStatus($0, configuration: true) })
+    }
+
+    public func account(named name: String) async throws(WireError) -> AccountStatus {
+        guard let runtime = accounts[name] else { throw unknownAccount(name) }
+        return accountStatus(runtime, configuration: true)
+    }
+
+    func accountStatus(_ runtime: AccountRuntime, configuration: Bool) -> AccountStatus {
+        let machine = runtime.machine
+        let expiry = machine.currentTokens.flatMap { options.refreshPolicy.effectiveExpiry(of: $0) }
+        return AccountStatus(
+            name: runtime.name, state: machine.wireState(now: now()),
+            expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) },
+            lastRefresh: machine.lastRefreshAt.map { RFC3339.format(unixSeconds: $0) }, lastError: machine.lastError,
+            subject: runtime.subject, configuration: configuration ? runtime.configuration : nil)
+    }
+
+    /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the
+    /// account (client secret sealed) and its metadata.
+    public func addAccount(_ configuration: BrokerProtocol.AccountConfiguration) async throws(WireError) -> AccountStatus {
+        let configuration = try AccountValidation.check(configuration).get()
+        let name = configuration.name
+        guard accounts[name] == nil else { throw conflict(name) }
+        let metadata: CachedProviderMetadata
+        do throws(OIDCError) {
+            if let manual = configuration.manualMetadata {
+                try manual.validate(expectedIssuer: configuration.issuer)
+                metadata = CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
+            } else {
+                metadata = try await oidc.discover(issuer: configuration.issuer).cached
+            }
+        } catch {
+            throw fail(WireError(
+                code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
+        }
+        let stored: Account
+        do {
+            let vaultConfiguration = configuration.vaultConfiguration
+            let time = now()
+            stored = try await worker.perform { vault in try vault.addAccount(vaultConfiguration, now: time) }
+        } catch StoreError.duplicateAccount {
+            throw conflict(name)
+        } catch {
+            logger.error("cannot store the account: \(error)", ["account": name])
+            throw fail(WireError(code: .internal, message: "The account could not be stored: \(error)"))
+        }
+        var runtime = makeRuntime(stored, secret: configuration.clientSecret.map { Secret($0) }, document: nil)
+        runtime.metadata = metadata
+        runtime.client = configuration.clientConfiguration(secret: runtime.clientSecret, metadata: metadata.metadata)
+        accounts[name] = runtime
+        if configuration.manualMetadata == nil { adopt(metadata, issuer: configuration.issuer) }
+        event(name) { machine, now in machine.restored(nil, now: now) }
+        logger.info("account added", ["account": name, "issuer": configuration.issuer])
+        return accountStatus(accounts[name]!, configuration: true)
+    }
+
+    /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.
+    public func removeAccount(named name: String) async throws(WireError) {
+        guard accounts[name] != nil else { throw unknownAccount(name) }
+        _ = try? await logout(account: name)
+        guard let id = accounts[name]?.id else { return }  // removed meanwhile by another call
+        do {
+            try await worker.perform { vault in try vault.removeAccount(named: name) }
+        } catch StoreError.unknownAccount {
+            // Already gone from the vault: forget it in memory too.
+        } catch {
+            throw fail(WireError(code: .internal, message: "The account could not be removed: \(error)"))
+        }
+        guard accounts[name]?.id == id else { return }
+        accounts[name] = nil
+        timers.removeValue(forKey: name)?.task.cancel()
+        sync(name, now: now())
+        logger.info("account removed", ["account": name])
+    }
+
+    private func conflict(_ name: String) -> WireError {
+        fail(WireError(
+            code: .conflict, message: "An account named '\(name)' already exists. Remove it first: authctl account remove \(name)"))
+    }
+}
+
+/// Checks an account configuration at the edge, before anything is stored or fetched.
+enum AccountValidation {
+    static let redirectHosts: [String: RedirectURI.Host] = [
+        "127.0.0.1": .ipv4, "localhost": .localhost, "::1": .ipv6, "[::1]": .ipv6,
+    ]
+
+    static func check(_ input: BrokerProtocol.AccountConfiguration) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
+        func invalid(_ message: String) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
+            .failure(WireError(code: .invalidRequest, message: message))
+        }
+        var configuration = input
+        if let problem = AccountName.problem(with: input.name) { return invalid("Invalid account name: \(problem).") }
+        do throws(OIDCError) {
+            try Discovery.checkIssuer(input.issuer)
+            for (what, url) in manualEndpointList(input.endpoints) { _ = try EndpointURL.secure(url, what: what) }
+        } catch {
+            return invalid("Invalid configuration for '\(input.name)': \(error.description)")
+        }
+        if let endpoints = input.endpoints, !endpoints.isEmpty, endpoints.authorization == nil || endpoints.token == nil {
+            return invalid("Manual endpoints need both --authorization-endpoint and --token-endpoint.")
+        }
+        guard isPlainText(input.clientID) else { return invalid("The client id must be non-empty printable text.") }
+        if let secret = input.clientSecret, secret.isEmpty { return invalid("The client secret file is empty.") }
+        if configuration.scopes.isEmpty { configuration.scopes = ["openid"] }
+        guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
+            return invalid("Scopes must be printable words without spaces.")
+        }
+        if let host = input.redirectHost, redirectHosts[host] == nil {
+            return invalid("The redirect host must be 127.0.0.1, localhost or ::1 (got '\(host)').")
+        }
+        if let port = input.redirectPort, !(1...65535).contains(port) {
+            return invalid("The redirect port must be between 1 and 65535 (got \(port)).")
+        }
+        if let path = input.redirectPath, (try? RedirectURI(port: 1, path: path)) == nil {
+            return invalid("The redirect path must start with '/' and contain no query, fragment or spaces.")
+        }
+        for key in input.extraParameters.keys {
+            guard isPlainText(key), !AuthorizationRequest.reservedParameters.contains(key) else {
+                return invalid("The parameter '\(key)' is set by authbroker itself and cannot be configured.")
+            }
+        }
+        return .success(configuration)
+    }
+
+    private static func isPlainText(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
+    }
+
+    private static func manualEndpointList(_ endpoints: ManualEndpoints?) -> [(String, String)] {
+        guard let endpoints else { return [] }
+        let all: [(String, String?)] = [
+            ("authorization_endpoint", endpoints.authorization), ("token_endpoint", endpoints.token),
+            ("revocation_endpoint", endpoints.revocation), ("userinfo_endpoint", endpoints.userinfo),
+            ("device_authorization_endpoint", endpoints.deviceAuthorization),
+            ("end_session_endpoint", endpoints.endSession), ("jwks_uri", endpoints.jwksURI),
+        ]
+        return all.compactMap { what, url in url.map { (what, $0) } }
+    }
+}

@@ -1,0 +1,143 @@
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+// Feeding events to the state machines and performing the actions they return, in order.
+extension TokenBroker {
+    typealias Action = AccountStateMachine.Action
+
+    /// Feeds one event to `name`'s machine (at `time`, default now), performs the actions, then
+    /// refreshes the fast-path snapshot, the metrics and the stored status. False: no such account.
+    @discardableResult
+    func event(
+        _ name: String, at time: Double? = nil, _ body: (inout AccountStateMachine, Double) -> [Action]
+    ) -> Bool {
+        guard accounts[name] != nil else { return false }
+        let time = time ?? now()
+        let actions = body(&accounts[name]!.machine, time)
+        perform(actions, account: name)
+        sync(name, now: time)
+        return true
+    }
+
+    /// Performs `actions` in order. Nothing here awaits: slow work (network, waits) runs in tracked
+    /// tasks that report back with a new event, and vault writes are queued on the vault thread in
+    /// this order, so the sequence the machine asked for is the sequence that reaches the disk.
+    func perform(_ actions: [Action], account name: String) {
+        for action in actions {
+            switch action {
+            case .serveToken(let tokens, let ids):
+                let grant = tokens.grant(expiry: options.refreshPolicy.effectiveExpiry(of: tokens))
+                for id in ids { answers.deliver(.success(grant), to: id.rawValue) }
+                counters.tokensServed(ids.count)
+            case .fail(let error, let ids):
+                for id in ids where answers.deliver(.failure(error), to: id.rawValue) { counters.error(error.code) }
+            case .waitForRefresh:
+                break  // the caller parks itself when no answer was delivered
+            case .startRefresh(_, let generation, let attempt):
+                background { broker in await broker.refresh(name, generation: generation, attempt: attempt) }
+            case .scheduleWakeUp(let at):
+                arm(name, at: at)
+            case .cancelWakeUp:
+                timers.removeValue(forKey: name)?.task.cancel()
+            case .persistTokens(let tokens):
+                persistIfNeeded(tokens, account: name)
+            case .deleteTokens:
+                deleteTokens(account: name)
+            case .revoke(let tokens):
+                background { broker in _ = await broker.revoke(tokens, account: name) }
+            case .cancelLogin(let loginID, let reason):
+                cancelLogin(loginID, reason: reason)
+            case .notifyUser(let note):
+                notifier.notify(note)
+            }
+        }
+    }
+
+    /// Brings the fast-path snapshot, the account-state gauge and the stored status up to date.
+    func sync(_ name: String, now time: Double) {
+        guard let runtime = accounts[name] else {
+            cache.set(nil, account: name)
+            counters.state(nil, account: name)
+            return
+        }
+        let machine = runtime.machine
+        let policy = options.refreshPolicy
+        var entry: TokenCache.Entry?
+        if let tokens = machine.currentTokens, policy.isValid(tokens, at: time) {
+            let expiry = policy.effectiveExpiry(of: tokens)
+            let serveUntil = expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: tokens) ?? 0) } ?? .infinity
+            entry = TokenCache.Entry(grant: tokens.grant(expiry: expiry), serveUntil: serveUntil)
+        }
+        cache.set(entry, account: name)
+        counters.state(machine.wireState(now: time), account: name)
+        let status = TokenStatus(
+            lastRefreshAt: machine.lastRefreshAt, lastErrorCode: machine.lastError?.code.rawValue,
+            lastErrorMessage: machine.lastError?.message, subject: runtime.subject)
+        guard status != runtime.persistedStatus else { return }
+        accounts[name]?.persistedStatus = status
+        let id = runtime.id
+        worker.enqueue({ try $0.updateStatus(status, accountID: id) }, onError: vaultErrorLogger(name))
+    }
+
+    // MARK: Persistence
+
+    /// Commits `tokens` (and the status that goes with them) before the machine hears of them.
+    /// Returns false when the write failed (logged).
+    func persist(_ tokens: AccountTokens, status: TokenStatus, account name: String) async -> Bool {
+        guard let id = accounts[name]?.id else { return false }
+        let stored = tokens.stored
+        do {
+            try await worker.perform { vault in
+                try vault.saveTokens(stored, accountID: id)
+                try vault.updateStatus(status, accountID: id)
+            }
+        } catch {
+            logger.error("cannot store the new tokens: \(error)", ["account": name])
+            return false
+        }
+        accounts[name]?.persistedTokens = tokens
+        accounts[name]?.persistedStatus = status
+        return true
+    }
+
+    /// `persistTokens`: normally already done before the event; queued otherwise (e.g. a failed write).
+    private func persistIfNeeded(_ tokens: AccountTokens, account name: String) {
+        guard let runtime = accounts[name], runtime.persistedTokens != tokens else { return }
+        accounts[name]?.persistedTokens = tokens
+        let (id, stored) = (runtime.id, tokens.stored)
+        worker.enqueue({ try $0.saveTokens(stored, accountID: id) }, onError: vaultErrorLogger(name))
+    }
+
+    private func deleteTokens(account name: String) {
+        guard let id = accounts[name]?.id else { return }
+        accounts[name]?.persistedTokens = nil
+        accounts[name]?.persistedStatus = nil  // the row (status included) goes: rewrite it at the next sync
+        worker.enqueue({ try $0.deleteTokens(accountID: id) }, onError: vaultErrorLogger(name))
+    }
+
+    func vaultErrorLogger(_ name: String) -> @Sendable (any Error) -> Void {
+        let logger = logger
+        return { error in logger.error("token store write failed: \(error)", ["account": name]) }
+    }
+
+    // MARK: Timers
+
+    /// (Re)arms `name`'s single timer for the wall-clock time `at`.
+    private func arm(_ name: String, at: Double) {
+        timers[name]?.task.cancel()
+        guard !isShutDown else { return }
+        let arming = number()
+        let task = Task {
+            do { try await self.sleep(until: at) } catch { return }
+            self.timerFired(name, arming: arming)
+        }
+        timers[name] = (arming, task)
+    }
+
+    private func timerFired(_ name: String, arming: UInt64) {
+        guard timers[name]?.arming == arming else { return }
+        timers[name] = nil
+        event(name) { machine, now in machine.timerFired(now: now) }
+    }
+}

@@ -1,0 +1,122 @@
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+// Refreshes, revocation and provider metadata: the network side of the actions.
+extension TokenBroker {
+    /// `startRefresh`: calls the token endpoint, commits the answer, then reports to the machine.
+    /// The generation is checked after every await; a stale answer is reported anyway and the
+    /// machine drops it (revoking its tokens), but it is never committed.
+    func refresh(_ name: String, generation: UInt64, attempt: Int) async {
+        guard let runtime = accounts[name], case .refreshing(let old, _) = runtime.machine.state else { return }
+        let log = logger.with(["account": name, "attempt": String(attempt)])
+        log.info("refreshing the access token")
+        let result: Result<TokenSet, OIDCError>
+        do throws(OIDCError) {
+            let metadata = try await metadata(for: name)
+            guard let client = accounts[name]?.client else { return }
+            result = .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+        } catch {
+            result = .failure(error)
+        }
+        guard !Task.isCancelled, accounts[name] != nil else { return }
+        switch result {
+        case .success(let fresh):
+            let tokens = AccountTokens(fresh).carryingOver(from: old)
+            let time = now()
+            if isRefreshCurrent(name, generation: generation) {
+                let status = TokenStatus(lastRefreshAt: time, subject: accounts[name]?.subject)
+                _ = await persist(tokens, status: status, account: name)
+            }
+            counters.refresh(.success)
+            let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
+            log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
+            event(name, at: time) { machine, now in machine.refreshSucceeded(tokens, generation: generation, now: now) }
+        case .failure(let error):
+            let failure = Self.refreshFailure(error)
+            if case .terminal = failure {
+                counters.refresh(.terminal)
+                log.warning("the provider rejected the refresh: \(error)")
+            } else {
+                counters.refresh(.transient)
+                log.warning("refresh failed, will retry: \(error)")
+            }
+            event(name) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
+        }
+    }
+
+    /// Whether a refresh started under `generation` is still the one the machine waits for.
+    func isRefreshCurrent(_ name: String, generation: UInt64) -> Bool {
+        guard let machine = accounts[name]?.machine, machine.generation == generation,
+            case .refreshing(_, let attempt) = machine.state, case .inFlight = attempt.phase
+        else { return false }
+        return true
+    }
+
+    /// The engine's error classified for the state machine.
+    static func refreshFailure(_ error: OIDCError) -> AccountStateMachine.RefreshFailure {
+        switch error.disposition {
+        case .terminal:
+            return .terminal(message: error.description)
+        case .transient(let retryAfter):
+            let seconds = retryAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+            return .transient(message: error.description, retryAfter: seconds)
+        }
+    }
+
+    /// Revokes `tokens` at the provider, best effort: (revoked, note for people). Never throws.
+    func revoke(_ tokens: AccountTokens, account name: String) async -> (revoked: Bool, note: String?) {
+        let metadata: ProviderMetadata
+        do throws(OIDCError) {
+            metadata = try await self.metadata(for: name)
+        } catch {
+            return (false, "the provider could not be reached: \(error)")
+        }
+        guard metadata.revocationEndpoint != nil, let client = accounts[name]?.client else {
+            return (false, "the provider has no revocation endpoint")
+        }
+        let results: [RevocationResult]
+        do throws(OIDCError) {
+            results = try await oidc.revoke(tokens.engineTokens, metadata: metadata, client: client)
+        } catch {
+            return (false, "revocation failed: \(error)")
+        }
+        let failures = results.compactMap { result in result.error.map { "\(result.tokenTypeHint): \($0)" } }
+        if failures.isEmpty {
+            logger.info("tokens revoked at the provider", ["account": name])
+            return (true, nil)
+        }
+        logger.warning("revocation failed: \(failures.joined(separator: "; "))", ["account": name])
+        return (false, "revocation failed: " + failures.joined(separator: "; "))
+    }
+
+    /// The account's provider metadata through the discovery cache policy (24 h; the last good copy
+    /// is served with a warning when a refetch fails). New documents are stored in the vault.
+    func metadata(for name: String) async throws(OIDCError) -> ProviderMetadata {
+        guard let runtime = accounts[name] else { throw .cancelled }
+        if runtime.manualEndpoints != nil, let cached = runtime.metadata { return cached.metadata }
+        let issuer = runtime.configuration.issuer
+        let outcome = try await oidc.discover(issuer: issuer, cached: runtime.metadata)
+        if let warning = outcome.warning { logger.warning(warning, ["account": name]) }
+        if outcome.isNew { adopt(outcome.cached, issuer: issuer) }
+        return outcome.metadata
+    }
+
+    /// Keeps freshly fetched metadata: in memory for every account of the issuer, and in the vault.
+    func adopt(_ cached: CachedProviderMetadata, issuer: String) {
+        for (name, runtime) in accounts where runtime.configuration.issuer == issuer && runtime.manualEndpoints == nil {
+            accounts[name]?.metadata = cached
+            accounts[name]?.client = runtime.configuration.clientConfiguration(
+                secret: runtime.clientSecret, metadata: cached.metadata)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let json = try? encoder.encode(cached.metadata) else { return }
+        let document = CachedDocument(
+            json: String(decoding: json, as: UTF8.self), fetchedAt: cached.fetchedAt.timeIntervalSince1970)
+        let logger = logger
+        worker.enqueue({ try $0.storeProviderMetadata(document, issuer: issuer) }) { error in
+            logger.warning("cannot cache the provider metadata: \(error)", ["issuer": issuer])
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BrokerProtocol
+
+// Serving tokens: the synchronous fast path and the actor path with single-flight waits.
+extension TokenBroker {
+    /// The fast path: the snapshot's grant while it is valid and outside the refresh margin. No actor
+    /// hop, no allocation beyond the grant, one lock.
+    public nonisolated func cachedToken(account: String, now: Double) -> TokenGrant? {
+        cache.grant(account: account, now: now)
+    }
+
+    /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
+    /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
+    /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.
+    public func token(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+        -> TokenGrant
+    {
+        guard accounts[name] != nil else { throw unknownAccount(name) }
+        guard !isShutDown else {
+            throw fail(WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))
+        }
+        if let minTTL, !minTTL.isFinite || minTTL < 0 {
+            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
+        }
+        let id = number()
+        event(name) { machine, now in machine.tokenRequested(AccountRequestID(id), minTTL: minTTL, now: now) }
+        let result: Result<TokenGrant, WireError>
+        if let answer = answers.take(id) {
+            result = answer
+        } else {
+            let deadline = now() + options.tokenWaitTimeout
+            let timeout = Task {
+                do { try await self.sleep(until: deadline) } catch { return }
+                self.abandon(id, account: name)
+            }
+            result = await withCheckedContinuation { continuation in answers.park(id, continuation) }
+            timeout.cancel()
+        }
+        return try result.get()
+    }
+
+    /// A parked token request waited too long: the machine forgets it and the caller is told.
+    private func abandon(_ id: UInt64, account name: String) {
+        guard answers.isWaiting(id) else { return }
+        event(name) { machine, _ in machine.requestAbandoned(AccountRequestID(id)) }
+        let error = WireError(
+            code: .providerUnavailable,
+            message: "The provider for '\(name)' did not answer the refresh in time. Try again shortly.")
+        answers.deliver(.failure(fail(error)), to: id)
+    }
+
+    /// Prometheus text exposition.
+    public nonisolated func metrics() -> String {
+        counters.render(cacheHits: cache.hits.load(ordering: .relaxed))
+    }
+}

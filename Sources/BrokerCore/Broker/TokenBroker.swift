@@ -1,0 +1,199 @@
+import BrokerCrypto
+import BrokerHTTP
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+/// The broker: owns every account's state machine and performs its actions — refreshes, timers,
+/// logins, persistence, notifications — and answers the socket API through `BrokerService`.
+///
+/// Concurrency: this actor owns all mutable broker state. The vault lives on its own thread
+/// (`VaultWorker`); network calls and waits run in tasks that report back to the actor. After every
+/// `await` the account's generation (or login id) is checked again, so a result that arrives after a
+/// logout or a new login is dropped. New tokens are committed to the vault BEFORE the state machine
+/// hears of them, so no caller is ever served a token whose rotated refresh token is not on disk.
+/// The token fast path (`cachedToken`) reads a Mutex-protected snapshot and never touches the actor.
+public actor TokenBroker: BrokerService {
+    /// Daemon-level settings.
+    public struct Options: Sendable {
+        /// `--notify-command`: run with `/bin/sh -c` when an account needs a login. nil: notify-send
+        /// when on PATH with a display, else a log line.
+        public var notifyCommand: String?
+        /// The environment notify commands inherit (PATH, DISPLAY…), plus the AUTHBROKER_* variables.
+        public var environment: [String: String]
+        /// A login's timeout when the request names none, and the largest one accepted.
+        public var defaultLoginTimeout: Double = 300
+        public var maximumLoginTimeout: Double = 3600
+        /// How long a token request may wait for a refresh before it gives up.
+        public var tokenWaitTimeout: Double = 30
+        /// The longest `wait` of a login status long-poll.
+        public var maximumLoginWait: Double = 30
+        /// Starts browser (loopback redirect) logins; nil refuses them (device logins still work).
+        public var loginFlowFactory: LoginFlowFactory?
+        public var refreshPolicy = RefreshPolicy()
+        public var refreshBackoff = RefreshBackoff()
+        public var discoveryPolicy = DiscoveryCachePolicy()
+
+        public init(
+            notifyCommand: String? = nil, environment: [String: String] = [:],
+            loginFlowFactory: LoginFlowFactory? = Options.loopbackLogins
+        ) {
+            self.notifyCommand = notifyCommand
+            self.environment = environment
+            self.loginFlowFactory = loginFlowFactory
+        }
+    }
+
+    let worker: VaultWorker
+    let oidc: OIDCClient
+    let options: Options
+    let logger: Logger
+    nonisolated let now: @Sendable () -> Double
+    let sleep: @Sendable (Duration) async throws -> Void
+    let notifier: NotifyHook
+    nonisolated let cache = TokenCache()
+    nonisolated let counters = BrokerMetrics()
+
+    var accounts: [String: AccountRuntime] = [:]
+    var answers = Parking<Result<TokenGrant, WireError>>()
+    /// Each account's single timer: the task and a number identifying this arming.
+    var timers: [String: (arming: UInt64, task: Task<Void, Never>)] = [:]
+    var logins: [String: LoginRecord] = [:]
+    /// Logins being started, so a second `startLogin` for the account joins the first.
+    var loginStarts: [String: Task<Result<LoginStarted, WireError>, Never>] = [:]
+    var loginWaits = Parking<LoginStatus>()
+    /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
+    var tasks: [UInt64: Task<Void, Never>] = [:]
+    var nextNumber: UInt64 = 0
+    var isShutDown = false
+
+    /// `vault` is handed over: from now on only the broker's vault thread uses it.
+    public init(
+        vault: sending Vault, transport: any HTTPTransport, options: Options, logger: Logger,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        worker = VaultWorker(vault: vault)
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let time = OIDCTime(
+            now: { Date(timeIntervalSince1970: now()) }, elapsed: { origin.duration(to: clock.now) }, sleep: sleep)
+        oidc = OIDCClient(transport: transport, time: time, discoveryPolicy: options.discoveryPolicy)
+        self.options = options
+        self.logger = logger
+        self.now = now
+        self.sleep = sleep
+        notifier = NotifyHook(command: options.notifyCommand, environment: options.environment, logger: logger)
+    }
+
+    /// Restores every account from the vault: tokens, status and schedules come back, and refreshes
+    /// that fell due while the daemon was down start now.
+    public func start() async {
+        let loaded: [(Account, BrokerStore.TokenSet?, TokenStatus?, Secret?, CachedDocument?, String?)]
+        do {
+            loaded = try await worker.perform { vault in
+                try vault.accounts().map { account in
+                    var problem: String?
+                    var tokens: BrokerStore.TokenSet?
+                    do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
+                    let secret = try? vault.clientSecret(for: account)
+                    let metadata = try? vault.providerMetadata(issuer: account.issuer)
+                    return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
+                }
+            }
+        } catch {
+            logger.error("cannot read the accounts from the token store: \(error)")
+            return
+        }
+        for (account, tokens, status, secret, document, problem) in loaded {
+            if let problem { logger.error("cannot restore the tokens: \(problem)", ["account": account.name]) }
+            var runtime = makeRuntime(account, secret: secret, document: document)
+            runtime.subject = status?.subject
+            runtime.persistedStatus = status
+            runtime.persistedTokens = tokens.map(AccountTokens.init)
+            runtime.machine.lastRefreshAt = status?.lastRefreshAt
+            if let code = status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
+                runtime.machine.lastError = WireError(code: code, message: status?.lastErrorMessage ?? "")
+            }
+            accounts[account.name] = runtime
+            let restored = tokens.map(AccountTokens.init)
+            event(account.name) { machine, now in machine.restored(restored, now: now) }
+        }
+        logger.info("broker started", ["accounts": String(accounts.count)])
+    }
+
+    /// Cancels timers, logins and background work, answers parked callers, then lets queued vault
+    /// writes finish and closes the vault.
+    public func shutdown() async {
+        guard !isShutDown else { return }
+        isShutDown = true
+        for (_, timer) in timers { timer.task.cancel() }
+        timers = [:]
+        for (_, task) in tasks { task.cancel() }
+        tasks = [:]
+        for record in logins.values where record.outcome == .pending { record.login?.flow.cancel() }
+        let stopping = WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly.")
+        for id in answers.waitingIDs { answers.deliver(.failure(stopping), to: id) }
+        for id in loginWaits.waitingIDs { loginWaits.deliver(LoginStatus(loginID: "", account: "", outcome: .pending), to: id) }
+        cache.removeAll()
+        await worker.stop()
+        logger.info("broker stopped")
+    }
+
+    func makeRuntime(_ account: Account, secret: Secret?, document: CachedDocument?) -> AccountRuntime {
+        let configuration = BrokerProtocol.AccountConfiguration(stored: account)
+        var metadata: CachedProviderMetadata?
+        if let manual = configuration.manualMetadata {
+            metadata = CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
+        } else if let document, let decoded = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8)) {
+            metadata = CachedProviderMetadata(metadata: decoded, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
+        }
+        let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
+        let machine = AccountStateMachine(
+            account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
+            jitter: RefreshJitter(seed: seed))
+        return AccountRuntime(
+            id: account.id, configuration: configuration,
+            client: configuration.clientConfiguration(secret: secret, metadata: metadata?.metadata),
+            clientSecret: secret, metadata: metadata, machine: machine)
+    }
+
+    /// A fresh number for requests, timers and tasks.
+    func number() -> UInt64 {
+        nextNumber &+= 1
+        return nextNumber
+    }
+
+    /// Runs `body` as tracked background work (cancelled at shutdown).
+    func background(_ body: @escaping @Sendable (isolated TokenBroker) async -> Void) {
+        guard !isShutDown else { return }
+        let id = number()
+        tasks[id] = Task {
+            await body(self)
+            self.tasks[id] = nil
+        }
+    }
+
+    /// Records `error` in the metrics and returns it, for `throw fail(...)`.
+    func fail(_ error: WireError) -> WireError {
+        counters.error(error.code)
+        return error
+    }
+
+    func unknownAccount(_ name: String) -> WireError {
+        let shown = AccountName.problem(with: name) == nil ? name : "NAME"
+        return fail(WireError(
+            code: .unknownAccount,
+            message: "No account named '\(shown)'. Add one with: authctl account add \(shown) --issuer URL --client-id ID"))
+    }
+
+    /// Sleeps until the wall-clock time `deadline`, in steps of at most 30 s so a suspend/resume or a
+    /// clock change is noticed. Throws when cancelled.
+    nonisolated func sleep(until deadline: Double) async throws {
+        while true {
+            let remaining = deadline - now()
+            guard remaining > 0 else { return }
+            try await sleep(.milliseconds(Int64(min(remaining, RefreshBackoff.maximumSleep) * 1000) + 1))
+        }
+    }
+}

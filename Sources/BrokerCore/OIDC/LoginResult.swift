@@ -1,0 +1,81 @@
+import FoundationEssentials
+import Synchronization
+
+/// What a successful login yields: the tokens, with the validated ID token claims inside.
+public struct LoginResult: Sendable, Equatable {
+    public var tokens: TokenSet
+
+    public init(tokens: TokenSet) {
+        self.tokens = tokens
+    }
+
+    /// The validated ID token claims (nil for a plain OAuth login without `openid`).
+    public var claims: IDTokenClaims? { tokens.idTokenClaims }
+    /// The signed-in user (`sub`), when the login returned an ID token.
+    public var subject: String? { claims?.subject }
+}
+
+/// A login the broker waits on: the loopback redirect flow (`LoginSession`) or the device
+/// grant (`DeviceLoginSession`). Every login ends exactly once — success, failure, expiry or
+/// cancellation — and `result()` returns that same outcome to every caller.
+public protocol LoginFlow: AnyObject, Sendable {
+    /// Random, URL-safe; names the login in the socket API (`/v1/logins/{id}`).
+    var loginID: String { get }
+    /// When the login stops waiting for the user (wall clock).
+    var expiresAt: Date { get }
+    /// The outcome once the login has ended, nil while it is pending. Never waits.
+    var outcome: Result<LoginResult, OIDCError>? { get }
+    /// Waits for the outcome. If the *calling task* is cancelled, this caller gets
+    /// `.failure(.cancelled)` and the login itself goes on (check `outcome`).
+    func result() async -> Result<LoginResult, OIDCError>
+    /// Ends the login with `.cancelled` (no effect once it has ended).
+    func cancel()
+}
+
+/// The once-only outcome of a login and the callers waiting for it.
+final class LoginCompletion: Sendable {
+    private struct State {
+        var outcome: Result<LoginResult, OIDCError>?
+        var waiters: [UInt64: CheckedContinuation<Result<LoginResult, OIDCError>, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var outcome: Result<LoginResult, OIDCError>? { state.withLock { $0.outcome } }
+
+    /// Publishes `outcome` and wakes every waiter; false (and nothing changes) when the login
+    /// had already ended.
+    @discardableResult
+    func finish(_ outcome: Result<LoginResult, OIDCError>) -> Bool {
+        let waiters: [CheckedContinuation<Result<LoginResult, OIDCError>, Never>]? = state.withLock { state in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+        return true
+    }
+
+    func wait() async -> Result<LoginResult, OIDCError> {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: Result<LoginResult, OIDCError>? = state.withLock { state in
+                    if let outcome = state.outcome { return outcome }
+                    if Task.isCancelled { return .failure(.cancelled) }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: .failure(.cancelled))
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import BrokerCrypto
+import BrokerHTTP
+import FoundationEssentials
+import Synchronization
+
+/// One authorization-code login through a loopback redirect (RFC 8252 §7.3, RFC 7636, OIDC
+/// Core §3.1), from binding the listener to validated tokens.
+///
+/// ```swift
+/// let login = try await LoginSession.start(client: client, metadata: metadata, configuration: config)
+/// open(login.authorizationURL)                  // the user's browser
+/// switch await login.result() { … }             // tokens + validated ID token claims, or why not
+/// ```
+///
+/// Order: bind 127.0.0.1 / ::1 (ephemeral port unless fixed) → build the authorization request
+/// with the *bound* redirect URI → wait. The listener exists only while the login is pending:
+/// it answers only GET on the exact redirect path (`LoginCallback` decides; stray requests such
+/// as /favicon.ico get 404 and do not consume the login), exchanges the code (PKCE verifier,
+/// ID token checked against the nonce) before answering, shows the browser a page saying how it
+/// ended, and is closed before the outcome is published. The login ends at the deadline
+/// (`loginExpired`), on `cancel()`, or with the first callback or pasted URL.
+public final class LoginSession: LoginFlow {
+    public let loginID: String
+    /// The URL to open in the browser.
+    public let authorizationURL: String
+    /// The redirect URI registered in the request (with the bound port).
+    public let redirectURI: RedirectURI
+    public let expiresAt: Date
+
+    private let pendingLogin: PendingLogin
+    private let client: OIDCClient
+    private let metadata: ProviderMetadata
+    private let configuration: ClientConfiguration
+    private let state: Mutex<State>
+    private let completion = LoginCompletion()
+
+    private struct State {
+        var callback: LoginCallback
+        /// Until the login ends: the server (closed at the end) and the deadline timer.
+        var server: HTTPServer?
+        var deadlineTimer: Task<Void, Never>?
+        /// True once a callback or paste took the login (its exchange may be in flight).
+        var taken = false
+        /// True once the outcome is decided (it is published after the listener closed).
+        var ended = false
+    }
+
+    /// Binds the redirect listener, builds the authorization request and starts waiting.
+    /// Throws when the redirect settings are invalid, the port cannot be bound, or the
+    /// metadata/configuration cannot make an authorization request (no endpoint, no S256).
+    public static func start(
+        client: OIDCClient, metadata: ProviderMetadata, configuration: ClientConfiguration,
+        redirect: LoopbackRedirect = LoopbackRedirect(), timeout: Duration = AuthorizationRequest.defaultLifetime,
+        randomBytes: RandomBytes = .system
+    ) async throws(OIDCError) -> LoginSession {
+        try redirect.validate()
+        guard timeout > .zero else { throw .invalidConfiguration("the login timeout must be positive") }
+        let listener: HTTPListener
+        do {
+            listener = try HTTPListener.tcp(host: redirect.bindAddress, port: redirect.port)
+        } catch {
+            throw .invalidConfiguration(
+                "cannot listen on \(redirect.bindAddress):\(redirect.port) for the login redirect (\(error)); "
+                    + "choose another redirect port or leave it ephemeral")
+        }
+        let redirectURI = try RedirectURI(host: redirect.host, port: listener.port ?? redirect.port, path: redirect.path)
+        let request = try client.authorizationRequest(
+            metadata: metadata, client: configuration, redirectURI: redirectURI, lifetime: timeout, randomBytes: randomBytes)
+        let session = LoginSession(
+            loginID: try randomBytes.base64URL(count: 16), request: request, client: client, metadata: metadata,
+            configuration: configuration)
+        session.listen(on: listener, timeout: timeout)
+        return session
+    }
+
+    private init(
+        loginID: String, request: AuthorizationRequest, client: OIDCClient, metadata: ProviderMetadata,
+        configuration: ClientConfiguration
+    ) {
+        self.loginID = loginID
+        authorizationURL = request.url
+        redirectURI = request.pendingLogin.redirectURI
+        expiresAt = request.pendingLogin.deadline
+        pendingLogin = request.pendingLogin
+        self.client = client
+        self.metadata = metadata
+        self.configuration = configuration
+        state = Mutex(State(callback: LoginCallback(pendingLogin: request.pendingLogin)))
+    }
+
+    public var outcome: Result<LoginResult, OIDCError>? { completion.outcome }
+
+    public func result() async -> Result<LoginResult, OIDCError> { await completion.wait() }
+
+    public func cancel() { end(with: .failure(.cancelled)) }
+
+    /// The paste fallback, for a browser on another machine: the user copies the full URL the
+    /// browser was redirected to (it fails to load there). A URL that is not this login's
+    /// redirect URI (scheme, host, port, path) gives `.malformedCallback` and leaves the login
+    /// pending; otherwise it ends the login like a callback would, and the login's outcome is
+    /// returned.
+    public func completeWithPastedURL(_ url: String) async -> Result<LoginResult, OIDCError> {
+        let outcome = takeCallback { $0.handlePasted(url: url, now: client.time.now()) }
+        if case .notForUs = outcome {
+            return .failure(.malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
+        }
+        _ = await conclude(outcome)
+        return await completion.wait()
+    }
+
+    // MARK: Listener
+
+    /// Small limits and short timeouts: a browser sends one small GET; anything else is noise.
+    static var listenerConfiguration: HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
+        configuration.limits = HTTPLimits(maxHeaderBytes: 8 * 1024, maxHeaderFields: 64, maxBodyBytes: 1024)
+        configuration.readTimeout = .seconds(5)
+        configuration.requestDeadline = .seconds(10)
+        configuration.idleTimeout = .seconds(10)
+        configuration.maxConnections = 16
+        configuration.drainTimeout = .seconds(2)
+        return configuration
+    }
+
+    private func listen(on listener: HTTPListener, timeout: Duration) {
+        let server = HTTPServer.start(
+            listener: listener, configuration: Self.listenerConfiguration, handler: CallbackHandler(session: self))
+        let sleep = client.time.sleep
+        let timer = Task { [weak self] in
+            do { try await sleep(timeout) } catch { return }
+            self?.expire()
+        }
+        state.withLock { state in
+            state.server = server
+            state.deadlineTimer = timer
+        }
+    }
+
+    /// One request on the listener: the page for the browser, after the exchange when the
+    /// request completed the login.
+    fileprivate func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let outcome = takeCallback { $0.handle(request, now: client.time.now()) }
+        return await conclude(outcome)
+    }
+
+    /// Runs `body` on the callback validator and marks the login taken unless the request was
+    /// not for us. After the login ended (expired, cancelled), a redirect is a replay: it must
+    /// not start a code exchange whose tokens nobody would keep.
+    private func takeCallback(_ body: (inout LoginCallback) -> CallbackOutcome) -> CallbackOutcome {
+        state.withLock { state in
+            let outcome = body(&state.callback)
+            if case .notForUs = outcome { return outcome }
+            if state.ended { return .failed(.loginAlreadyFinished, response: CallbackPage.failure(.loginAlreadyFinished)) }
+            state.taken = true
+            return outcome
+        }
+    }
+
+    /// Finishes the login for a callback outcome and returns the browser's page.
+    private func conclude(_ outcome: CallbackOutcome) async -> HTTPResponse {
+        switch outcome {
+        case .notForUs(let response):
+            return response
+        case .failed(let error, let response):
+            // A replay must not overwrite how the login really ended.
+            if error != .loginAlreadyFinished { end(with: .failure(error)) }
+            return response
+        case .completed(let code, _):
+            let result: Result<LoginResult, OIDCError>
+            do throws(OIDCError) {
+                let tokens = try await client.exchangeCode(
+                    code, pendingLogin: pendingLogin, metadata: metadata, client: configuration)
+                result = .success(LoginResult(tokens: tokens))
+            } catch {
+                result = .failure(error)
+            }
+            end(with: result)
+            switch result {
+            case .success: return CallbackPage.success
+            case .failure(let error): return CallbackPage.failure(error)
+            }
+        }
+    }
+
+    /// The deadline passed: end the login unless a callback already took it (its exchange
+    /// is bounded by the HTTP client's own timeouts).
+    private func expire() {
+        end(with: .failure(.loginExpired), unlessTaken: true)
+    }
+
+    /// Closes the listener, then publishes `result` (the first result wins). Never waits for
+    /// the server here: this may run inside one of its handlers. `unlessTaken`: do nothing
+    /// when a callback already took the login (checked under the same lock).
+    private func end(with result: Result<LoginResult, OIDCError>, unlessTaken: Bool = false) {
+        let (server, timer) = state.withLock { state -> (HTTPServer?, Task<Void, Never>?) in
+            if unlessTaken && state.taken { return (nil, nil) }
+            state.ended = true
+            defer {
+                state.server = nil
+                state.deadlineTimer = nil
+            }
+            return (state.server, state.deadlineTimer)
+        }
+        timer?.cancel()
+        guard let server else { return }
+        let completion = completion
+        Task {
+            await server.stop()
+            completion.finish(result)
+        }
+    }
+}
+
+/// The redirect listener's handler. Holds the session strongly: the session drops the server
+/// (and so this handler) when the login ends, which always happens by the deadline.
+private struct CallbackHandler: HTTPHandler {
+    let session: LoginSession
+
+    func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        await session.handle(request)
+    }
+}

@@ -1,0 +1,144 @@
+import BrokerCore
+import BrokerHTTP
+import BrokerProtocol
+import class BrokerStore.Vault
+import Foundation
+import MockProvider
+import TestSupport
+import Testing
+
+/// The broker over real sockets against the in-process mock provider: discovery, a browser login
+/// through `LoginSession` (the test plays the browser), refresh with rotation and ID-token checks,
+/// logout with revocation. Plus the edge checks of account configuration.
+@Suite(.timeLimit(.minutes(1)))
+struct TokenBrokerMockProviderTests {
+    @Test func browserLoginRefreshAndLogoutAgainstTheMockProvider() async throws {
+        var knobs = MockProviderConfiguration()
+        knobs.accessTokenLifetime = 100
+        let provider = try MockProvider(configuration: knobs)
+        let directory = try TemporaryDirectory(prefix: "authbroker-broker-mock")
+        defer { directory.remove() }
+        let clock = TestClock()
+        let logs = LogCapture()
+        let vault = try Vault.open(
+            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        let broker = TokenBroker(
+            vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
+            logger: logs.logger, now: clock.now, sleep: clock.sleep)
+        await broker.start()
+
+        _ = try await broker.addAccount(AccountConfiguration(
+            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "email", "offline_access"]))
+        let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
+        let joined = try await broker.startLogin(account: "mock", request: LoginRequest())
+        #expect(joined.loginID == started.loginID && joined.authorizationURL == started.authorizationURL)
+        #expect(await broker.tokenOrCode("mock") == .error(.loginPending))
+
+        let browser = try MockProviderHarness.httpClient(pooled: false)
+        let redirect = try await browser.send(HTTPClientRequest(url: started.authorizationURL))
+        try #require(redirect.status == 302)
+        let page = try await browser.send(HTTPClientRequest(url: try #require(redirect.headers["Location"])))
+        #expect(page.status == 200)
+        let status = try await broker.loginStatus(id: started.loginID, wait: 10)
+        #expect(status.outcome == .succeeded && status.subject == "mock-user")
+        guard case .token(let first) = await broker.tokenOrCode("mock") else {
+            Issue.record("no token after login")
+            return
+        }
+
+        clock.advance(60)
+        #expect(await eventually { provider.stats.refreshes == 1 })
+        #expect(await eventually { await broker.tokenOrCode("mock") != .token(first) })
+        #expect(provider.stats.familyRevocations == 0)
+        #expect(try await broker.account(named: "mock").subject == "mock-user")
+
+        let logout = try await broker.logout(account: "mock")
+        #expect(logout.revoked && logout.revocationNote == nil)
+        #expect(provider.stats.revokedHints == ["refresh_token", "access_token"])
+        #expect(logout.endSessionURL?.hasPrefix(provider.url("end_session")) == true)
+        #expect(await broker.tokenOrCode("mock") == .error(.loginRequired))
+        await broker.shutdown()
+        await provider.stop()
+        #expect(!logs.captured.contains { $0.contains(first) })
+    }
+
+    @Test func discoveryFailureIsAnInvalidRequestWithTheReason() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        do throws(WireError) {
+            _ = try await broker.addAccount(AccountConfiguration(name: "x", issuer: "https://elsewhere.example", clientID: "c"))
+            Issue.record("an undiscoverable issuer was accepted")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.message.contains("cannot resolve elsewhere.example"))
+            #expect(!error.message.contains("\n"))
+        }
+        #expect(await broker.accounts().accounts.isEmpty)
+        await broker.shutdown()
+    }
+
+    @Test func accountConfigurationIsCheckedAtTheEdge() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        let issuer = harness.provider.issuer
+        let refused: [(AccountConfiguration, String)] = [
+            (AccountConfiguration(name: "-bad", issuer: issuer, clientID: "c"), "account name"),
+            (AccountConfiguration(name: "a", issuer: "http://id.example.com", clientID: "c"), "https"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: ""), "client id"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", redirectHost: "example.com"), "redirect host"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", redirectPort: 70000), "redirect port"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", redirectPath: "cb"), "redirect path"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", extraParameters: ["state": "x"]), "'state'"),
+            (AccountConfiguration(
+                name: "a", issuer: issuer, clientID: "c", endpoints: ManualEndpoints(token: "\(issuer)/token")),
+             "--authorization-endpoint"),
+        ]
+        for (configuration, reason) in refused {
+            do throws(WireError) {
+                _ = try await broker.addAccount(configuration)
+                Issue.record("accepted: \(configuration)")
+            } catch {
+                #expect(error.code == .invalidRequest && error.message.contains(reason), "\(error.message)")
+            }
+        }
+        let added = try await broker.addAccount(AccountConfiguration(
+            name: "work", issuer: issuer, clientID: "c", clientSecret: "s3cret-value", redirectHost: "localhost",
+            extraParameters: ["prompt": "consent"]))
+        #expect(added.state == .loggedOut && added.configuration?.clientSecret == nil)
+        #expect(added.configuration?.scopes == ["openid"])
+        await #expect(throws: WireError.self) {
+            try await broker.addAccount(AccountConfiguration(name: "work", issuer: issuer, clientID: "c"))
+        }
+        do throws(WireError) {
+            _ = try await broker.token(account: "nope", minTTL: nil, requester: testRequester)
+        } catch {
+            #expect(error.code == .unknownAccount && error.message.contains("authctl account add nope --issuer"))
+        }
+        // The configuration (not the secret) survives a restart.
+        await broker.shutdown()
+        let restarted = try await harness.makeBroker()
+        let shown = try await restarted.account(named: "work")
+        #expect(shown.configuration?.redirectHost == "localhost" && shown.configuration?.extraParameters == ["prompt": "consent"])
+        #expect(shown.configuration?.clientSecret == nil)
+        try await restarted.removeAccount(named: "work")
+        #expect(await restarted.accounts().accounts.isEmpty)
+        await restarted.shutdown()
+    }
+
+    @Test func rekeyRotatesTheKeyFileAndTokensSurvive() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        _ = try await harness.addAndLogin(broker)
+        let before = try String(contentsOfFile: harness.keyPath, encoding: .utf8)
+        let result = try await broker.rekey()
+        #expect(result.keyLocation == harness.keyPath && result.resealed == 2)
+        #expect(try String(contentsOfFile: harness.keyPath, encoding: .utf8) != before)
+        await broker.shutdown()
+        let restarted = try await harness.makeBroker()
+        #expect(await restarted.tokenOrCode() == .token(harness.provider.with { $0.issuedAccess[0] }))
+        await restarted.shutdown()
+    }
+}

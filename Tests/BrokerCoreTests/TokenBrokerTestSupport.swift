@@ -1,0 +1,239 @@
+import BrokerCore
+import BrokerCrypto
+import BrokerHTTP
+import BrokerProtocol
+import BrokerStore
+import Foundation
+import Synchronization
+import TestSupport
+
+/// An in-process OpenID provider behind the `HTTPTransport` seam: discovery, token endpoint with
+/// refresh-token rotation and reuse detection (a reused rotated-out token revokes the family, as real
+/// providers do), revocation, and failure injection. Every token value starts with "tok_" so tests can
+/// search logs for any of them.
+final class FakeProvider: HTTPTransport {
+    enum Mode: Sendable { case normal, unavailable, invalidGrant }
+
+    struct State {
+        var lifetime = 100
+        var rotate = true
+        var mode = Mode.normal
+        var tokenDelay: Duration?
+        var live: Set<String> = []
+        var used: Set<String> = []
+        var refreshes = 0
+        var familyRevocations = 0
+        var revoked: [(hint: String, token: String)] = []
+        var issuedAccess: [String] = []
+        var issuedRefresh: [String] = []
+        var counter = 0
+    }
+
+    let issuer: String
+    let state = Mutex(State())
+
+    init(issuer: String = "https://id.example.com") {
+        self.issuer = issuer
+    }
+
+    func with<T: Sendable>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
+
+    var metadataJSON: [String: Any] {
+        [
+            "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize", "token_endpoint": "\(issuer)/token",
+            "revocation_endpoint": "\(issuer)/revoke", "end_session_endpoint": "\(issuer)/logout",
+            "jwks_uri": "\(issuer)/jwks", "code_challenge_methods_supported": ["S256"],
+        ]
+    }
+
+    /// Mints an access + refresh token pair, registering the refresh token as live.
+    func mint() -> (access: String, refresh: String, lifetime: Int) {
+        state.withLock { state in
+            state.counter += 1
+            let access = "tok_access_\(state.counter)_\(UUID().uuidString)"
+            let refresh = "tok_refresh_\(state.counter)_\(UUID().uuidString)"
+            state.live.insert(refresh)
+            state.issuedAccess.append(access)
+            state.issuedRefresh.append(refresh)
+            return (access, refresh, state.lifetime)
+        }
+    }
+
+    /// What a finished login yields.
+    func loginTokens(now: Double) -> BrokerCore.TokenSet {
+        let (access, refresh, lifetime) = mint()
+        return BrokerCore.TokenSet(
+            accessToken: Secret(access), refreshToken: Secret(refresh), scope: "openid",
+            receivedAt: Date(timeIntervalSince1970: now), expiresAt: Date(timeIntervalSince1970: now + Double(lifetime)))
+    }
+
+    func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
+        let url = String(request.url.split(separator: "?", maxSplits: 1)[0])
+        guard url.hasPrefix(issuer) else { throw .dnsFailure(host: "elsewhere.example", reason: "Name or service not known") }
+        switch url.dropFirst(issuer.count) {
+        case "/.well-known/openid-configuration": return Self.json(metadataJSON)
+        case "/token": return await token(formFields(request.body))
+        case "/revoke":
+            let fields = formFields(request.body)
+            state.withLock { $0.revoked.append((fields["token_type_hint"] ?? "", fields["token"] ?? "")) }
+            return HTTPResponse(status: 200)
+        default: return HTTPResponse(status: 404)
+        }
+    }
+
+    private func token(_ fields: [String: String]) async -> HTTPResponse {
+        if let delay = state.withLock({ $0.tokenDelay }) { try? await Task.sleep(for: delay) }
+        guard fields["grant_type"] == "refresh_token", let presented = fields["refresh_token"] else {
+            return Self.json(["error": "unsupported_grant_type"], status: 400)
+        }
+        enum Outcome { case unavailable, rejected, rotated(rotate: Bool) }
+        let outcome: Outcome = state.withLock { state in
+            switch state.mode {
+            case .unavailable: return .unavailable
+            case .invalidGrant: return .rejected
+            case .normal: break
+            }
+            if state.used.contains(presented) {
+                state.familyRevocations += 1
+                state.live.removeAll()
+                return .rejected
+            }
+            guard state.live.contains(presented) else { return .rejected }
+            state.refreshes += 1
+            if state.rotate {
+                state.live.remove(presented)
+                state.used.insert(presented)
+            }
+            return .rotated(rotate: state.rotate)
+        }
+        switch outcome {
+        case .unavailable:
+            return HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1")]), body: Array("down".utf8))
+        case .rejected:
+            return Self.json(["error": "invalid_grant", "error_description": "refresh token is no longer valid"], status: 400)
+        case .rotated(let rotate):
+            let (access, refresh, lifetime) = mint()
+            if !rotate { state.withLock { _ = $0.live.remove(refresh) } }
+            var body: [String: Any] = ["access_token": access, "token_type": "Bearer", "expires_in": lifetime]
+            if rotate { body["refresh_token"] = refresh }
+            return Self.json(body)
+        }
+    }
+
+    static func json(_ object: Any, status: Int = 200) -> HTTPResponse {
+        let body = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body))
+    }
+}
+
+/// A login that completes at once with tokens minted by the provider (the browser part is the
+/// `LoginSession`'s business and tested with it).
+final class InstantLoginFlow: LoginFlow {
+    let loginID = UUID().uuidString
+    let expiresAt: Date
+    let tokens: BrokerCore.TokenSet
+
+    init(expiresAt: Double, tokens: BrokerCore.TokenSet) {
+        self.expiresAt = Date(timeIntervalSince1970: expiresAt)
+        self.tokens = tokens
+    }
+
+    var outcome: Result<LoginResult, OIDCError>? { .success(LoginResult(tokens: tokens)) }
+    func result() async -> Result<LoginResult, OIDCError> { .success(LoginResult(tokens: tokens)) }
+    func cancel() {}
+}
+
+/// Wall clock = real time + an offset the test moves forward. Sleeps last their duration on THIS
+/// clock, checked every 10 ms, so a sleeper notices a jump within milliseconds.
+final class TestClock: Sendable {
+    private let offset = Mutex<Double>(0)
+
+    var now: @Sendable () -> Double { { Date().timeIntervalSince1970 + self.offset.withLock { $0 } } }
+    func advance(_ seconds: Double) { offset.withLock { $0 += seconds } }
+
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { duration in
+            let end = self.now() + Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            repeat {
+                try await Task.sleep(for: .milliseconds(10))
+            } while self.now() < end
+        }
+    }
+}
+
+/// A state directory, a provider, a clock and captured logs; makes brokers on the same vault file.
+struct BrokerHarness {
+    let directory: TemporaryDirectory
+    let provider = FakeProvider()
+    let clock = TestClock()
+    let logs = LogCapture()
+    var notifyCommand: String?
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "authbroker-broker")
+    }
+
+    var keyPath: String { directory.appending("master.key") }
+
+    func makeBroker() async throws -> TokenBroker {
+        let vault = try Vault.open(
+            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: keyPath))
+        let provider = provider
+        let clock = clock
+        var options = TokenBroker.Options(
+            notifyCommand: notifyCommand, environment: ["PATH": "/usr/bin:/bin"],
+            loginFlowFactory: { context in
+                BrokerLogin(
+                    flow: InstantLoginFlow(expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now())),
+                    authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
+            })
+        options.tokenWaitTimeout = 10
+        let broker = TokenBroker(
+            vault: vault, transport: provider, options: options, logger: logs.logger, now: clock.now,
+            sleep: clock.sleep)
+        await broker.start()
+        return broker
+    }
+
+    /// Adds "work" and logs it in; returns the login's final status.
+    func addAndLogin(_ broker: TokenBroker, name: String = "work") async throws -> LoginStatus {
+        _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(name: name, issuer: provider.issuer, clientID: "cli"))
+        let started = try await broker.startLogin(account: name, request: LoginRequest())
+        var status = try await broker.loginStatus(id: started.loginID, wait: 5)
+        for _ in 0..<50 where status.outcome == .pending {
+            status = try await broker.loginStatus(id: started.loginID, wait: 1)
+        }
+        return status
+    }
+
+    func remove() { directory.remove() }
+}
+
+let testRequester = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
+
+/// Polls `condition` every 10 ms for up to `seconds`; true as soon as it holds.
+func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// What a token request came back with.
+enum TokenAnswer: Equatable, Sendable {
+    case token(String)
+    case error(WireErrorCode)
+}
+
+extension TokenBroker {
+    /// The token, or the wire error's code.
+    func tokenOrCode(_ name: String = "work", minTTL: Double? = nil) async -> TokenAnswer {
+        do throws(WireError) {
+            return .token(try await token(account: name, minTTL: minTTL, requester: testRequester).accessToken)
+        } catch {
+            return .error(error.code)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import BrokerCrypto
+import BrokerHTTP
+import Foundation
+
+// The token endpoint's three grants and revocation.
+extension MockProvider {
+    func token(_ request: HTTPRequest) -> HTTPResponse {
+        let fields = Self.form(request)
+        if let refusal = authenticateClient(request, fields) { return refusal }
+        switch fields["grant_type"] {
+        case "authorization_code": return exchangeCode(fields)
+        case "refresh_token": return refresh(fields)
+        case "urn:ietf:params:oauth:grant-type:device_code": return pollDevice(fields)
+        default: return MockResponse.oauthError("unsupported_grant_type")
+        }
+    }
+
+    /// RFC 6749 §4.1.3 + RFC 7636 §4.6: single-use code, same redirect URI, S256 verifier.
+    private func exchangeCode(_ fields: [String: String]) -> HTTPResponse {
+        let grant: MockProviderState.AuthorizationGrant? = state.withLock { state in
+            state.stats.codeExchanges += 1
+            return fields["code"].flatMap { state.codes.removeValue(forKey: $0) }
+        }
+        guard let grant, grant.redirectURI == fields["redirect_uri"] else {
+            return MockResponse.oauthError("invalid_grant", description: "unknown, used or mismatched code")
+        }
+        let challenge = Base64URL.encode(SHA256.hash(Array((fields["code_verifier"] ?? "").utf8)))
+        guard challenge == grant.codeChallenge else {
+            return MockResponse.oauthError("invalid_grant", description: "PKCE verification failed")
+        }
+        return issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce)
+    }
+
+    /// RFC 6749 §6 with rotation and reuse detection: a retired refresh token used again
+    /// revokes its family, as real providers do.
+    private func refresh(_ fields: [String: String]) -> HTTPResponse {
+        let family: Int? = state.withLock { state in
+            state.stats.refreshes += 1
+            guard let token = fields["refresh_token"], let record = state.refreshTokens[token] else { return nil }
+            switch record.status {
+            case .revoked: return nil
+            case .rotatedOut:
+                if state.configuration.detectRefreshTokenReuse {
+                    state.revokeFamily(record.family)
+                    state.stats.familyRevocations += 1
+                    return nil
+                }
+            case .active: break
+            }
+            guard !state.families[record.family].revoked else { return nil }
+            if state.configuration.rotateRefreshTokens { state.refreshTokens[token]?.status = .rotatedOut }
+            return record.family
+        }
+        guard let family else { return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid") }
+        let scope = state.withLock { $0.families[family].scope }
+        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"])
+    }
+
+    /// RFC 8628 §3.4–3.5, following the configured script.
+    private func pollDevice(_ fields: [String: String]) -> HTTPResponse {
+        enum Answer { case error(String), tokens(String) }
+        let answer: Answer = state.withLock { state in
+            state.stats.devicePolls += 1
+            guard let code = fields["device_code"], var grant = state.deviceCodes[code], !grant.used else {
+                return .error("invalid_grant")
+            }
+            guard grant.expiresAt > Date() else { return .error("expired_token") }
+            grant.polls += 1
+            defer { state.deviceCodes[code] = grant }
+            let configuration = state.configuration
+            if grant.polls <= configuration.deviceSlowDownPolls { return .error("slow_down") }
+            if grant.polls <= configuration.deviceSlowDownPolls + configuration.devicePendingPolls {
+                return .error("authorization_pending")
+            }
+            if configuration.deviceDenies { return .error("access_denied") }
+            grant.used = true
+            return .tokens(grant.scope)
+        }
+        switch answer {
+        case .error(let code): return MockResponse.oauthError(code)
+        case .tokens(let scope): return issueTokens(scope: scope, family: nil, nonce: nil)
+        }
+    }
+
+    /// Mints an access token, a refresh token (new family unless refreshing one; a new token
+    /// only when rotating) and an ID token when `openid` was granted.
+    private func issueTokens(scope: String, family: Int?, nonce: String?, reuse: String? = nil) -> HTTPResponse {
+        let accessToken = Self.randomToken("at")
+        let (configuration, refreshToken) = state.withLock { state -> (MockProviderConfiguration, String?) in
+            let configuration = state.configuration
+            state.stats.tokensIssued += 1
+            var family = family
+            if family == nil && configuration.issueRefreshTokens {
+                state.families.append(.init(scope: scope))
+                family = state.families.count - 1
+            }
+            state.accessTokens[accessToken] = .init(
+                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)))
+            guard let family else { return (configuration, nil) }
+            if let reuse, !configuration.rotateRefreshTokens { return (configuration, reuse) }
+            let refreshToken = Self.randomToken("rt")
+            state.refreshTokens[refreshToken] = .init(family: family, status: .active)
+            return (configuration, refreshToken)
+        }
+        var body: [String: Any] = ["access_token": accessToken, "token_type": "Bearer", "scope": scope]
+        if configuration.includeExpiresIn { body["expires_in"] = configuration.accessTokenLifetime }
+        // Without rotation the refresh token is not restated (RFC 6749 §6 allows either).
+        if let refreshToken, refreshToken != reuse { body["refresh_token"] = refreshToken }
+        if scope.split(separator: " ").contains("openid") {
+            guard let idToken = try? mintIDToken(nonce: nonce, accessToken: accessToken) else {
+                return .plainText(status: 500, "cannot sign the ID token")
+            }
+            body["id_token"] = idToken
+        }
+        return MockResponse.json(body)
+    }
+
+    /// RFC 7009: always 200; a refresh token revokes its family, an access token itself.
+    func revoke(_ request: HTTPRequest) -> HTTPResponse {
+        let fields = Self.form(request)
+        if let refusal = authenticateClient(request, fields) { return refusal }
+        guard let token = fields["token"] else { return MockResponse.oauthError("invalid_request") }
+        state.withLock { state in
+            state.stats.revocations += 1
+            state.stats.revokedHints.append(fields["token_type_hint"] ?? "")
+            if let record = state.refreshTokens[token] { state.revokeFamily(record.family) }
+            state.accessTokens[token]?.revoked = true
+        }
+        return HTTPResponse(status: 200)
+    }
+}

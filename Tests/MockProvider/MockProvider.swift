@@ -1,0 +1,140 @@
+import BrokerCrypto
+import BrokerHTTP
+import Foundation
+import Synchronization
+import TestSupport
+
+/// An OpenID provider for tests, on the project's own HTTP server over plain http on
+/// 127.0.0.1 (the engine allows http for loopback). Not shipped in the daemon.
+///
+/// Endpoints (issuer `http://127.0.0.1:PORT`): discovery (`/.well-known/openid-configuration`
+/// and RFC 8414 `/.well-known/oauth-authorization-server`), `/jwks`, `/authorize` (no UI: it
+/// redirects straight back with `code`, `state` and `iss`, so a test follows it with a plain
+/// GET as a browser would), `/token` (authorization_code with PKCE S256, refresh_token,
+/// device_code), `/revoke`, `/userinfo`, `/device_authorization`, `/end_session`. Knobs
+/// (`MockProviderConfiguration`) and counters (`MockProviderStats`) are readable and settable
+/// while it runs, in process or through `/_mock/config`, `/_mock/stats`, `/_mock/rotate-key`.
+public final class MockProvider: Sendable {
+    public let issuer: String
+    public let port: Int
+    let state: Mutex<MockProviderState>
+    private let server: Mutex<HTTPServer?>
+
+    /// Starts a provider on 127.0.0.1:`port` (0: ephemeral).
+    public init(configuration: MockProviderConfiguration = MockProviderConfiguration(), port: Int = 0) throws {
+        let listener = try HTTPListener.tcp(host: "127.0.0.1", port: port)
+        self.port = listener.port ?? port
+        issuer = "http://127.0.0.1:\(self.port)"
+        var initial = MockProviderState(keys: [try Self.newKey(algorithm: configuration.signingAlgorithm, shared: true)])
+        initial.configuration = configuration
+        state = Mutex(initial)
+        server = Mutex(nil)
+        let started = HTTPServer.start(listener: listener, handler: MockRouter(provider: self))
+        server.withLock { $0 = started }
+    }
+
+    /// Stops the server (connections are cut after a short drain).
+    public func stop() async {
+        let running = server.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        await running?.stop()
+    }
+
+    public var configuration: MockProviderConfiguration { state.withLock { $0.configuration } }
+
+    /// Changes knobs atomically: `provider.configure { $0.rotateRefreshTokens = false }`.
+    public func configure(_ change: (inout MockProviderConfiguration) -> Void) {
+        state.withLock { change(&$0.configuration) }
+    }
+
+    public var stats: MockProviderStats { state.withLock { $0.stats } }
+
+    /// Key rotation: a new key (new `kid`) of the configured algorithm signs from now on. The
+    /// old keys stay published unless `dropOld`. Returns the new `kid`.
+    @discardableResult
+    public func rotateKey(dropOld: Bool = false) throws -> String {
+        let key = try Self.newKey(algorithm: configuration.signingAlgorithm, shared: false)
+        state.withLock { state in
+            if dropOld { state.keys = [] }
+            state.keys.append(key)
+        }
+        return key.kid
+    }
+
+    /// The `kid`s published in the JWKS, oldest first.
+    public var publishedKeyIDs: [String] { state.withLock { $0.keys.map(\.kid) } }
+
+    /// The metadata URL of `endpoint` ("authorize", "token", …).
+    public func url(_ path: String) -> String { issuer + "/" + path }
+
+    /// A fresh key for `algorithm`; `shared` reuses one process-wide key per algorithm, since
+    /// RSA key generation is slow and most tests never rotate.
+    static func newKey(algorithm: String, shared: Bool) throws -> TestSigningKey {
+        let isEC = algorithm == "ES256"
+        if shared, let key = isEC ? sharedKeys.ec : sharedKeys.rsa { return key }
+        return try TestSigningKey(isEC ? .p256 : .rsa(bits: 2048))
+    }
+
+    private static let sharedKeys = (
+        rsa: try? TestSigningKey(.rsa(bits: 2048), kid: "mock-rsa-1"), ec: try? TestSigningKey(.p256, kid: "mock-ec-1")
+    )
+
+    /// The newest published key of the configured algorithm, created (and published) if none.
+    func signingKey(_ state: inout MockProviderState) throws -> TestSigningKey {
+        let algorithm = state.configuration.signingAlgorithm
+        if let key = state.keys.last(where: { $0.algorithm.rawValue == algorithm }) { return key }
+        let key = try Self.newKey(algorithm: algorithm, shared: true)
+        state.keys.append(key)
+        return key
+    }
+}
+
+/// Routes requests to the provider's endpoints, applying injected faults first.
+struct MockRouter: HTTPHandler {
+    let provider: MockProvider
+
+    func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        let path = String(request.path)
+        if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
+        guard let (endpoint, method) = Self.routes[path] else { return .plainText(status: 404, "no such endpoint") }
+        guard request.method == method else { return .plainText(status: 405, "use \(method)") }
+        if let fault = provider.state.withLock({ $0.takeFault(endpoint) }) {
+            if fault.kind == .slow {
+                try? await Task.sleep(for: .milliseconds(fault.delayMilliseconds ?? 1000))
+            } else {
+                return MockResponse.fault(fault)
+            }
+        }
+        return provider.answer(endpoint, request)
+    }
+
+    /// path → (endpoint name used by faults, method)
+    static let routes: [String: (String, String)] = [
+        "/.well-known/openid-configuration": ("discovery", "GET"),
+        "/.well-known/oauth-authorization-server": ("discovery", "GET"),
+        "/jwks": ("jwks", "GET"),
+        "/authorize": ("authorize", "GET"),
+        "/token": ("token", "POST"),
+        "/revoke": ("revocation", "POST"),
+        "/userinfo": ("userinfo", "GET"),
+        "/device_authorization": ("device", "POST"),
+        "/end_session": ("end_session", "GET"),
+    ]
+}
+
+extension MockProvider {
+    func answer(_ endpoint: String, _ request: HTTPRequest) -> HTTPResponse {
+        switch endpoint {
+        case "discovery": discovery(request)
+        case "jwks": jwks()
+        case "authorize": authorize(request)
+        case "token": token(request)
+        case "revocation": revoke(request)
+        case "userinfo": userinfo(request)
+        case "device": deviceAuthorization(request)
+        default: endSession(request)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+/// The knobs of a `MockProvider`, settable while it runs (`MockProvider.configure`, or
+/// `POST /_mock/config` with a partial JSON object from another process). Defaults describe a
+/// well-behaved public-client OpenID provider with refresh-token rotation and reuse detection.
+public struct MockProviderConfiguration: Codable, Sendable, Equatable {
+    public var clientID = "mock-client"
+    /// "none" (public client), "client_secret_basic" or "client_secret_post".
+    public var clientAuthentication = "none"
+    public var clientSecret: String?
+    public var subject = "mock-user"
+    public var email = "user@mock.example"
+
+    /// Seconds; also the `expires_in` sent unless `includeExpiresIn` is false.
+    public var accessTokenLifetime = 3600
+    public var idTokenLifetime = 3600
+    public var includeExpiresIn = true
+    public var issueRefreshTokens = true
+    /// Every refresh answers with a new refresh token and retires the one used.
+    public var rotateRefreshTokens = true
+    /// Using a retired (rotated-out) refresh token revokes its whole family (RFC 9700 §4.14.2).
+    public var detectRefreshTokenReuse = true
+
+    /// "RS256" or "ES256": the algorithm (and key type) of newly minted ID tokens.
+    public var signingAlgorithm = "RS256"
+    /// Send the RFC 9207 `iss` parameter in authorization responses.
+    public var issParameter = true
+    /// Advertise `authorization_response_iss_parameter_supported` in metadata.
+    public var advertiseIssParameter = true
+    /// Send this value as `iss` in authorization responses instead of the issuer (mix-up tests).
+    public var authorizationResponseIssuer: String?
+    /// Put this issuer in both discovery documents instead of the real one.
+    public var discoveryIssuer: String?
+    /// Serve `/.well-known/openid-configuration` (else 404, so clients fall back to RFC 8414).
+    public var serveOpenIDConfiguration = true
+    /// The authorization endpoint answers `error=access_denied` (the user said no).
+    public var denyConsent = false
+    /// Mint every ID token with this defect.
+    public var idTokenDefect: IDTokenDefect?
+    /// Injected failures per endpoint: "discovery", "jwks", "authorize", "token", "revocation",
+    /// "userinfo", "device", "end_session".
+    public var faults: [String: MockFault] = [:]
+
+    /// Device grant script per device code: first `deviceSlowDownPolls` polls answer
+    /// slow_down, the next `devicePendingPolls` authorization_pending, then tokens (or
+    /// access_denied when `deviceDenies`).
+    public var deviceSlowDownPolls = 0
+    public var devicePendingPolls = 1
+    public var deviceDenies = false
+    public var deviceInterval = 1
+    public var deviceCodeLifetime = 600
+
+    public init() {}
+}
+
+/// One way to make an ID token invalid; each must be refused by a correct client.
+public enum IDTokenDefect: String, Codable, Sendable, CaseIterable {
+    case badSignature, wrongIssuer, wrongAudience, expired, futureIssuedAt, badNonce, algNone, unknownKid
+    /// Another `sub` than the login's (only matters for refreshed ID tokens).
+    case changedSubject
+}
+
+/// A failure injected at one endpoint.
+public struct MockFault: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        /// Answer `status` (e.g. 500, 503) with a plain-text body and `retryAfter` if set.
+        case status
+        /// 200 with a body that is not JSON.
+        case garbageJSON
+        /// 400 `{"error":"invalid_grant"}`.
+        case invalidGrant
+        /// Wait `delayMilliseconds`, then answer normally.
+        case slow
+    }
+
+    public var kind: Kind
+    public var status: Int?
+    public var retryAfter: String?
+    public var delayMilliseconds: Int?
+    /// How many requests it affects; nil: all of them.
+    public var remaining: Int?
+
+    public init(_ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil) {
+        self.kind = kind
+        self.status = status
+        self.retryAfter = retryAfter
+        self.delayMilliseconds = delayMilliseconds
+        self.remaining = remaining
+    }
+}
+
+/// Counters a test reads (`MockProvider.stats`, or `GET /_mock/stats`).
+public struct MockProviderStats: Codable, Sendable, Equatable {
+    public var discoveryRequests = 0
+    public var jwksRequests = 0
+    public var authorizationRequests = 0
+    public var codeExchanges = 0
+    public var refreshes = 0
+    /// Access tokens issued by any grant.
+    public var tokensIssued = 0
+    public var deviceAuthorizations = 0
+    public var devicePolls = 0
+    /// Revocation requests received (each token counts once per request).
+    public var revocations = 0
+    /// `token_type_hint` values of the revocation requests, in order.
+    public var revokedHints: [String] = []
+    /// Refresh-token families revoked because a retired refresh token was used again.
+    public var familyRevocations = 0
+    public var userinfoRequests = 0
+    public var endSessionRequests = 0
+    /// Requests refused with invalid_client.
+    public var clientAuthenticationFailures = 0
+    /// Whether the last end_session request carried an ID token this provider issued.
+    public var lastEndSessionHadValidIDTokenHint: Bool?
+
+    public init() {}
+}

@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+/// Everything the mock provider remembers, behind one Mutex in `MockProvider`.
+struct MockProviderState {
+    struct AuthorizationGrant {
+        var clientID: String
+        var redirectURI: String
+        var codeChallenge: String
+        var nonce: String?
+        var scope: String
+    }
+
+    enum RefreshTokenStatus { case active, rotatedOut, revoked }
+
+    struct RefreshToken {
+        var family: Int
+        var status: RefreshTokenStatus
+    }
+
+    struct Family {
+        var scope: String
+        var revoked = false
+    }
+
+    struct AccessToken {
+        var family: Int?
+        var expiresAt: Date
+        var revoked = false
+    }
+
+    struct DeviceGrant {
+        var scope: String
+        var expiresAt: Date
+        var polls = 0
+        var used = false
+    }
+
+    var configuration = MockProviderConfiguration()
+    var stats = MockProviderStats()
+    /// Published keys (JWKS), newest last; the newest of the configured algorithm signs.
+    var keys: [TestSigningKey]
+    var codes: [String: AuthorizationGrant] = [:]
+    var refreshTokens: [String: RefreshToken] = [:]
+    var families: [Family] = []
+    var accessTokens: [String: AccessToken] = [:]
+    var deviceCodes: [String: DeviceGrant] = [:]
+    var issuedIDTokens: Set<String> = []
+
+    /// Applies the endpoint's injected fault, counting it down; nil when none applies.
+    mutating func takeFault(_ endpoint: String) -> MockFault? {
+        guard var fault = configuration.faults[endpoint] else { return nil }
+        if let remaining = fault.remaining {
+            guard remaining > 0 else { return nil }
+            fault.remaining = remaining - 1
+            configuration.faults[endpoint] = fault
+        }
+        return fault
+    }
+
+    /// Revokes a refresh-token family and every token issued in it.
+    mutating func revokeFamily(_ family: Int) {
+        families[family].revoked = true
+        for (token, record) in refreshTokens where record.family == family { refreshTokens[token]?.status = .revoked }
+        for (token, record) in accessTokens where record.family == family { accessTokens[token]?.revoked = true }
+    }
+}
