@@ -62,7 +62,7 @@ let package = Package(
         // Spawns the real authbrokerd and authctl, so it depends on both executables.
         .testTarget(
             name: "BrokerDaemonTests",
-            dependencies: ["BrokerDaemon", "BrokerStore", "TestSupport", "authbrokerd", "authctl"]),
+            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd", "authctl"]),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
