@@ -9,13 +9,8 @@ import TestSupport
 /// moments, 20 times; after each kill the database must pass `integrity_check` and the last token
 /// set the child reported as committed (or the one after it) must open and match in every field.
 @Suite struct CrashSafetyTests {
-    /// `vault-torture` is built next to the test bundle (the products directory).
     private func tortureBinary() throws -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        let path = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("vault-torture").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "vault-torture not found at \(path)")
-        return path
+        try ProductBinary.path("vault-torture")
     }
 
     @Test func sigkilledWriterNeverLosesOrTearsACommittedTokenSet() async throws {
