@@ -23,17 +23,8 @@ struct DaemonHarness {
 
     func remove() { directory.remove() }
 
-    /// The products directory: where SwiftPM put this test bundle and the executables.
-    static let binDirectory: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().path
-    }()
-
-    static func binary(_ name: String) throws -> String {
-        let path = binDirectory + "/" + name
-        try #require(FileManager.default.isExecutableFile(atPath: path), "\(name) not found at \(path)")
-        return path
-    }
+    /// A package executable (`authbrokerd`, `authctl`) from the products directory.
+    static func binary(_ name: String) throws -> String { try ProductBinary.path(name) }
 
     /// A minimal environment pointing every XDG directory into the temporary root.
     var environment: [String: String] {
