@@ -49,6 +49,16 @@ struct DaemonHarness {
         return try DaemonProcess(command: command, environment: environment, logPath: root + "/\(name).log")
     }
 
+    /// Creates the log file of the daemon `launch(name:)` will start and returns its "DEVICE:INODE",
+    /// the `JOURNAL_STREAM` systemd would set when that file is the service's stderr.
+    func journalStream(name: String) throws -> String {
+        let path = root + "/\(name).log"
+        close(open(path, O_CREAT | O_WRONLY, 0o600))
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
     /// Runs a command to completion (bounded), capturing stdout and stderr.
     func run(_ command: [String], environment extra: [String: String] = [:], timeout: Double = 30) async throws
         -> (status: Int32, stdout: String, stderr: String)

@@ -69,13 +69,9 @@ import TestSupport
     @Test func journaldPrefixesOnlyWhenJournalStreamIsOurStderr() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
-        let logPath = harness.root + "/journal.log"
-        close(open(logPath, O_CREAT | O_WRONLY, 0o600))
-        var info = stat()
-        try #require(stat(logPath, &info) == 0)
         let notify = try NotifyListener()
         let daemon = try harness.launch(
-            environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"], notify: notify, name: "journal")
+            environment: ["JOURNAL_STREAM": try harness.journalStream(name: "journal")], notify: notify, name: "journal")
         try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         #expect(try await daemon.stop() == 0)
         let lines = daemon.log.split(separator: "\n")
@@ -93,12 +89,9 @@ import TestSupport
     @Test func startupErrorsUnderJournaldCarryTheErrorPriority() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
-        let logPath = harness.root + "/failing.log"
-        close(open(logPath, O_CREAT | O_WRONLY, 0o600))
-        var info = stat()
-        try #require(stat(logPath, &info) == 0)
         #expect(FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data()))
-        let daemon = try harness.launch(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"], name: "failing")
+        let daemon = try harness.launch(
+            environment: ["JOURNAL_STREAM": try harness.journalStream(name: "failing")], name: "failing")
         #expect(try await daemon.waitForExit() == 1)
         #expect(daemon.log.hasPrefix("<3>cannot use the state directory"), "\(daemon.log)")
     }
