@@ -51,6 +51,25 @@ import TestSupport
         #expect(try await first.stop() == 0)
     }
 
+    @Test func restartsAfterSIGKILLOverTheStaleSocketAndStopsOnSIGINT() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let killed = try harness.launch(notify: notify, name: "killed")
+        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(killed.log)")
+        killed.signal(SIGKILL)
+        #expect(try await killed.waitForExit() == 128 + SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: harness.socket), "a SIGKILLed daemon leaves its socket")
+
+        let restarted = try harness.launch(notify: notify, name: "restarted")
+        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(restarted.log)")
+        #expect(try await harness.authctl(["ping"]).status == 0)
+        restarted.signal(SIGINT)
+        #expect(try await restarted.waitForExit() == 0)
+        #expect(notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        #expect(!FileManager.default.fileExists(atPath: harness.socket))
+    }
+
     @Test func defaultPathsComeFromTheXDGEnvironment() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
