@@ -74,6 +74,11 @@ let package = Package(
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
+        // Spawns the real authbrokerd and authctl. Not a dependency on authctl: its -static-executable
+        // flag would be applied to the test bundle; `swift test` builds every product anyway.
+        .testTarget(
+            name: "BrokerDaemonTests",
+            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd"]),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(

@@ -1,7 +1,5 @@
 import BrokerDaemon
+import Foundation
 
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
-exit(Daemon.main(arguments: CommandLine.arguments))
+// authbrokerd: everything lives in BrokerDaemon; this only passes the process's inputs in.
+exit(Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,227 @@
+import BrokerHTTP
+import BrokerProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The socket API (docs/api.md) as an `HTTPHandler` over any `BrokerService`.
+///
+/// Every request is first checked against the `PeerPolicy` (SO_PEERCRED uid; 403 `forbidden`
+/// otherwise), then routed: unknown paths 404, wrong methods 405 (with `Allow`), malformed JSON or
+/// query parameters 400, service errors with the status of their `WireErrorCode`. Every error body
+/// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
+///
+/// Each token handed out is audited in the log as
+/// `audit: token account=NAME pid=P uid=U exe=PATH` — never the token itself.
+/// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
+/// `BrokerService.cachedToken` on the connection thread, with no await (the hot path).
+public struct APIRouter: HTTPHandler {
+    /// The daemon facts the router reports or needs.
+    public struct Configuration: Sendable {
+        public var policy: PeerPolicy
+        /// Reported by `GET /v1/ping`.
+        public var processID: Int32
+        /// Wall-clock seconds when the daemon started, for the uptime in `GET /v1/ping`.
+        public var startedAt: Double
+
+        public init(policy: PeerPolicy = PeerPolicy(), processID: Int32 = getpid(), startedAt: Double) {
+            self.policy = policy
+            self.processID = processID
+            self.startedAt = startedAt
+        }
+    }
+
+    /// The largest `min_ttl` accepted (a day) and the longest login long-poll.
+    static let minTTLRange = 0...86_400
+    static let waitRange = 0...60
+
+    let service: any BrokerService
+    let configuration: Configuration
+    let logger: Logger
+    let now: @Sendable () -> Double
+    let executable: @Sendable (Int32) -> String
+
+    /// - Parameters:
+    ///   - now: wall-clock seconds since 1970 (injected for tests).
+    ///   - executable: the executable of a pid, for the audit line (`/proc/PID/exe` by default).
+    public init(
+        service: any BrokerService, configuration: Configuration, logger: Logger,
+        now: @escaping @Sendable () -> Double = WallClock.now,
+        executable: @escaping @Sendable (Int32) -> String = ProcessExecutable.path(of:)
+    ) {
+        self.service = service
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+        self.executable = executable
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? {
+        // Refusals and bad requests need no await either; everything else goes to `handle`.
+        let peer: PeerCredentials
+        let route: APIRoute
+        switch admit(request, connection: connection) {
+        case .failure(let refusal): return refusal.response
+        case .success(let admitted): (peer, route) = admitted
+        }
+        guard case .token(let account) = route, request.query == nil,
+            let grant = service.cachedToken(account: account, now: now())
+        else { return nil }
+        return served(grant, account: account, to: peer, request: request)
+    }
+
+    public func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        switch admit(request, connection: connection) {
+        case .failure(let refusal):
+            return refusal.response
+        case .success(let (peer, route)):
+            do {
+                return try await answer(route, request: request, peer: peer)
+            } catch {
+                return Self.errorResponse(error)
+            }
+        }
+    }
+
+    /// The peer check, then the route and method: a response when the request stops here.
+    private func admit(
+        _ request: HTTPRequest, connection: ConnectionInfo
+    ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
+        guard let peer = configuration.policy.admit(connection) else {
+            let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
+            logger.warning("refused a request from \(who)", ["path": String(request.path)])
+            return .failure(RouterRefusal(Self.errorResponse(WireError(
+                code: .forbidden,
+                message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
+                    + "run your own daemon, or ask its administrator for --allow-uid."))))
+        }
+        let route: APIRoute
+        do {
+            route = try APIRoute.match(request.path)
+        } catch {
+            switch error {
+            case .unknown:
+                return .failure(RouterRefusal(Self.errorResponse(
+                    status: 404,
+                    WireError(code: .invalidRequest, message: "No such API path '\(request.path)'; see docs/api.md."))))
+            case .invalidParameter(let why):
+                return .failure(RouterRefusal(Self.errorResponse(WireError(code: .invalidRequest, message: why))))
+            }
+        }
+        guard route.allowedMethods.contains(request.method) else {
+            let allowed = route.allowedMethods.joined(separator: ", ")
+            var response = Self.errorResponse(
+                status: 405,
+                WireError(code: .invalidRequest, message: "\(request.method) is not allowed on \(request.path); use \(allowed)."))
+            response.headers.add(name: "Allow", value: allowed)
+            return .failure(RouterRefusal(response))
+        }
+        return .success((peer, route))
+    }
+
+    private func answer(_ route: APIRoute, request: HTTPRequest, peer: PeerCredentials) async throws(WireError)
+        -> HTTPResponse
+    {
+        switch route {
+        case .ping:
+            try RouterQuery.expectNone(request)
+            let uptime = max(0, now() - configuration.startedAt)
+            return try Self.json(PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
+        case .status:
+            try RouterQuery.expectNone(request)
+            return try Self.json(await service.status())
+        case .accounts where request.method == "POST":
+            guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
+                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
+            }
+            return try Self.json(await service.addAccount(body), status: 201)
+        case .accounts:
+            try RouterQuery.expectNone(request)
+            return try Self.json(await service.accounts())
+        case .account(let name) where request.method == "DELETE":
+            try await service.removeAccount(named: name)
+            return HTTPResponse(status: 204)
+        case .account(let name):
+            return try Self.json(await service.account(named: name))
+        case .token(let account):
+            let query = try RouterQuery(request, allowed: ["min_ttl"])
+            let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
+            let grant = try await service.token(account: account, minTTL: minTTL, requester: peer)
+            return served(grant, account: account, to: peer, request: request)
+        case .login(let account):
+            let body = try RouterBody.decode(LoginRequest.self, from: request, emptyAllowed: true) ?? LoginRequest()
+            return try Self.json(await service.startLogin(account: account, request: body))
+        case .loginStatus(let id):
+            let query = try RouterQuery(request, allowed: ["wait"])
+            let wait = try query.integer("wait", in: Self.waitRange) ?? 0
+            return try Self.json(await service.loginStatus(id: id, wait: Double(wait)))
+        case .logout(let account):
+            _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
+            return try Self.json(await service.logout(account: account))
+        case .rekey:
+            _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
+            return try Self.json(await service.rekey())
+        case .metrics:
+            try RouterQuery.expectNone(request)
+            return HTTPResponse(
+                status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+                body: Array(service.metrics().utf8))
+        }
+    }
+
+    /// The token answer (plain text or JSON), after writing the audit line.
+    private func served(_ grant: TokenGrant, account: String, to peer: PeerCredentials, request: HTTPRequest)
+        -> HTTPResponse
+    {
+        logger.info(
+            "audit: token",
+            ["account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid)])
+        var response: HTTPResponse
+        if Self.wantsPlainText(request) {
+            response = HTTPResponse(
+                status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                body: Array((grant.accessToken + "\n").utf8))
+        } else {
+            response = (try? Self.json(grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
+        }
+        // A bearer token must not be kept by any cache on the way.
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// True when the client's first preferred media type is text/plain (what `authctl token` sends).
+    static func wantsPlainText(_ request: HTTPRequest) -> Bool {
+        guard let accept = request.headers["Accept"] else { return false }
+        let first = accept.split(separator: ",").first ?? ""
+        let media = (first.split(separator: ";").first ?? "").trimmingSpaces().lowercased()
+        return media == "text/plain"
+    }
+}
+
+/// A response that ends a request before routing (forbidden, 404, 405, bad path parameter).
+struct RouterRefusal: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}
+
+/// `{}`: the optional body of POSTs without parameters (must be a JSON object when present).
+struct EmptyObject: Codable {}
+
+/// Wall-clock seconds since 1970, for code that takes an injectable `now`.
+public enum WallClock {
+    @Sendable public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var text = self
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,12 @@
+import BrokerCore
+
+/// What the daemon runs behind the socket API: a `BrokerService` with a lifecycle.
+/// `TokenBroker` is the real one; tests of the wiring may run another.
+public protocol DaemonBroker: BrokerService {
+    /// Restores accounts from the vault and schedules their refreshes.
+    func start() async
+    /// Cancels timers and logins and finishes in-flight vault writes.
+    func shutdown() async
+}
+
+extension TokenBroker: DaemonBroker {}

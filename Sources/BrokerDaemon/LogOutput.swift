@@ -1,0 +1,63 @@
+import BrokerCore
+import Synchronization
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#endif
+
+/// Where the daemon's log lines go: stderr, one `write(2)` per line. Under journald (JOURNAL_STREAM
+/// names our stderr) each line starts with its syslog priority (`<6>…`) so the journal keeps the
+/// level; otherwise lines read `level: message`.
+///
+/// The level is checked here, not in `Logger`, so SIGHUP/SIGUSR1 can change it at run time.
+public final class LogOutput: Sendable {
+    public let journal: Bool
+    private let level: Atomic<Int>
+    private let fd: Int32
+
+    public init(level: Logger.Level, journal: Bool, fd: Int32 = STDERR_FILENO) {
+        self.journal = journal
+        self.level = Atomic(level.rawValue)
+        self.fd = fd
+    }
+
+    public var currentLevel: Logger.Level {
+        get { Logger.Level(rawValue: level.load(ordering: .relaxed)) ?? .info }
+        set { level.store(newValue.rawValue, ordering: .relaxed) }
+    }
+
+    /// A logger writing here at whatever level is current.
+    public var logger: Logger {
+        Logger(minimumLevel: .debug) { [self] level, line in write(level, line) }
+    }
+
+    func write(_ level: Logger.Level, _ line: String) {
+        guard level >= currentLevel else { return }
+        let text = Self.format(level, line, journal: journal)
+        text.utf8CString.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            let count = buffer.count - 1
+            while offset < count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    static func format(_ level: Logger.Level, _ line: String, journal: Bool) -> String {
+        journal ? "<\(level.syslogPriority)>\(line)\n" : "\(level): \(line)\n"
+    }
+
+    /// True when `JOURNAL_STREAM` ("DEVICE:INODE") is the file behind `fd`: systemd sets it for the
+    /// service's stderr, but a child whose stderr was redirected inherits the variable too.
+    public static func isJournal(environment: [String: String], fd: Int32 = STDERR_FILENO) -> Bool {
+        guard let value = environment["JOURNAL_STREAM"] else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    }
+}

@@ -1,0 +1,74 @@
+import BrokerCore
+import BrokerHTTP
+import BrokerProtocol
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#endif
+
+extension StartedDaemon {
+    /// Starts the broker and the server, tells systemd, then handles signals until asked to stop.
+    func serve(_ context: DaemonContext, signals: AsyncStream<Int32>) async {
+        let logger = context.logger
+        await broker.start()
+        let router = APIRouter(
+            service: broker,
+            configuration: .init(policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt),
+            logger: logger)
+        let server = HTTPServer.start(listener: listener, handler: router)
+        let status = await statusLine(context)
+        context.notifier?.send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
+        logger.info("authbrokerd \(BrokerVersion.string) ready: \(status)", ["pid": String(getpid())])
+        let watchdog = startWatchdog(context)
+
+        for await number in signals {
+            if number == SIGHUP {
+                await reload(context)
+            } else if number == SIGUSR1 {
+                context.output.currentLevel = context.output.currentLevel == .debug ? context.options.logLevel : .debug
+                logger.warning("log level is now \(context.output.currentLevel) (SIGUSR1)")
+            } else {
+                logger.info("stopping (signal \(number))")
+                break
+            }
+        }
+        context.notifier?.send("STOPPING=1\nSTATUS=Stopping")
+        watchdog?.cancel()
+        await server.stop()
+        await broker.shutdown()
+        removeSocket()
+        logger.info("stopped")
+    }
+
+    /// SIGHUP: a new HTTPS client from the CA file, the configured log level back.
+    private func reload(_ context: DaemonContext) async {
+        let logger = context.logger
+        context.notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())")
+        context.output.currentLevel = context.options.logLevel
+        do {
+            try transport.reload()
+            logger.info("reloaded: outbound HTTPS client rebuilt", ["ca_file": context.options.caFile ?? "none"])
+        } catch {
+            logger.error("reload failed, keeping the previous HTTPS client: \(error)")
+        }
+        context.notifier?.send("READY=1\nSTATUS=\(await statusLine(context))")
+    }
+
+    private func statusLine(_ context: DaemonContext) async -> String {
+        let count = await broker.status().accounts.count
+        let socket = boundSocket?.path ?? "the socket-activated socket"
+        return "Serving \(count) account\(count == 1 ? "" : "s") on \(socket)"
+    }
+
+    /// WATCHDOG=1 every half period, from a task: if the cooperative pool is wedged, the
+    /// keep-alives stop and systemd restarts us, which is what the watchdog is for.
+    private func startWatchdog(_ context: DaemonContext) -> Task<Void, Never>? {
+        guard let interval = context.watchdog, let notifier = context.notifier else { return nil }
+        return Task {
+            while !Task.isCancelled {
+                notifier.send("WATCHDOG=1")
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import BrokerCore
+import BrokerHTTP
+import BrokerProtocol
+import BrokerStore
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#endif
+
+/// The daemon after its blocking start-up: vault open, socket listening, broker built.
+struct StartedDaemon: Sendable {
+    let listener: HTTPListener
+    let broker: any DaemonBroker
+    let transport: ReloadableTransport
+    /// The socket file we bound (device, inode), removed on stop if it is still ours; nil when
+    /// the socket came from systemd (the socket unit owns it).
+    let boundSocket: (path: String, dev: UInt64, ino: UInt64)?
+    let startedAt: Double
+
+    /// Runs on the main thread before any task: every call here may block (scrypt, SQLite, bind).
+    static func start(_ context: DaemonContext) throws -> StartedDaemon {
+        let startedAt = WallClock.now()
+        let options = context.options
+        try ProcessHardening.apply()
+        try StateDirectory.prepare(options.stateDirectory)
+        let keySource = try KeySource.resolve(
+            environment: context.environment, keyFile: options.keyFile, passphraseFile: options.passphraseFile)
+        let vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
+        let (listener, bound) = try listen(context)
+        let transport = try ReloadableTransport(configuration: httpConfiguration(context))
+        let broker = makeBroker(vault: vault, transport: transport, context: context)
+        context.logger.info(
+            "vault open", ["database": options.databasePath, "key": keySource.description])
+        return StartedDaemon(
+            listener: listener, broker: broker, transport: transport, boundSocket: bound, startedAt: startedAt)
+    }
+
+    /// The broker behind the socket API.
+    private static func makeBroker(
+        vault: sending Vault, transport: any HTTPTransport, context: DaemonContext
+    ) -> any DaemonBroker {
+        let options = TokenBroker.Options(
+            notifyCommand: context.options.notifyCommand, environment: context.childEnvironment)
+        return TokenBroker(vault: vault, transport: transport, options: options, logger: context.logger)
+    }
+
+    private static func httpConfiguration(_ context: DaemonContext) throws(DaemonError) -> HTTPClientConfiguration {
+        let proxy: ProxyConfiguration
+        do { proxy = try ProxyConfiguration(environment: context.environment) } catch { throw .transport("\(error)") }
+        return HTTPClientConfiguration(
+            caFile: context.options.caFile, proxy: proxy, userAgent: "authbroker/\(BrokerVersion.string)")
+    }
+
+    /// The inherited socket (socket activation), else a new one at the configured path.
+    private static func listen(_ context: DaemonContext) throws(DaemonError) -> (
+        HTTPListener, (path: String, dev: UInt64, ino: UInt64)?
+    ) {
+        do {
+            if let inherited = try HTTPListener.inherited(environment: context.environment) {
+                context.logger.info("using the socket passed by systemd (socket activation)")
+                return (inherited, nil)
+            }
+        } catch {
+            throw .listener(error)
+        }
+        let path = context.options.socketPath
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex,
+            let problem = SocketPath.checkPrivateDirectory(String(path[..<slash]))
+        {
+            throw .unsafeSocketDirectory(problem)
+        }
+        let listener: HTTPListener
+        do { listener = try HTTPListener.unix(path: path) } catch {
+            if case .alreadyRunning = error { throw .alreadyRunning(socket: path) }
+            throw .listener(error)
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return (listener, nil) }
+        return (listener, (path, UInt64(info.st_dev), UInt64(info.st_ino)))
+    }
+
+    /// Removes the socket file if it is still the one we bound (a newer daemon may own the path).
+    func removeSocket() {
+        guard let bound = boundSocket else { return }
+        var info = stat()
+        guard lstat(bound.path, &info) == 0, UInt64(info.st_dev) == bound.dev, UInt64(info.st_ino) == bound.ino
+        else { return }
+        unlink(bound.path)
+    }
+}
+
+/// The state directory (holds tokens.db): created 0700 with its parents when missing.
+enum StateDirectory {
+    static func prepare(_ path: String) throws(DaemonError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .stateDirectory(path: path, reason: "not a directory") }
+            return
+        }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try prepare(String(path[..<slash]))
+        }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw .stateDirectory(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}

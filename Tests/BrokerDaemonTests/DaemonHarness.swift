@@ -1,0 +1,175 @@
+import BrokerStore
+import Foundation
+import Testing
+import TestSupport
+
+/// A temporary home for one daemon: XDG directories, a private runtime directory, the socket path,
+/// and helpers to run the real `authbrokerd` and `authctl` built next to the test bundle.
+struct DaemonHarness {
+    let directory: TemporaryDirectory
+    var root: String { directory.path }
+    var runtime: String { root + "/run" }
+    var socket: String { runtime + "/authbroker.sock" }
+    var stateDirectory: String { root + "/state" }
+    var database: String { stateDirectory + "/tokens.db" }
+    var configHome: String { root + "/config" }
+    var defaultKeyFile: String { configHome + "/authbroker/master.key" }
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "authbrokerd-test")
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    }
+
+    func remove() { directory.remove() }
+
+    /// A package executable (`authbrokerd`, `authctl`) from the products directory.
+    static func binary(_ name: String) throws -> String { try ProductBinary.path(name) }
+
+    /// A minimal environment pointing every XDG directory into the temporary root.
+    var environment: [String: String] {
+        [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": root, "XDG_RUNTIME_DIR": runtime,
+            "XDG_STATE_HOME": root + "/xdg-state", "XDG_CONFIG_HOME": configHome,
+        ]
+    }
+
+    /// Default daemon arguments: the socket and state directory of this harness.
+    var daemonArguments: [String] { ["--socket", socket, "--state-dir", stateDirectory] }
+
+    /// Starts `authbrokerd` (optionally through `prefix`, e.g. setpriv); stderr goes to a file.
+    func launch(
+        _ arguments: [String]? = nil, environment extra: [String: String] = [:], prefix: [String] = [],
+        notify: NotifyListener? = nil, name: String = "daemon"
+    ) throws -> DaemonProcess {
+        var environment = environment
+        environment.merge(extra) { $1 }
+        if let notify { environment["NOTIFY_SOCKET"] = notify.address }
+        let command = prefix + [try Self.binary("authbrokerd")] + (arguments ?? daemonArguments)
+        return try DaemonProcess(command: command, environment: environment, logPath: root + "/\(name).log")
+    }
+
+    /// Creates the log file of the daemon `launch(name:)` will start and returns its "DEVICE:INODE",
+    /// the `JOURNAL_STREAM` systemd would set when that file is the service's stderr.
+    func journalStream(name: String) throws -> String {
+        let path = root + "/\(name).log"
+        close(open(path, O_CREAT | O_WRONLY, 0o600))
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
+    /// Runs a command to completion (bounded), capturing stdout and stderr.
+    func run(_ command: [String], environment extra: [String: String] = [:], timeout: Double = 30) async throws
+        -> (status: Int32, stdout: String, stderr: String)
+    {
+        var environment = environment
+        environment.merge(extra) { $1 }
+        let name = "run-\(UInt32.random(in: 0...UInt32.max))"
+        let process = try DaemonProcess(
+            command: command, environment: environment, logPath: root + "/\(name).err", stdoutPath: root + "/\(name).out")
+        let status = try await process.waitForExit(timeout: timeout)
+        return (status, process.output, process.log)
+    }
+
+    /// `authctl --socket SOCKET ARGS…`.
+    func authctl(_ arguments: [String], prefix: [String] = []) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
+    }
+
+    /// A fresh key file (0600) at `path`.
+    @discardableResult
+    func makeKey(at path: String) throws -> String {
+        _ = try KeyFile.generate(at: path)
+        return path
+    }
+
+    /// A vault keyed with `keyFile` holding one account, as a previous daemon would have left it.
+    func seedVault(keyFile: String, account: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let vault = try Vault.open(databasePath: database, keySource: .keyFile(path: keyFile))
+        _ = try vault.addAccount(
+            BrokerStore.AccountConfiguration(name: account, issuer: "https://idp.example", clientID: "cli"),
+            now: Date().timeIntervalSince1970)
+    }
+}
+
+/// A child process with stderr (and optionally stdout) in files, stopped by the test.
+///
+/// Spawned with posix_spawn and reaped with waitpid(WNOHANG), not Foundation's `Process`: that one
+/// takes a child closing its inherited descriptors (systemd-socket-activate does, before exec) for
+/// its death and then blocks its one reaper thread in waitpid — hanging every other child's wait.
+final class DaemonProcess {
+    let pid: pid_t
+    let logPath: String
+    let stdoutPath: String?
+    private var exitStatus: Int32?
+
+    init(command: [String], environment: [String: String], logPath: String, stdoutPath: String? = nil) throws {
+        self.logPath = logPath
+        self.stdoutPath = stdoutPath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        // O_APPEND without O_TRUNC: a log file created by the test keeps its inode (JOURNAL_STREAM).
+        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        let argv = command.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        self.pid = pid
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
+
+    func signal(_ number: Int32) {
+        if exitStatus == nil { kill(pid, number) }
+    }
+
+    /// The exit status (128 + N for a signal) if the child has ended, without waiting.
+    private func poll() -> Int32? {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        let signal = status & 0x7f
+        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        return exitStatus
+    }
+
+    /// The exit status, waiting at most `timeout` seconds; a child still running then is killed
+    /// and the test fails.
+    @discardableResult
+    func waitForExit(timeout: Double = 30) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            if let status = poll() { return status }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(pid, SIGKILL)
+        Issue.record("process \(pid) did not exit within \(timeout) s; killed")
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        exitStatus = 128 + SIGKILL
+        return 128 + SIGKILL
+    }
+
+    /// SIGTERM, then the exit status.
+    func stop(timeout: Double = 30) async throws -> Int32 {
+        signal(SIGTERM)
+        return try await waitForExit(timeout: timeout)
+    }
+
+    deinit {
+        if poll() == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// systemd integration without systemd as PID 1: socket activation through
+/// `systemd-socket-activate`, journald priorities, and the peer check across real uids.
+@Suite struct DaemonSystemdTests {
+    static let socketActivate = ["/usr/bin/systemd-socket-activate", "/bin/systemd-socket-activate"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let nobody: UInt32 = 65534
+
+    @Test(.enabled(if: socketActivate != nil, "systemd-socket-activate is not installed (apt-get install systemd)"))
+    func socketActivationUsesTheInheritedSocketAndLeavesItToSystemd() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let socket = harness.runtime + "/activated.sock"
+        var command = [Self.socketActivate!, "-l", socket]
+        for (name, value) in harness.environment.merging(["NOTIFY_SOCKET": notify.address], uniquingKeysWith: { $1 }) {
+            command += ["-E", "\(name)=\(value)"]
+        }
+        command += [try DaemonHarness.binary("authbrokerd"), "--state-dir", harness.stateDirectory]
+        let activator = try DaemonProcess(command: command, environment: harness.environment, logPath: harness.root + "/activate.log")
+        try #require(await waitForFile(socket), "no socket from systemd-socket-activate; log:\n\(activator.log)")
+
+        // The first connection makes systemd-socket-activate exec the daemon in its own process.
+        let ping = try await harness.run([try DaemonHarness.binary("authctl"), "--socket", socket, "ping"])
+        #expect(ping.status == 0, "\(ping.stderr)\n\(activator.log)")
+        #expect(ping.stdout.contains("(pid \(activator.pid))"))
+        let ready = try #require(notify.wait(for: "READY=1"))
+        #expect(ready.last?.contains("STATUS=Serving 0 accounts on the socket-activated socket") == true)
+        #expect(activator.log.contains("using the socket passed by systemd"))
+
+        #expect(try await activator.stop() == 0, "\(activator.log)")
+        // The socket belongs to the socket unit: the daemon must not remove it.
+        #expect(FileManager.default.fileExists(atPath: socket))
+    }
+
+    @Test(.enabled(if: geteuid() == 0 && setpriv != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+        "needs root, setpriv and python3 to run as another uid"))
+    func anotherUIDIsRefusedAndTheDaemonIsNotDumpable() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        chown(harness.root, Self.nobody, Self.nobody)
+        chown(harness.runtime, Self.nobody, Self.nobody)
+        let asNobody = [Self.setpriv!, "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"]
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(prefix: asNobody, notify: notify)
+        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+
+        // authctl itself refuses a daemon of another user before sending anything.
+        let refused = try await harness.authctl(["ping"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("runs as uid \(Self.nobody), not as you"), "\(refused.stderr)")
+        // A client that does not check (root can open the 0600 socket of another user) reaches the
+        // daemon's own peer check.
+        let raw = try await harness.run([
+            "/usr/bin/python3", "-c",
+            "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+                + "s.sendall(b'GET /v1/accounts/work/token HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n'); "
+                + "print(s.recv(65536).decode())",
+            harness.socket,
+        ])
+        #expect(raw.stdout.hasPrefix("HTTP/1.1 403"), "\(raw.stdout)\(raw.stderr)")
+        #expect(raw.stdout.contains("serves only its own user (uid \(Self.nobody))"), "\(raw.stdout)")
+        #expect(daemon.log.contains("warning: refused a request from uid 0"))
+
+        let allowed = try await harness.authctl(["ping"], prefix: asNobody)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+
+        // PR_SET_DUMPABLE 0: the kernel hands the process's /proc files to root.
+        var info = stat()
+        #expect(stat("/proc/\(daemon.pid)/environ", &info) == 0)
+        #expect(info.st_uid == 0)
+        #expect(try await daemon.stop() == 0, "\(daemon.log)")
+    }
+
+    @Test func journaldPrefixesOnlyWhenJournalStreamIsOurStderr() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(
+            environment: ["JOURNAL_STREAM": try harness.journalStream(name: "journal")], notify: notify, name: "journal")
+        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        #expect(try await daemon.stop() == 0)
+        let lines = daemon.log.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("<6>") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("<6>authbrokerd ") && $0.contains(" ready: ") })
+
+        // Inherited from a parent service but not pointing at our stderr: plain lines.
+        let plain = try harness.launch(environment: ["JOURNAL_STREAM": "1:1"], notify: notify, name: "plain")
+        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(plain.log)")
+        #expect(try await plain.stop() == 0)
+        #expect(plain.log.split(separator: "\n").allSatisfy { $0.hasPrefix("info: ") }, "\(plain.log)")
+    }
+
+    @Test func startupErrorsUnderJournaldCarryTheErrorPriority() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        #expect(FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data()))
+        let daemon = try harness.launch(
+            environment: ["JOURNAL_STREAM": try harness.journalStream(name: "failing")], name: "failing")
+        #expect(try await daemon.waitForExit() == 1)
+        #expect(daemon.log.hasPrefix("<3>cannot use the state directory"), "\(daemon.log)")
+    }
+
+    private func waitForFile(_ path: String, timeout: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
