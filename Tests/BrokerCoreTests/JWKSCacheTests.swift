@@ -27,6 +27,24 @@ import Testing
         #expect(await cache.fetchCount == 2)
     }
 
+    /// Found end to end (IntegrationTests.TokenLifecycleTests): a key rotated seconds after the
+    /// login's fetch made the next refresh fail for good (login required) for a whole minute.
+    @Test func keyRotatedSoonAfterTheFirstFetchIsRefetchedAtOnce() async throws {
+        let old = try TestSigningKey(.p256, kid: "old")
+        let new = try TestSigningKey(.p256, kid: "new")
+        let transport = FakeTransport()
+        transport.on(jwksURL, try jwks([old]), try jwks([old, new]))
+        let time = TestTime()
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        time.advance(.seconds(2))
+        #expect(try await cache.candidates(kid: "new", algorithm: .es256).first?.kid == "new")
+        #expect(await cache.fetchCount == 2)
+        // The refetch is what is rate-limited: another unknown kid within the minute fetches nothing.
+        #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty)
+        #expect(await cache.fetchCount == 2)
+    }
+
     @Test func unknownKidAfterRefetchIsRefusedAndNotRefetchedWithinTheRateLimit() async throws {
         let key = try TestSigningKey(.p256, kid: "k1")
         let transport = FakeTransport()

@@ -5,8 +5,11 @@ import FoundationEssentials
 /// The provider's JWKS, fetched on first use and kept in memory.
 ///
 /// Key rotation: when a token names a `kid` the cached set lacks, the set is refetched once —
-/// but at most once per `minimumRefetchInterval` (default 60 s), so a stream of tokens with
-/// made-up `kid`s cannot turn the broker into a request amplifier against the provider.
+/// but such refetches happen at most once per `minimumRefetchInterval` (default 60 s), so a
+/// stream of tokens with made-up `kid`s cannot turn the broker into a request amplifier against
+/// the provider. The first fetch does not count against that limit: a provider that rotates its
+/// key a few seconds after a login must not cost the user a new login at the next refresh. A set
+/// fetched for the very token being checked is not refetched (it cannot know more).
 /// Concurrent callers share one fetch in flight.
 public actor JWKSCache: IDTokenKeySource {
     public nonisolated let jwksURI: String
@@ -14,7 +17,8 @@ public actor JWKSCache: IDTokenKeySource {
     private let time: OIDCTime
     private let minimumRefetchInterval: Duration
     private var keySet: JWKSet?
-    private var lastFetchStart: Duration?
+    /// When the last refetch for an unknown `kid` started (the rate-limited kind of fetch).
+    private var lastRefetchStart: Duration?
     private var inFlight: Task<Result<JWKSet, OIDCError>, Never>?
     /// How many fetches were started (for tests and diagnostics).
     public private(set) var fetchCount = 0
@@ -30,9 +34,13 @@ public actor JWKSCache: IDTokenKeySource {
     }
 
     public func candidates(kid: String?, algorithm: JWSAlgorithm) async throws(OIDCError) -> [JWK] {
-        if keySet == nil { keySet = try await fetch() }
+        if keySet == nil {
+            keySet = try await fetch()
+            return keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
+        }
         var found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
         if found.isEmpty, mayRefetch {
+            lastRefetchStart = time.elapsed()
             keySet = try await fetch()
             found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
         }
@@ -40,13 +48,12 @@ public actor JWKSCache: IDTokenKeySource {
     }
 
     private var mayRefetch: Bool {
-        guard let lastFetchStart else { return true }
-        return time.elapsed() - lastFetchStart >= minimumRefetchInterval
+        guard let lastRefetchStart else { return true }
+        return time.elapsed() - lastRefetchStart >= minimumRefetchInterval
     }
 
     private func fetch() async throws(OIDCError) -> JWKSet {
         if let inFlight { return try await inFlight.value.get() }
-        lastFetchStart = time.elapsed()
         fetchCount += 1
         let (transport, uri, now) = (self.transport, jwksURI, time.now())
         let task = Task { await Self.download(uri, transport: transport, now: now) }
