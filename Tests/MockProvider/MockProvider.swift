@@ -103,6 +103,7 @@ struct MockRouter: HTTPHandler {
         if let fault = provider.state.withLock({ $0.takeFault(endpoint) }) {
             if fault.kind == .slow {
                 try? await Task.sleep(for: .milliseconds(fault.delayMilliseconds ?? 1000))
+                if fault.status != nil { return MockResponse.fault(MockFault(.status, status: fault.status)) }
             } else {
                 return MockResponse.fault(fault)
             }

@@ -67,7 +67,9 @@ public struct MockFault: Codable, Sendable, Equatable {
         case garbageJSON
         /// 400 `{"error":"invalid_grant"}`.
         case invalidGrant
-        /// Wait `delayMilliseconds`, then answer normally.
+        /// Wait `delayMilliseconds`, then answer normally — or, when `status` is set, answer that
+        /// status without processing the request (a gateway that timed out before the provider saw
+        /// it: a refresh token sent this way is not rotated).
         case slow
     }
 
