@@ -21,6 +21,7 @@ enum ChildProcess {
 
     /// Runs `command` with `stdin` as its input, waiting at most `timeout` seconds (then kills it
     /// and records a failure). Output goes through files, so a chatty child cannot block on a pipe.
+    /// Spawned with posix_spawn (`SpawnedProcess`): Foundation's `Process` hangs the suite on Linux.
     static func run(
         _ command: [String], stdin: String = "", environment: [String: String], directory: String,
         timeout: Double = 30
@@ -29,28 +30,12 @@ enum ChildProcess {
         let inPath = directory + "/run-\(id).in", outPath = directory + "/run-\(id).out"
         let errPath = directory + "/run-\(id).err"
         FileManager.default.createFile(atPath: inPath, contents: Data(stdin.utf8))
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, deadline.timeIntervalSinceNow > 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            Issue.record("\(command) did not exit within \(timeout) s; killed")
-        }
-        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Result(status: status, stdout: read(outPath), stderr: read(errPath))
+        // posix_spawn has no portable chdir (glibc's _np variant is not imported): a shell changes
+        // directory and execs the command, searching PATH as Process did.
+        let process = try SpawnedProcess(
+            ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + command, environment: environment,
+            stdoutPath: outPath, stderrPath: errPath, stdinPath: inPath)
+        let status = await process.waitForExit(timeout: timeout)
+        return Result(status: status, stdout: process.stdout, stderr: process.stderr)
     }
 }

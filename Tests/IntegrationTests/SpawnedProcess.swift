@@ -19,7 +19,7 @@ final class SpawnedProcess: @unchecked Sendable {
 
     init(
         _ command: [String], environment: [String: String], stdoutPath: String, stderrPath: String,
-        keepStdinOpen: Bool = false
+        keepStdinOpen: Bool = false, stdinPath: String = "/dev/null"
     ) throws {
         self.stdoutPath = stdoutPath
         self.stderrPath = stderrPath
@@ -33,7 +33,7 @@ final class SpawnedProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
             posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
@@ -90,6 +90,16 @@ final class SpawnedProcess: @unchecked Sendable {
         closeStdin()
         signal(number)
         return await waitForExit(timeout: timeout)
+    }
+
+    /// Synchronous stop for `defer` blocks: closes stdin, sends `signal`, polls for the exit for at
+    /// most `timeout` seconds (short sleeps, never an unbounded wait), then SIGKILLs.
+    func stopNow(signal number: Int32 = SIGTERM, timeout: Double = 5) {
+        closeStdin()
+        signal(number)
+        let deadline = Date().addingTimeInterval(timeout)
+        while poll() == nil, deadline.timeIntervalSinceNow > 0 { usleep(5_000) }
+        _ = reap(signal: SIGKILL)
     }
 
     func closeStdin() {
