@@ -1,0 +1,54 @@
+# Sourced by the bench/*.sh scripts: builds release binaries (static Swift stdlib, as `make install`
+# does), starts mock-oidc-provider and authbrokerd in a temporary directory with its own XDG
+# directories, and signs in account "bench" (the script plays the browser). Cleans up on exit.
+# Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon().
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/authbroker-bench.XXXXXX")
+pids=()
+cleanup() {
+    local pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cd "$root"
+swift build -c release --static-swift-stdlib >&2
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+mkdir -m 0700 "$work/run"
+export HOME=$work XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config
+socket=$work/run/authbroker.sock
+helper="$root/bench/lib/mock-login.py"
+
+authctl() { "$bin/authctl" --socket "$socket" "$@"; }
+
+start_mock() {
+    "$bin/mock-oidc-provider" --no-stdin --config "${1:-{\}}" >"$work/mock.out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
+    issuer=$(awk '/listening/ {print $2}' "$work/mock.out")
+}
+
+start_daemon() {
+    "$bin/authbrokerd" --socket "$socket" "$@" >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+    pids+=($daemon_pid)
+    for _ in $(seq 200); do authctl ping >/dev/null 2>&1 && return; sleep 0.01; done
+    echo "authbrokerd did not start:" >&2; cat "$work/daemon.log" >&2; exit 1
+}
+
+stop_daemon() { kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; }
+
+# Adds account "bench" for the mock's confidential client and signs in.
+sign_in() {
+    printf 's3cret' >"$work/secret"; chmod 600 "$work/secret"
+    authctl account add bench --issuer "$issuer" --client-id mock-client --client-secret-file "$work/secret" \
+        --scope openid --scope offline_access >/dev/null
+    authctl login bench --no-browser --timeout 30 >"$work/login.out" 2>&1 &
+    local login=$!
+    for _ in $(seq 100); do grep -q '^http' "$work/login.out" && break; sleep 0.02; done
+    python3 "$helper" browse "$(grep '^http' "$work/login.out")"
+    wait "$login"
+}
