@@ -1,5 +1,8 @@
 // socket-bench: request round trips over a Unix socket, HTTPServer vs a trivial echo server.
 //   socket-bench [seconds-per-run=3] [client counts=1,16]
+//   socket-bench --token SOCKET ACCOUNT [seconds-per-run=3] [client counts=16]
+//     token mode: `GET /v1/accounts/ACCOUNT/token` (Accept: text/plain) against a running
+//     authbrokerd, best of 3 runs per client count (bench/socket-api.sh)
 // Each client thread holds one keep-alive connection and sends GET requests back to back.
 // The echo server reads until CRLFCRLF and writes a canned response: the floor any HTTP server
 // on this socket type can reach with thread-per-connection blocking I/O.
@@ -7,10 +10,14 @@ import BrokerHTTP
 import Foundation
 import Glibc
 
-let arguments = CommandLine.arguments
+let tokenMode = CommandLine.arguments.count > 3 && CommandLine.arguments[1] == "--token"
+let arguments = tokenMode ? [CommandLine.arguments[0]] + CommandLine.arguments.dropFirst(4) : CommandLine.arguments
 let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 3 : 3
-let clientCounts = arguments.count > 2 ? arguments[2].split(separator: ",").compactMap { Int($0) } : [1, 16]
-let request = Array("GET /v1/ping HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+let clientCounts = arguments.count > 2 ? arguments[2].split(separator: ",").compactMap { Int($0) } : tokenMode ? [16] : [1, 16]
+let request = Array(
+    (tokenMode
+        ? "GET /v1/accounts/\(CommandLine.arguments[3])/token HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n"
+        : "GET /v1/ping HTTP/1.1\r\nHost: localhost\r\n\r\n").utf8)
 let cannedResponse = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
 
 struct AsyncHandler: HTTPHandler {
@@ -162,6 +169,17 @@ func row(_ name: String, _ clients: Int, _ result: Result) {
     let p50 = String(format: "%8.1f", result.p50)
     let p99 = String(format: "%8.1f", result.p99)
     print("\(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(String(format: "%3d", clients))  \(rate)  \(p50)  \(p99)")
+}
+
+if tokenMode {
+    let socketPath = CommandLine.arguments[2]
+    print("authbrokerd token route, best of 3 runs of \(seconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("server                         clients   req/s      p50 µs    p99 µs")
+    for clients in clientCounts {
+        let runs = (0..<3).map { _ in measure(path: socketPath, clients: clients) }
+        row("authbrokerd GET …/token", clients, runs.max { $0.requestsPerSecond < $1.requestsPerSecond }!)
+    }
+    exit(0)
 }
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("socket-bench-\(getpid())").path
