@@ -54,6 +54,18 @@ import Testing
         try Self.check(ManualEndpoints())
     }
 
+    /// Found by bench/daemon-footprint.sh: `POST /v1/accounts` refused a body without
+    /// `extra_parameters` although docs/api.md requires only name, issuer and client_id.
+    @Test func configurationNeedsOnlyNameIssuerAndClientID() throws {
+        let minimal = Array(#"{"name":"n","issuer":"https://i","client_id":"c"}"#.utf8)
+        let expected = AccountConfiguration(name: "n", issuer: "https://i", clientID: "c")
+        #expect(try WireJSON.decode(AccountConfiguration.self, from: minimal) == expected)
+        #expect(try JSONDecoder().decode(AccountConfiguration.self, from: Data(minimal)) == expected)
+        #expect(throws: (any Error).self) {
+            try WireJSON.decode(AccountConfiguration.self, from: Array(#"{"name":"n","issuer":"https://i"}"#.utf8))
+        }
+    }
+
     @Test func loginAndCommandTypes() throws {
         try Self.check(LoginStarted(loginID: "l1", authorizationURL: "https://id/auth?x=1", expiresAt: "2026-01-01T00:00:00Z"))
         try Self.check(LoginStarted(loginID: "l2", authorizationURL: "u", expiresAt: "e", userCode: "ABCD-EFGH", verificationURI: "https://id/device"))

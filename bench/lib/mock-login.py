@@ -6,6 +6,8 @@
   mock-login.py refresh-token ISSUER CLIENT_ID SECRET
                                       authorization code + PKCE against the mock, print the refresh
                                       token (to seed oidc-gen --rt non-interactively)
+  mock-login.py seed SOCKET ISSUER N add N accounts acct-0001… for the mock's public client through
+                                      the socket API and sign each one in (POST …/login, browse)
   mock-login.py time N CMD -- CMD …  measure N runs of each command, interleaved A B A B …,
                                       process start to exit (stdout to /dev/null); prints
                                       "median p99" in ms per command, one line each
@@ -44,6 +46,35 @@ def refresh_token(issuer, client_id, secret):
     print(json.load(urllib.request.urlopen(request))["refresh_token"])
 
 
+class UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("localhost", timeout=30)
+        self.path = path
+
+    def connect(self):
+        import socket
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(self.path)
+
+
+def seed(socket_path, issuer, count):
+    connection = UnixHTTPConnection(socket_path)
+
+    def post(path, body):
+        connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        data = response.read()
+        if response.status >= 300:
+            sys.exit(f"POST {path}: {response.status} {data[:200]!r}")
+        return json.loads(data) if data else {}
+
+    for i in range(1, count + 1):
+        name = "acct-%04d" % i
+        post("/v1/accounts", {"name": name, "issuer": issuer, "client_id": "mock-client",
+                              "scopes": ["openid", "offline_access"]})
+        browse(post(f"/v1/accounts/{name}/login", {"timeout_seconds": 60})["authorization_url"])
+
+
 def interleaved(runs, commands, warmup=20):
     devnull = os.open(os.devnull, os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
@@ -68,6 +99,8 @@ if __name__ == "__main__":
         browse(sys.argv[2])
     elif command == "refresh-token":
         refresh_token(*sys.argv[2:5])
+    elif command == "seed":
+        seed(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == "time":
         commands, current = [], []
         for word in sys.argv[3:] + ["--"]:
