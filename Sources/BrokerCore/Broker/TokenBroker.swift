@@ -92,22 +92,28 @@ public actor TokenBroker: BrokerService {
         let loaded: [(Account, BrokerStore.TokenSet?, TokenStatus?, Secret?, CachedDocument?, String?)]
         do {
             loaded = try await worker.perform { vault in
-                try vault.accounts().map { account in
+                try vault.batch { try vault.accounts().map { account in
                     var problem: String?
                     var tokens: BrokerStore.TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
                     let secret = try? vault.clientSecret(for: account)
                     let metadata = try? vault.providerMetadata(issuer: account.issuer)
                     return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
-                }
+                } }
             }
         } catch {
             logger.error("cannot read the accounts from the token store: \(error)")
             return
         }
+        // Accounts of one provider share its discovery document: decode each document once.
+        var decodedDocuments: [String: ProviderMetadata] = [:]
         for (account, tokens, status, secret, document, problem) in loaded {
             if let problem { logger.error("cannot restore the tokens: \(problem)", ["account": account.name]) }
-            var runtime = makeRuntime(account, secret: secret, document: document)
+            if let json = document?.json, decodedDocuments[json] == nil {
+                decodedDocuments[json] = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(json.utf8))
+            }
+            var runtime = makeRuntime(
+                account, secret: secret, document: document, decoded: document.flatMap { decodedDocuments[$0.json] })
             runtime.subject = status?.subject
             runtime.persistedStatus = status
             runtime.persistedTokens = tokens.map(AccountTokens.init)
@@ -140,12 +146,17 @@ public actor TokenBroker: BrokerService {
         logger.info("broker stopped")
     }
 
-    func makeRuntime(_ account: Account, secret: Secret?, document: CachedDocument?) -> AccountRuntime {
+    /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
+    func makeRuntime(
+        _ account: Account, secret: Secret?, document: CachedDocument?, decoded: ProviderMetadata? = nil
+    ) -> AccountRuntime {
         let configuration = BrokerProtocol.AccountConfiguration(stored: account)
         var metadata: CachedProviderMetadata?
         if let manual = configuration.manualMetadata {
             metadata = CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
-        } else if let document, let decoded = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8)) {
+        } else if let document,
+            let decoded = decoded ?? (try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8)))
+        {
             metadata = CachedProviderMetadata(metadata: decoded, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
         }
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
