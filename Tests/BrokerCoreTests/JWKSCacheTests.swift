@@ -12,13 +12,18 @@ import Testing
         .response(HTTPResponse(status: 200, body: try TestSigningKey.jwksJSON(keys)))
     }
 
-    @Test func rotatedKeyIsFetchedOnceAndAccepted() async throws {
+    /// A cache whose provider publishes key "old", then "old" and "new" (a rotation).
+    func rotatingCache() throws -> (JWKSCache, TestTime) {
         let old = try TestSigningKey(.p256, kid: "old")
         let new = try TestSigningKey(.p256, kid: "new")
         let transport = FakeTransport()
         transport.on(jwksURL, try jwks([old]), try jwks([old, new]))
         let time = TestTime()
-        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        return (JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time), time)
+    }
+
+    @Test func rotatedKeyIsFetchedOnceAndAccepted() async throws {
+        let (cache, time) = try rotatingCache()
         #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
         #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
         #expect(await cache.fetchCount == 1)
@@ -30,12 +35,7 @@ import Testing
     /// Found end to end (IntegrationTests.TokenLifecycleTests): a key rotated seconds after the
     /// login's fetch made the next refresh fail for good (login required) for a whole minute.
     @Test func keyRotatedSoonAfterTheFirstFetchIsRefetchedAtOnce() async throws {
-        let old = try TestSigningKey(.p256, kid: "old")
-        let new = try TestSigningKey(.p256, kid: "new")
-        let transport = FakeTransport()
-        transport.on(jwksURL, try jwks([old]), try jwks([old, new]))
-        let time = TestTime()
-        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        let (cache, time) = try rotatingCache()
         #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
         time.advance(.seconds(2))
         #expect(try await cache.candidates(kid: "new", algorithm: .es256).first?.kid == "new")

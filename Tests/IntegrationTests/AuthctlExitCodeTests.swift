@@ -5,9 +5,7 @@ import Testing
 @Suite struct AuthctlExitCodeTests {
     @Test(.timeLimit(.minutes(1)))
     func statusJSONHasTheDocumentedShape() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
         try await harness.addAccount("spare", provider: provider)
 
@@ -36,9 +34,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func deniedLoginFailsWithTheProvidersReason() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root, configuration: #"{"denyConsent": true}"#)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"denyConsent": true}"#)
         try await harness.addAccount("work", provider: provider)
         let login = try await harness.login("work", provider: provider)
         #expect(login.status == 1, "\(login)")
@@ -50,9 +46,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func loginTimeoutIsATemporaryFailureAndUnknownAccountsFail() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.addAccount("work", provider: provider)
 
         // Nobody answers as the browser: the login gives up after --timeout.

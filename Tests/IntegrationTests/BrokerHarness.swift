@@ -45,6 +45,14 @@ final class BrokerHarness: @unchecked Sendable {
 
     static func binary(_ name: String) throws -> String { try ProductBinary.path(name) }
 
+    /// A harness with a running daemon, and a spawned mock provider with `configuration` (knobs JSON).
+    static func withDaemon(provider configuration: String = "{}") async throws -> (BrokerHarness, MockProviderProcess) {
+        let harness = try BrokerHarness()
+        let provider = try await MockProviderProcess(directory: harness.root, configuration: configuration)
+        try await harness.startDaemon()
+        return (harness, provider)
+    }
+
     /// Everything every daemon of this harness wrote to stderr, oldest first.
     var daemonLog: String {
         (daemonLogs.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }).joined(separator: "\n--- restart ---\n")

@@ -9,11 +9,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func thirtyTwoCallersShareOneRefreshPerExpiry() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(
-            directory: harness.root,
-            configuration: #"{"accessTokenLifetime": 2, "rotateRefreshTokens": true, "detectRefreshTokenReuse": true}"#)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"accessTokenLifetime": 2, "rotateRefreshTokens": true, "detectRefreshTokenReuse": true}"#)
         try await harness.signIn("work", provider: provider)
         let start = Date()
 

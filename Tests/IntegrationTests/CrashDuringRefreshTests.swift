@@ -42,9 +42,7 @@ import Testing
     /// `fault` at the token endpoint, starts a refresh with `--min-ttl`, SIGKILLs the daemon while
     /// the refresh is in flight and restarts it. Returns the token from before the kill.
     static func killDuringRefresh(fault: String) async throws -> (BrokerHarness, MockProviderProcess, String) {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root, configuration: #"{"accessTokenLifetime": 30}"#)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"accessTokenLifetime": 30}"#)
         try await harness.signIn("work", provider: provider)
         let first = try await harness.token("work")
         try await Task.sleep(for: .seconds(3.2))  // past the first 10 % of the lifetime

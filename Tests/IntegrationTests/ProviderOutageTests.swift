@@ -7,9 +7,7 @@ import Testing
 @Suite struct ProviderOutageTests {
     @Test(.timeLimit(.minutes(1)))
     func validTokenServedThenTemporaryFailureThenRecovery() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root, configuration: #"{"accessTokenLifetime": 4}"#)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"accessTokenLifetime": 4}"#)
         try await harness.signIn("work", provider: provider)
         let signedIn = Date()
         let first = try await harness.token("work")

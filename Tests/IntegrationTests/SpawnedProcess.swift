@@ -29,6 +29,7 @@ final class SpawnedProcess: @unchecked Sendable {
         var pipeEnds: [Int32] = [-1, -1]
         if keepStdinOpen {
             guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EMFILE) }
+            _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
             posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
@@ -37,6 +38,11 @@ final class SpawnedProcess: @unchecked Sendable {
         }
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        // Last (after the dup2 above): tests run in parallel in one process, and without this a
+        // child inherits whatever descriptors other tests have open at that moment (another
+        // child's stdin pipe, a file being written), keeping pipes from reaching end-of-file and
+        // executables "busy" (ETXTBSY).
+        _ = Self.closeFrom3?(&actions, 3)
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -50,6 +56,16 @@ final class SpawnedProcess: @unchecked Sendable {
         self.pid = pid
         stdinWriter = keepStdinOpen ? pipeEnds[1] : -1
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: the
+    /// Glibc module does not import the `_np` spawn functions.
+    private static let closeFrom3: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }

@@ -14,19 +14,15 @@ import Testing
     @Test(.enabled(if: geteuid() == 0 && setpriv != nil, "needs root and setpriv (util-linux) to run authctl as nobody"),
         .timeLimit(.minutes(1)))
     func anotherUIDGetsForbiddenAndIsLogged() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
 
         // Let nobody reach the socket (the file mode is only the first fence; the peer check is
-        // the one under test) and run a copy of authctl it can execute.
+        // the one under test) and run an authctl it can execute.
         chmod(harness.root, 0o711)
         chmod(harness.runtime, 0o711)
         chmod(harness.socket, 0o666)
-        let authctl = harness.root + "/authctl-for-nobody"
-        try FileManager.default.copyItem(atPath: try BrokerHarness.binary("authctl"), toPath: authctl)
-        chmod(authctl, 0o755)
+        let authctl = try Self.authctlForOthers(in: harness.root)
         let asNobody = [Self.setpriv!, "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"]
 
         let refused = try await harness.authctl(["token", "work"], prefix: asNobody, authctlPath: authctl)
@@ -64,6 +60,23 @@ import Testing
         #expect(try await harness.token("work") == token, "the token did not survive the re-activation")
         #expect(try await provider.stats.codeExchanges == 1)
         #expect(await second.stop() == 0, "\(second.stderr)")
+    }
+
+    /// The built authctl when other users can execute it where it is; else a copy in `directory`
+    /// (a checkout under /root is out of nobody's reach).
+    private static func authctlForOthers(in directory: String) throws -> String {
+        let built = try BrokerHarness.binary("authctl")
+        var path = built, reachable = true
+        while reachable, !path.isEmpty, path != "/" {
+            var info = stat()
+            reachable = stat(path, &info) == 0 && info.st_mode & S_IXOTH != 0
+            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        }
+        if reachable { return built }
+        let copy = directory + "/authctl-for-nobody"
+        try FileManager.default.copyItem(atPath: built, toPath: copy)
+        chmod(copy, 0o755)
+        return copy
     }
 
     /// `systemd-socket-activate -l SOCKET authbrokerd` with the harness's environment; the daemon

@@ -7,9 +7,7 @@ import Testing
 @Suite struct TokenLifecycleTests {
     @Test(.timeLimit(.minutes(1)))
     func tokensSurviveRefreshesRotationAndRestartUntilLogout() async throws {
-        let harness = try BrokerHarness()
-        let provider = try await MockProviderProcess(directory: harness.root, configuration: #"{"accessTokenLifetime": 2}"#)
-        try await harness.startDaemon()
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"accessTokenLifetime": 2}"#)
         try await harness.signIn("work", provider: provider)
 
         // 2-second tokens refresh about every second; every answer must be accepted by the provider.
