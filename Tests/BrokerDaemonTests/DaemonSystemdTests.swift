@@ -28,7 +28,7 @@ import TestSupport
         let ping = try await harness.run([try DaemonHarness.binary("authctl"), "--socket", socket, "ping"])
         #expect(ping.status == 0, "\(ping.stderr)\n\(activator.log)")
         #expect(ping.stdout.contains("(pid \(activator.pid))"))
-        let ready = try #require(notify.wait(for: "READY=1"))
+        let ready = try #require(await notify.wait(for: "READY=1"))
         #expect(ready.last?.contains("STATUS=Serving 0 accounts on the socket-activated socket") == true)
         #expect(activator.log.contains("using the socket passed by systemd"))
 
@@ -46,7 +46,7 @@ import TestSupport
         let asNobody = [Self.setpriv!, "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"]
         let notify = try NotifyListener()
         let daemon = try harness.launch(prefix: asNobody, notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
 
         // Root can open the 0600 socket of another user, so this reaches the peer check.
         let refused = try await harness.authctl(["ping"])
@@ -72,7 +72,7 @@ import TestSupport
         let notify = try NotifyListener()
         let daemon = try harness.launch(
             environment: ["JOURNAL_STREAM": try harness.journalStream(name: "journal")], notify: notify, name: "journal")
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         #expect(try await daemon.stop() == 0)
         let lines = daemon.log.split(separator: "\n")
         #expect(!lines.isEmpty)
@@ -81,7 +81,7 @@ import TestSupport
 
         // Inherited from a parent service but not pointing at our stderr: plain lines.
         let plain = try harness.launch(environment: ["JOURNAL_STREAM": "1:1"], notify: notify, name: "plain")
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(plain.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(plain.log)")
         #expect(try await plain.stop() == 0)
         #expect(plain.log.split(separator: "\n").allSatisfy { $0.hasPrefix("info: ") }, "\(plain.log)")
     }

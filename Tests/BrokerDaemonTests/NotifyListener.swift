@@ -2,7 +2,7 @@ import Foundation
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: an abstract name (no file, no
 /// permissions, so a daemon running as another uid can reach it too).
-final class NotifyListener {
+final class NotifyListener: Sendable {
     let address: String
     private let fd: Int32
 
@@ -40,7 +40,14 @@ final class NotifyListener {
     }
 
     /// Datagrams until one contains `line` (as a whole line); nil when none did within `timeout`.
-    func wait(for line: String, timeout: Double = 30) -> [String]? {
+    /// Waits on its own thread: poll(2) blocks, and the cooperative pool must not.
+    func wait(for line: String, timeout: Double = 30) async -> [String]? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.waitBlocking(for: line, timeout: timeout)) }.start()
+        }
+    }
+
+    private func waitBlocking(for line: String, timeout: Double) -> [String]? {
         let deadline = Date().addingTimeInterval(timeout)
         var seen: [String] = []
         while deadline.timeIntervalSinceNow > 0 {
