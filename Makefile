@@ -1,6 +1,9 @@
 # authbroker — build, run, test, install.
 # `make run` builds and starts the daemon in the foreground with default paths;
 # `make test` runs the whole test suite (what CI runs).
+# `make install PREFIX=… DESTDIR=…` installs binaries, systemd units, man pages and completions;
+# `make verify-units` checks the systemd units (systemd-analyze verify + security exposure ≤ 2.0).
+# `make check-completions` checks the bash completion by simulating COMP_WORDS.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -8,8 +11,18 @@ SWIFT ?= swift
 CONFIG ?= release
 SWIFT_FLAGS ?= -c $(CONFIG) --static-swift-stdlib
 BINDIR = $(DESTDIR)$(PREFIX)/bin
+USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
+SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+SYSUSERSDIR = $(DESTDIR)$(PREFIX)/lib/sysusers.d
+MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN8DIR = $(DESTDIR)$(PREFIX)/share/man/man8
+BASHCOMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+# The units name /usr/local/bin/authbrokerd; installed copies name $(PREFIX)/bin (never DESTDIR).
+UNIT_SED = sed 's|/usr/local/bin/authbrokerd|$(PREFIX)/bin/authbrokerd|'
 
-.PHONY: all deps build run test install uninstall clean
+.PHONY: all deps build run test install install-files verify-units check-completions uninstall clean
 
 all: build
 
@@ -26,13 +39,42 @@ run: build
 test: deps
 	$(SWIFT) test --parallel
 
-install: build
+install: build install-files
 	install -d $(BINDIR)
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authbrokerd $(BINDIR)/authbrokerd
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authctl $(BINDIR)/authctl
 
+# Everything but the binaries: units, sysusers.d file, man pages, completions.
+install-files:
+	install -d $(USERUNITDIR) $(SYSTEMUNITDIR) $(SYSUSERSDIR) $(MAN1DIR) $(MAN8DIR) \
+		$(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	$(UNIT_SED) systemd/authbrokerd.service > $(USERUNITDIR)/authbrokerd.service
+	install -m 0644 systemd/authbrokerd.socket $(USERUNITDIR)/authbrokerd.socket
+	$(UNIT_SED) systemd/system/authbrokerd.service > $(SYSTEMUNITDIR)/authbrokerd.service
+	install -m 0644 systemd/system/authbrokerd.socket $(SYSTEMUNITDIR)/authbrokerd.socket
+	chmod 0644 $(USERUNITDIR)/authbrokerd.service $(SYSTEMUNITDIR)/authbrokerd.service
+	install -m 0644 systemd/system/authbroker.conf $(SYSUSERSDIR)/authbroker.conf
+	install -m 0644 docs/authctl.1 $(MAN1DIR)/authctl.1
+	install -m 0644 docs/authbrokerd.8 $(MAN8DIR)/authbrokerd.8
+	install -m 0644 docs/completions/authctl.bash $(BASHCOMPDIR)/authctl
+	install -m 0644 docs/completions/_authctl $(ZSHCOMPDIR)/_authctl
+	install -m 0644 docs/completions/authctl.fish $(FISHCOMPDIR)/authctl.fish
+
+# Skips (exit 0) when systemd-analyze is missing.
+verify-units:
+	$(SWIFT) build --product authbrokerd
+	systemd/verify-units.sh $$($(SWIFT) build --show-bin-path)/authbrokerd
+
+# Simulates bash completion against a stand-in authctl; needs only bash.
+check-completions:
+	docs/completions/check-bash-completion.sh
+
 uninstall:
 	rm -f $(BINDIR)/authbrokerd $(BINDIR)/authctl
+	rm -f $(USERUNITDIR)/authbrokerd.service $(USERUNITDIR)/authbrokerd.socket
+	rm -f $(SYSTEMUNITDIR)/authbrokerd.service $(SYSTEMUNITDIR)/authbrokerd.socket
+	rm -f $(SYSUSERSDIR)/authbroker.conf $(MAN1DIR)/authctl.1 $(MAN8DIR)/authbrokerd.8
+	rm -f $(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish
 
 clean:
 	$(SWIFT) package clean

@@ -37,7 +37,12 @@ let package = Package(
         .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
-        .executableTarget(name: "authctl", dependencies: ["BrokerProtocol"]),
+        // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
+        // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
+        // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
+        .executableTarget(
+            name: "authctl", dependencies: ["BrokerProtocol"],
+            linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
@@ -59,10 +64,20 @@ let package = Package(
         .target(
             name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
         .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
-        // Spawns the real authbrokerd and authctl, so it depends on both executables.
+        // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
+        // docs whose examples must keep matching what authctl accepts. Not a dependency on the
+        // authctl target: its -static-executable flag would be applied to the test bundle; `swift
+        // build`/`swift test` build every product anyway.
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["TestSupport", "mock-oidc-provider"],
+            exclude: ["Fixtures"]),
+        // Spawns the real authbrokerd (and authctl: not a dependency, for the same reason as above).
         .testTarget(
             name: "BrokerDaemonTests",
-            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd", "authctl"]),
+            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd"]),
+
+        // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
+        .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HTTPCodec
 
 #if canImport(Glibc)
@@ -23,11 +22,29 @@ public struct BrokerClient: Sendable {
     public func post<Body: Encodable, T: Decodable>(
         _ path: String, body: Body, as type: T.Type, timeout: Double = 60
     ) throws(BrokerClientError) -> T {
+        try send("POST", path, body: body, as: type, timeout: timeout)
+    }
+
+    public func put<Body: Encodable, T: Decodable>(
+        _ path: String, body: Body, as type: T.Type, timeout: Double = 60
+    ) throws(BrokerClientError) -> T {
+        try send("PUT", path, body: body, as: type, timeout: timeout)
+    }
+
+    private func send<Body: Encodable, T: Decodable>(
+        _ method: String, _ path: String, body: Body, as type: T.Type, timeout: Double
+    ) throws(BrokerClientError) -> T {
         let bytes: [UInt8]
-        do { bytes = Array(try JSONEncoder().encode(body)) } catch {
+        do { bytes = try WireJSON.encode(body) } catch {
             throw .protocolError("cannot encode the request: \(error)")
         }
-        return try decode(exchange(method: "POST", path: path, body: bytes, timeout: timeout), as: type)
+        return try decode(exchange(method: method, path: path, body: bytes, timeout: timeout), as: type)
+    }
+
+    /// Decodes JSON with the client's own decoder (for callers that read JSON from elsewhere,
+    /// such as `authctl account apply`'s file).
+    public static func decodeJSON<T: Decodable>(_ bytes: [UInt8], as type: T.Type) throws -> T {
+        try WireJSON.decode(type, from: bytes)
     }
 
     public func delete(_ path: String, timeout: Double = 60) throws(BrokerClientError) {
@@ -60,13 +77,13 @@ public struct BrokerClient: Sendable {
     }
 
     private func decode<T: Decodable>(_ response: HTTPResponse, as type: T.Type) throws(BrokerClientError) -> T {
-        do { return try JSONDecoder().decode(type, from: Data(response.body)) } catch {
+        do { return try WireJSON.decode(type, from: response.body) } catch {
             throw .protocolError("unexpected answer from the daemon (\(response.status)): not the expected JSON")
         }
     }
 
     private func apiError(_ response: HTTPResponse) -> BrokerClientError {
-        if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(response.body)) {
+        if let envelope = try? WireJSON.decode(ErrorEnvelope.self, from: response.body) {
             return .api(envelope.error)
         }
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)

@@ -58,7 +58,8 @@ public enum RFC3339 {
     }
 
     // Howard Hinnant's days-from-civil and civil-from-days algorithms (proleptic Gregorian).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days since 1970-01-01 for a proleptic Gregorian date.
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -35,6 +35,10 @@ struct UnixConnection {
             throw .daemonNotRunning(socket: path, reason: reason)
         }
         self.fd = fd
+        if let problem = DaemonIdentity.problem(fd: fd, socketPath: path) {
+            Glibc.close(fd)
+            throw .protocolError(problem)
+        }
     }
 
     func close() { _ = Glibc.close(fd) }
@@ -53,7 +57,8 @@ struct UnixConnection {
 
     func readResponse(to method: String, deadline: Double) throws(BrokerClientError) -> HTTPResponse {
         var parser = HTTPResponseParser()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        // Uninitialized: the answer (a token, usually one recv) overwrites what it uses.
+        var buffer = [UInt8](unsafeUninitializedCapacity: 16_384) { _, count in count = 16_384 }
         while true {
             do {
                 if let response = try parser.nextResponse(to: method) { return response }
@@ -91,5 +96,45 @@ enum Monotonic {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Checks who answers on the socket before anything is sent to it (account add sends a client secret).
+///
+/// In a shared temp directory another user could create our default socket path first. So the
+/// daemon must run as us or root — or, for a system-wide daemon, as the owner of a socket directory
+/// that sits in a root-owned, non-writable directory such as /run (nobody else can create that).
+enum DaemonIdentity {
+    struct PeerCredentials {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    static func problem(fd: Int32, socketPath: String) -> String? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            return "cannot check who listens on \(socketPath): \(String(cString: strerror(errno)))"
+        }
+        let me = getuid()
+        if credentials.uid == me || credentials.uid == 0 || isSystemSocket(socketPath, owner: credentials.uid) {
+            return nil
+        }
+        return "refusing to use \(socketPath): the process listening there runs as uid \(credentials.uid), not as you (uid \(me)); remove it or pass --socket"
+    }
+
+    static func isSystemSocket(_ path: String, owner: UInt32) -> Bool {
+        let directory = parent(of: path)
+        var directoryInfo = stat()
+        var grandparentInfo = stat()
+        guard lstat(directory, &directoryInfo) == 0, lstat(parent(of: directory), &grandparentInfo) == 0 else { return false }
+        return directoryInfo.st_uid == owner && directoryInfo.st_mode & 0o022 == 0
+            && grandparentInfo.st_uid == 0 && grandparentInfo.st_mode & 0o022 == 0
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -93,3 +93,95 @@ public enum AccountName {
         return nil
     }
 }
+
+/// Body of `POST /v1/accounts/{name}/token/rejected`: a resource server refused this access token
+/// (git's `erase`). The daemon compares it with the current token, so a stale report cannot
+/// throw away a token that was already replaced.
+public struct TokenRejection: Codable, Sendable, Equatable {
+    public var accessToken: String
+
+    public init(accessToken: String) { self.accessToken = accessToken }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+    }
+}
+
+/// The answer to `POST /v1/accounts/{name}/token/rejected`.
+public struct TokenRejectionResult: Codable, Sendable, Equatable {
+    /// True when the rejected token was the current one: it will not be served again and the next
+    /// token request refreshes. False when the account already has another token.
+    public var refreshScheduled: Bool
+
+    public init(refreshScheduled: Bool) { self.refreshScheduled = refreshScheduled }
+
+    enum CodingKeys: String, CodingKey {
+        case refreshScheduled = "refresh_scheduled"
+    }
+}
+
+/// The answer to `PUT /v1/accounts/{name}` (`authctl account apply`).
+public struct AccountUpdateResult: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        /// The stored configuration already matched.
+        case unchanged
+        /// Only fields that do not affect what the tokens were granted for changed; tokens kept.
+        case updated
+        /// A security-relevant field changed (see `AccountConfiguration.securityProfile`): the
+        /// account was logged out and needs `authctl login` again.
+        case signedOut = "signed_out"
+    }
+
+    public var outcome: Outcome
+    public var account: AccountStatus
+
+    public init(outcome: Outcome, account: AccountStatus) {
+        self.outcome = outcome
+        self.account = account
+    }
+}
+
+extension AccountConfiguration {
+    /// The part of a configuration that tokens were granted for: when it changes, the old tokens
+    /// must not be served for the new configuration (pizauth's rule). The client secret is
+    /// compared separately by the daemon (it is never returned to clients). Normalised so that an
+    /// absent and a default value compare equal.
+    public struct SecurityProfile: Equatable, Sendable {
+        var issuer: String
+        var clientID: String
+        var scopes: [String]
+        var audience: String?
+        var redirectHost: String?
+        var redirectPort: Int?
+        var redirectPath: String?
+        var extraParameters: [String: String]
+        var endpoints: ManualEndpoints?
+        var discoveryURL: String?
+    }
+
+    public var securityProfile: SecurityProfile {
+        SecurityProfile(
+            issuer: issuer, clientID: clientID, scopes: scopes.isEmpty ? ["openid"] : scopes, audience: audience,
+            redirectHost: redirectHost == "127.0.0.1" ? nil : redirectHost, redirectPort: redirectPort,
+            redirectPath: redirectPath == "/callback" ? nil : redirectPath, extraParameters: extraParameters,
+            endpoints: endpoints.flatMap { $0.isEmpty ? nil : $0 }, discoveryURL: discoveryURL)
+    }
+}
+
+/// The answer to `GET /v1/accounts/{name}/id_token?min_ttl=S`: the OpenID Connect ID token of the
+/// current sign-in, for resource servers that take ID tokens (Kubernetes API servers with
+/// `--oidc-issuer-url`). `expires_at` is the ID token's own `exp`.
+public struct IDTokenGrant: Codable, Sendable, Equatable {
+    public var idToken: String
+    public var expiresAt: String?
+
+    public init(idToken: String, expiresAt: String?) {
+        self.idToken = idToken
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token"
+        case expiresAt = "expires_at"
+    }
+}

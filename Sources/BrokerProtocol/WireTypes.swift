@@ -132,11 +132,20 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var redirectPath: String?
     public var extraParameters: [String: String]
     public var endpoints: ManualEndpoints?
+    /// Where to fetch the discovery document when it is not under the issuer (Shopify: the shop's
+    /// domain). The document's `issuer` must still equal `issuer`.
+    public var discoveryURL: String?
+    /// `authctl git-credential` answers for remote URLs starting with this prefix
+    /// (`https://git.example.com/` or `https://git.example.com/team/`).
+    public var gitURLPrefix: String?
+    /// The username `git-credential` answers with (default `oauth2`).
+    public var gitUsername: String?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
-        extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil
+        extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil, discoveryURL: String? = nil,
+        gitURLPrefix: String? = nil, gitUsername: String? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -149,10 +158,16 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.redirectPath = redirectPath
         self.extraParameters = extraParameters
         self.endpoints = endpoints
+        self.discoveryURL = discoveryURL
+        self.gitURLPrefix = gitURLPrefix
+        self.gitUsername = gitUsername
     }
 
     enum CodingKeys: String, CodingKey {
         case name, issuer, scopes, audience, endpoints
+        case discoveryURL = "discovery_url"
+        case gitURLPrefix = "git_url_prefix"
+        case gitUsername = "git_username"
         case clientID = "client_id"
         case clientSecret = "client_secret"
         case redirectHost = "redirect_host"

@@ -16,7 +16,9 @@ enum Authctl {
                 throw UsageError("unknown command '\(name)'; see: authctl help")
             }
             let rest = Array(global.positionals.dropFirst())
-            if rest.contains("--help") || rest.contains("-h") {
+            // `--help` after `--` belongs to the program `authctl exec` runs, not to authctl.
+            let own = rest.prefix { $0 != "--" }
+            if own.contains("--help") || own.contains("-h") {
                 Output.line(found.help)
                 return ExitCode.success
             }
@@ -42,15 +44,14 @@ enum Authctl {
             environment: environment)
     }
 
+    /// The environment variables authctl reads. Looked up one by one with getenv rather than by
+    /// copying all of `environ` into a dictionary: start-up is most of `authctl token`'s time.
+    static let environmentNames = ["AUTHBROKER_SOCKET", "XDG_RUNTIME_DIR", "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY"]
+
     static func environment() -> [String: String] {
         var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
+        for name in environmentNames {
+            if let value = getenv(name) { result[name] = String(cString: value) }
         }
         return result
     }

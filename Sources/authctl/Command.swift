@@ -16,7 +16,8 @@ protocol Command {
 /// The subcommands, in the order `authctl help` lists them.
 let commands: [any Command.Type] = [
     LoginCommand.self, LogoutCommand.self, TokenCommand.self, StatusCommand.self, AccountCommand.self,
-    RekeyCommand.self, PingCommand.self, VersionCommand.self, HelpCommand.self,
+    ExecCommand.self, HeaderCommand.self, KubeCredentialCommand.self, GitCredentialCommand.self, RekeyCommand.self, PingCommand.self,
+    VersionCommand.self, HelpCommand.self,
 ]
 
 func command(named name: String) -> (any Command.Type)? {

@@ -1,5 +1,4 @@
 import BrokerProtocol
-import FoundationEssentials
 
 /// What every command needs: where the daemon is and how to talk to it.
 struct CommandContext {
@@ -15,9 +14,7 @@ struct CommandContext {
     }
 
     static func json<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+        (try? String(decoding: WireJSON.encode(value, pretty: true), as: UTF8.self)) ?? "{}"
     }
 }
 

@@ -77,6 +77,44 @@ struct DaemonHarness {
         try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
     }
 
+    /// One raw `GET target` on the daemon's socket from this process (no client-side checks);
+    /// the whole answer as text. Blocking socket calls run on their own thread.
+    func rawRequest(_ target: String) async throws -> String {
+        let socket = socket
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try Self.blockingRequest(socket: socket, target: target) })
+            }.start()
+        }
+    }
+
+    private static func blockingRequest(socket path: String, target: String) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw POSIXError(.EPIPE) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// A fresh key file (0600) at `path`.
     @discardableResult
     func makeKey(at path: String) throws -> String {

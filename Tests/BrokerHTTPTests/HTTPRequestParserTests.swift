@@ -226,3 +226,10 @@ func malformedRequestsAre400(_ text: String) {
     let requests = try parseAll("\r\nGET / HTTP/1.1\r\n\r\n").get()
     #expect(requests.count == 1)
 }
+
+@Test func chunkSizeLineIsLimited() {
+    let extensions = String(repeating: "x", count: 1100)
+    let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;\(extensions)\r\na\r\n0\r\n\r\n"
+    #expect(parseError(text) == .malformed("chunk-size line too long"))
+    #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;a=\"b\"\r\na\r\n0\r\n\r\n") == nil)
+}

@@ -68,7 +68,8 @@ final class TestClient: @unchecked Sendable {
     }
 
     private func setTimeout() {
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // Generous: a loaded CI machine can stall a thread for seconds; a hang still ends here.
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

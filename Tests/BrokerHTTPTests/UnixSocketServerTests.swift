@@ -188,3 +188,36 @@ private func mode(_ path: String) -> mode_t? {
         #expect(after?.status == 200)
     }
 }
+
+private actor Counter {
+    private var value = 0
+    func next() -> Int {
+        value += 1
+        return value
+    }
+}
+
+@Test func asyncHandlersCanCallActors() async throws {
+    let counter = Counter()
+    let handler = HTTPClosureHandler { _, _ in
+        let value = await counter.next()
+        try? await Task.sleep(for: .milliseconds(1))
+        return HTTPResponse(status: 200, body: Array(String(value).utf8))
+    }
+    try await withUnixServer(handler: handler) { _, path, _ in
+        let values = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await onThread {
+                        let client = try TestClient(unixPath: path)
+                        return try (0..<10).map { _ in Int(try client.get("/count")?.text ?? "") ?? -1 }
+                    }
+                }
+            }
+            var all: [Int] = []
+            for try await values in group { all += values }
+            return all
+        }
+        #expect(values.sorted() == Array(1...40))
+    }
+}

@@ -1,4 +1,5 @@
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 
 /// The `Retry-After` response header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.
@@ -58,18 +59,8 @@ enum HTTPDate {
             year.count == 4, let y = Int(year), clock.count == 3,
             (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
-        let days = daysFromCivil(year: y, month: m + 1, day: d)
+        let days = Int(RFC3339.daysSinceEpoch(year: Int64(y), month: Int64(m + 1), day: Int64(d)))
         let seconds = days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
         return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

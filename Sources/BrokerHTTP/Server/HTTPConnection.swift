@@ -5,13 +5,20 @@ import Synchronization
 /// One accepted connection, served on its own thread by `run()`.
 struct HTTPConnection: Sendable {
     let server: HTTPServer
-    let fd: Int32
+    let state: HTTPServer.ConnectionState
     let info: ConnectionInfo
+
+    let executor = ConnectionExecutor()
+
+    var fd: Int32 { state.fd }
 
     private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     func run() {
         defer { server.finish(info.id, fd: fd) }
+        // Idle waits are a plain blocking recv bounded by SO_RCVTIMEO (one syscall per request);
+        // only partial requests pay for poll() with the exact remaining deadline.
+        Socket.setReceiveTimeout(fd, server.configuration.idleTimeout)
         var parser = HTTPRequestParser(limits: server.configuration.limits)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var requestStarted: ContinuousClock.Instant?
@@ -41,23 +48,22 @@ struct HTTPConnection: Sendable {
         into parser: inout HTTPRequestParser, buffer: inout [UInt8], requestStarted: inout ContinuousClock.Instant?
     ) -> Bool {
         let configuration = server.configuration
-        let partial = parser.hasPartialRequest
-        var timeout = configuration.idleTimeout
-        if partial, let started = requestStarted {
-            let left = configuration.requestDeadline - (ContinuousClock.now - started)
-            timeout = min(configuration.readTimeout, left)
+        let count: Int
+        if parser.hasPartialRequest {
+            let left = configuration.requestDeadline - (ContinuousClock.now - (requestStarted ?? .now))
+            let timeout = min(configuration.readTimeout, left)
             if timeout <= .zero { return timeOut() }
-        } else if !server.markIdle(info.id) {
-            return false
+            switch Socket.waitReadable(fd, timeout: timeout) {
+            case .readable: break
+            case .timedOut: return timeOut()
+            case .failed: return false
+            }
+            count = Socket.receive(fd, into: &buffer)
+        } else {
+            guard server.markIdle(state) else { return false }
+            count = Socket.receive(fd, into: &buffer)  // EAGAIN after idleTimeout: just close
+            state.idle.store(false, ordering: .sequentiallyConsistent)
         }
-        let waited = Socket.waitReadable(fd, timeout: timeout)
-        if !partial { server.markBusy(info.id) }
-        switch waited {
-        case .readable: break
-        case .timedOut: return partial ? timeOut() : false
-        case .failed: return false
-        }
-        let count = Socket.receive(fd, into: &buffer)
         // End of stream or error: a half-sent request cannot be answered usefully.
         guard count > 0 else { return false }
         if requestStarted == nil { requestStarted = .now }
@@ -84,18 +90,11 @@ struct HTTPConnection: Sendable {
         return Socket.sendAll(fd, bytes) && keep
     }
 
-    /// Runs the async handler in a Task and blocks this (dedicated, non-pool) thread until it answers.
+    /// Runs the async handler, executing its task on this (dedicated, non-pool) thread.
     private func awaitHandler(_ request: HTTPRequest) -> HTTPResponse {
-        let slot = ResponseSlot()
         let handler = server.handler
         let info = info
-        Task {
-            let response = await handler.handle(request, connection: info)
-            slot.response.withLock { $0 = response }
-            slot.ready.signal()
-        }
-        slot.ready.wait()
-        return slot.response.withLock { $0 } ?? HTTPResponse(status: 500)
+        return executor.run { await handler.handle(request, connection: info) }
     }
 
     /// Sends the error answer, then closes "lingering": closing with unread input would make
@@ -112,10 +111,4 @@ struct HTTPConnection: Sendable {
             else { return }
         }
     }
-}
-
-/// Hands a response from the handler's Task back to the connection thread.
-private final class ResponseSlot: Sendable {
-    let ready = DispatchSemaphore(value: 0)
-    let response = Mutex<HTTPResponse?>(nil)
 }

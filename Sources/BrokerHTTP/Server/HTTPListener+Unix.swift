@@ -11,24 +11,22 @@ extension HTTPListener {
         try createParentDirectory(of: path)
         try removeStaleSocket(at: path)
         let fd = try Socket.make(family: AF_UNIX)
-        do {
+        var listener: HTTPListener?
+        do throws(HTTPServerError) {
             let bound = try Socket.withUnixAddress(path) { bind(fd, $0, $1) }
             guard bound == 0 else {
-                if errno == EADDRINUSE { throw HTTPServerError.alreadyRunning(path) }
+                if errno == EADDRINUSE { throw .alreadyRunning(path) }
                 throw Socket.fail("bind", path: path)
             }
             guard let identity = fileIdentity(path) else { throw Socket.fail("lstat", path: path) }
-            let listener = HTTPListener(fd: fd, address: .unix(path: path), createdFile: identity)
+            // From here the listener owns fd and the file: its deinit cleans up on failure.
+            listener = HTTPListener(fd: fd, address: .unix(path: path), createdFile: identity)
             guard chmod(path, 0o600) == 0 else { throw Socket.fail("chmod", path: path) }
             guard listen(fd, backlog) == 0 else { throw Socket.fail("listen", path: path) }
-            return listener
-        } catch let error as HTTPServerError {
-            // The listener (if made) removes the file and closes fd in deinit; otherwise close here.
-            if fileIdentity(path) == nil { close(fd) }
-            throw error
+            return listener!
         } catch {
-            close(fd)
-            throw .invalidActivation("unexpected error")
+            if listener == nil { close(fd) }
+            throw error
         }
     }
 

@@ -20,8 +20,17 @@ import Synchronization
 public final class HTTPServer: Sendable {
     struct Registry {
         var nextID: UInt64 = 1
-        /// Open connections: descriptor, and whether it waits for a new request (idle).
-        var connections: [UInt64: (fd: Int32, idle: Bool)] = [:]
+        var connections: [UInt64: ConnectionState] = [:]
+    }
+
+    /// What `stop` needs to know about an open connection. `idle` is an atomic rather than
+    /// registry state so the per-request hot path takes no lock.
+    final class ConnectionState: Sendable {
+        let fd: Int32
+        /// True while the connection waits for the first byte of its next request.
+        let idle = Atomic<Bool>(false)
+
+        init(fd: Int32) { self.fd = fd }
     }
 
     public let listener: HTTPListener
@@ -66,12 +75,12 @@ public final class HTTPServer: Sendable {
 
     /// `stop()` for callers on a plain thread.
     public func stopBlocking() {
-        if stopping.exchange(true, ordering: .acquiringAndReleasing) { return waitForThreads() }
+        if stopping.exchange(true, ordering: .sequentiallyConsistent) { return waitForThreads() }
         listener.shutdownListening()
         registry.withLock { registry in
             // Under the lock: a connection closes its fd only after unregistering, so these
             // descriptors cannot have been reused.
-            for connection in registry.connections.values where connection.idle {
+            for connection in registry.connections.values where connection.idle.load(ordering: .sequentiallyConsistent) {
                 _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
             }
         }
@@ -124,11 +133,12 @@ public final class HTTPServer: Sendable {
 
     /// Registers and starts a connection, or answers 503 when at the cap.
     private func admit(_ fd: Int32, peer: ConnectionInfo.Peer) {
+        let state = ConnectionState(fd: fd)
         let id: UInt64? = registry.withLock { registry in
             guard registry.connections.count < configuration.maxConnections else { return nil }
             let id = registry.nextID
             registry.nextID += 1
-            registry.connections[id] = (fd, false)
+            registry.connections[id] = state
             return id
         }
         guard let id else {
@@ -139,7 +149,7 @@ public final class HTTPServer: Sendable {
             return
         }
         running.enter()
-        let connection = HTTPConnection(server: self, fd: fd, info: ConnectionInfo(id: id, peer: peer))
+        let connection = HTTPConnection(server: self, state: state, info: ConnectionInfo(id: id, peer: peer))
         Self.spawn(name: "http-conn") {
             connection.run()
             self.running.leave()
@@ -147,16 +157,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Marks a connection idle; false when the server is stopping (the caller then closes).
-    func markIdle(_ id: UInt64) -> Bool {
-        registry.withLock { registry in
-            if stopping.load(ordering: .acquiring) { return false }
-            registry.connections[id]?.idle = true
-            return true
-        }
-    }
-
-    func markBusy(_ id: UInt64) {
-        registry.withLock { $0.connections[id]?.idle = false }
+    /// Sequentially consistent on both sides: either this sees `stopping`, or `stopBlocking`
+    /// sees `idle` and shuts the descriptor down (or both); never neither.
+    func markIdle(_ state: ConnectionState) -> Bool {
+        state.idle.store(true, ordering: .sequentiallyConsistent)
+        return !stopping.load(ordering: .sequentiallyConsistent)
     }
 
     /// Unregisters and closes, in that order (see `stopBlocking`).

@@ -74,6 +74,13 @@ enum Socket {
         }
     }
 
+    static func setReceiveTimeout(_ fd: Int32, _ timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        if value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1000 }  // 0 would mean "never"
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     enum WaitResult { case readable, timedOut, failed }
 
     /// Waits until `fd` is readable (or hung up) for at most `timeout`.

@@ -4,19 +4,20 @@ import BrokerProtocol
 /// `authctl account add|list|remove|show`.
 enum AccountCommand: Command {
     static let name = "account"
-    static let summary = "add, list, show or remove accounts"
+    static let summary = "add, list, show, remove or apply (declarative) accounts"
     static let help = """
         usage: authctl account add NAME --issuer URL --client-id ID [options]
                authctl account list [--json]
                authctl account show NAME [--json]
                authctl account remove NAME
+               authctl account apply FILE.json
 
         add options:
           --issuer URL                 the provider's issuer (discovery runs at once)
           --client-id ID               the OAuth client id registered for authbroker
           --client-secret-file FILE    confidential clients: a file holding the secret
           --scope S                    a scope to request (repeatable; default: openid)
-          --audience A                 RFC 8707 resource indicator
+          --audience A                 the `audience` authorization parameter (Auth0 style)
           --redirect-host H            127.0.0.1 (default), localhost or ::1
           --redirect-port N            a fixed port, for providers that need an exact URI
           --redirect-path P            default /callback
@@ -25,6 +26,18 @@ enum AccountCommand: Command {
           --userinfo-endpoint URL, --device-authorization-endpoint URL,
           --end-session-endpoint URL, --jwks-uri URL
                                        manual endpoints for providers without discovery
+          --discovery-url URL          fetch the discovery document here instead of under
+                                       the issuer (Shopify: the shop's domain)
+          --git-url-prefix URL         answer `authctl git-credential` for git remotes
+                                       starting with URL (e.g. https://git.example.com/)
+          --git-username NAME          the username git-credential answers (default oauth2)
+
+        `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
+        POST /v1/accounts with client_secret_file instead of client_secret; see docs/guide.md):
+        adds, updates and removes accounts and prints one line per account (added, updated,
+        signed-out, removed, unchanged). A change to the issuer, client id or secret, scopes,
+        audience, redirect, parameters, endpoints or discovery URL signs the account out; other
+        changes keep its tokens.
 
         `remove` logs the account out first. The client secret is sealed by the daemon and
         never shown again.
@@ -34,14 +47,15 @@ enum AccountCommand: Command {
         .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
         .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
-        .value("--end-session-endpoint"), .value("--jwks-uri"),
+        .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
+        .value("--git-url-prefix"), .value("--git-username"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard let sub = arguments.positionals.first else {
-            throw UsageError("'authctl account' needs a subcommand: add, list, show or remove")
+            throw UsageError("'authctl account' needs a subcommand: add, list, show, remove or apply")
         }
         let rest = Array(arguments.positionals.dropFirst())
         switch sub {
@@ -59,6 +73,8 @@ enum AccountCommand: Command {
             try context.client.delete(try context.accountPath(account))
             Output.note("Removed account '\(account)'.")
             return ExitCode.success
+        case "apply":
+            return try apply(CommandLineArguments(rest, command: "authctl account apply", options: []), context)
         default:
             throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
         }
@@ -88,6 +104,19 @@ enum AccountCommand: Command {
             deviceAuthorization: arguments.value("--device-authorization-endpoint"),
             endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"))
         if !endpoints.isEmpty { configuration.endpoints = endpoints }
+        configuration.discoveryURL = arguments.value("--discovery-url")
+        if let prefix = arguments.value("--git-url-prefix") {
+            guard GitRemote(url: prefix) != nil else {
+                throw UsageError("--git-url-prefix needs an http(s) URL such as https://git.example.com/, got '\(prefix)'")
+            }
+            configuration.gitURLPrefix = prefix
+        }
+        if let username = arguments.value("--git-username") {
+            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw UsageError("--git-username needs a plain user name, got '\(username)'")
+            }
+            configuration.gitUsername = username
+        }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         _ = try context.client.post("/v1/accounts", body: configuration, as: AccountStatus.self)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
@@ -126,20 +155,10 @@ enum AccountCommand: Command {
 /// Reads a client secret from a file: the first line, without its newline.
 enum SecretFile {
     static func read(_ path: String) throws(UsageError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UsageError("cannot read --client-secret-file '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 16_384 {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
+        let bytes = try BoundedFile.read(path, limit: 16_384, what: "--client-secret-file")
         let line = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         let secret = String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
-        guard !secret.isEmpty, bytes.count <= 16_384 else {
+        guard !secret.isEmpty else {
             throw UsageError("--client-secret-file '\(path)' must hold the secret on its first line")
         }
         return secret

@@ -14,8 +14,8 @@ enum LoginCommand: Command {
         login pending joins the first one.
 
         options:
-          --no-browser       only print the URL (open it on any machine that can reach
-                             this one's loopback address, or paste the final redirect URL)
+          --no-browser       only print the URL; open it in a browser on this machine (the
+                             provider redirects to this machine's loopback address)
           --timeout SECONDS  give up after SECONDS (default 300)
           --device           use the device authorization grant: prints a code to enter at
                              the provider's verification page, for hosts without a browser

@@ -1,5 +1,4 @@
 import BrokerProtocol
-import FoundationEssentials
 
 /// `authctl token NAME [--min-ttl SECONDS] [--json]`: the hot path scripts call in loops.
 enum TokenCommand: Command {

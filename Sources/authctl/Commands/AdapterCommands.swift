@@ -1,0 +1,134 @@
+import BrokerProtocol
+@preconcurrency import Glibc
+
+/// `authctl exec NAME [--env VAR] -- CMD ARGS…`: run a program with the token in its environment.
+enum ExecCommand: Command {
+    static let name = "exec"
+    static let summary = "run a command with the access token in an environment variable"
+    static let help = """
+        usage: authctl exec NAME [--env VAR] [--min-ttl SECONDS] -- CMD [ARGS...]
+
+        Fetches the account's access token, puts it in VAR (default ACCESS_TOKEN) and replaces
+        authctl with CMD (exec), so signals and the exit code are CMD's own.
+
+        options:
+          --env VAR          the variable to set (default ACCESS_TOKEN)
+          --min-ttl SECONDS  the token must stay valid at least this long (default 60)
+
+        exit codes: CMD's; 127 when CMD cannot be run; authctl token's codes before that
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--env"), .value("--min-ttl")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl exec")
+        guard let program = arguments.passthrough, let executable = program.first else {
+            throw UsageError("'authctl exec' needs a command after '--'; see: authctl exec --help")
+        }
+        let variable = arguments.value("--env") ?? "ACCESS_TOKEN"
+        guard isEnvironmentName(variable) else { throw UsageError("--env needs a variable name like ACCESS_TOKEN, got '\(variable)'") }
+        let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) ?? 60
+        let token = try context.client.text(try context.accountPath(account) + "/token?min_ttl=\(minTTL)")
+        setenv(variable, token, 1)
+        let argv: [UnsafeMutablePointer<CChar>?] = program.map { strdup($0) } + [nil]
+        execvp(executable, argv)
+        Output.error("cannot run '\(executable)': \(String(cString: strerror(errno)))")
+        return 127
+    }
+
+    static func isEnvironmentName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
+        return name.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+    }
+}
+
+/// `authctl header NAME [--header-name H] [--scheme S]`: one HTTP header line for `curl -H @-`.
+enum HeaderCommand: Command {
+    static let name = "header"
+    static let summary = "print an HTTP header line carrying the access token"
+    static let help = """
+        usage: authctl header NAME [--header-name H] [--scheme S] [--min-ttl SECONDS]
+
+        Prints `Authorization: Bearer TOKEN` (or the header you name) on stdout, for tools that
+        read headers from a file or stdin, e.g.  authctl header work | curl -H @- URL
+        Shopify Storefront:  authctl header shop --header-name X-Shopify-Storefront-Access-Token
+
+        options:
+          --header-name H    the header's name (default Authorization)
+          --scheme S         the scheme before the token (default Bearer for Authorization,
+                             none for any other header; --scheme '' for none)
+          --min-ttl SECONDS  the token must stay valid at least this long
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--header-name"), .value("--scheme"), .value("--min-ttl")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl header")
+        let name = arguments.value("--header-name") ?? "Authorization"
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 58 }) else {
+            throw UsageError("--header-name needs a header field name, got '\(name)'")
+        }
+        let scheme = arguments.value("--scheme") ?? (name.lowercased() == "authorization" ? "Bearer" : "")
+        guard scheme.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { throw UsageError("--scheme must be one word") }
+        var path = try context.accountPath(account) + "/token"
+        if let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) { path += "?min_ttl=\(minTTL)" }
+        let token = try context.client.text(path)
+        Output.line("\(name): " + (scheme.isEmpty ? token : "\(scheme) \(token)"))
+        return ExitCode.success
+    }
+}
+
+/// `authctl kube-credential NAME`: a client.authentication.k8s.io/v1 ExecCredential for kubectl.
+enum KubeCredentialCommand: Command {
+    static let name = "kube-credential"
+    static let summary = "print a kubectl ExecCredential (client.authentication.k8s.io/v1)"
+    static let help = """
+        usage: authctl kube-credential NAME [--id-token] [--min-ttl SECONDS]
+
+        Prints an ExecCredential JSON object with status.token and status.expirationTimestamp,
+        as kubectl's exec credential plugins do. In ~/.kube/config:
+
+          users:
+          - name: me
+            user:
+              exec:
+                apiVersion: client.authentication.k8s.io/v1
+                command: authctl
+                args: [kube-credential, NAME]
+                interactiveMode: Never
+
+        options:
+          --id-token         send the OpenID Connect ID token instead of the access token, for
+                             API servers configured with --oidc-issuer-url / --oidc-client-id
+          --min-ttl SECONDS  the token must stay valid at least this long (default 60)
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--id-token")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        let account = try requireAccountName(arguments, command: "authctl kube-credential")
+        let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) ?? 60
+        let base = try context.accountPath(account)
+        let status: ExecCredential.Status
+        if arguments.has("--id-token") {
+            let grant = try context.client.get(base + "/id_token?min_ttl=\(minTTL)", as: IDTokenGrant.self)
+            status = .init(token: grant.idToken, expirationTimestamp: grant.expiresAt)
+        } else {
+            let grant = try context.client.get(base + "/token?min_ttl=\(minTTL)", as: TokenGrant.self)
+            status = .init(token: grant.accessToken, expirationTimestamp: grant.expiresAt)
+        }
+        let credential = ExecCredential(status: status)
+        Output.line(CommandContext.json(credential))
+        return ExitCode.success
+    }
+}
+
+/// The ExecCredential object of the Kubernetes client-go credential plugin protocol.
+struct ExecCredential: Encodable {
+    struct Status: Encodable {
+        var token: String
+        /// RFC 3339; omitted when the provider gave no lifetime (kubectl then asks every time).
+        var expirationTimestamp: String?
+    }
+
+    var apiVersion = "client.authentication.k8s.io/v1"
+    var kind = "ExecCredential"
+    var status: Status
+}

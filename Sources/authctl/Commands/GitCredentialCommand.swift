@@ -1,0 +1,192 @@
+import BrokerProtocol
+@preconcurrency import Glibc
+
+/// `authctl git-credential get|store|erase`: git's credential helper protocol
+/// (gitcredentials(7), git-credential(1)).
+///
+/// git writes `key=value` lines on stdin, ended by a blank line or EOF; for `get` the helper answers
+/// the same way on stdout. stdout carries **only** protocol lines — anything else would be read by
+/// git as a credential — so every problem goes to stderr, and an unknown remote gets an empty
+/// answer (git then asks its other helpers or the user).
+enum GitCredentialCommand: Command {
+    static let name = "git-credential"
+    static let summary = "git credential helper: access tokens as HTTPS passwords"
+    static let help = """
+        usage: authctl git-credential get|store|erase
+
+        A git credential helper. For a remote under an account's --git-url-prefix, `get`
+        answers username (the account's --git-username, default oauth2), password (the access
+        token) and password_expiry_utc. `store` does nothing (the daemon keeps the tokens);
+        `erase` — git's reaction to a rejected password — tells the daemon the token was
+        refused, so the next `get` refreshes it (it never logs the account out).
+
+          git config --global credential.https://git.example.com.helper '!authctl git-credential'
+          git config --global credential.https://git.example.com.useHttpPath true
+
+        useHttpPath is needed only when an account's prefix has a path
+        (https://git.example.com/team/). The longest matching prefix wins.
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        guard arguments.positionals.count == 1, let operation = arguments.positionals.first else {
+            throw UsageError("'authctl git-credential' needs one of get, store, erase")
+        }
+        let input = GitCredentialInput.read(from: STDIN_FILENO)
+        switch operation {
+        case "get":
+            return try get(input, minTTL: try arguments.integer("--min-ttl", in: 0...86_400) ?? 60, context: context)
+        case "store":
+            return ExitCode.success
+        case "erase":
+            return try erase(input, context: context)
+        default:
+            // git may add operations; an unknown one is ignored, as gitcredentials(7) asks.
+            return ExitCode.success
+        }
+    }
+
+    static func get(_ input: GitCredentialInput, minTTL: Int, context: CommandContext) throws -> Int32 {
+        guard let remote = input.remote, let account = try matchingAccount(remote, context: context) else {
+            return ExitCode.success
+        }
+        let path = try context.accountPath(account.name) + "/token?min_ttl=\(minTTL)"
+        let grant = try context.client.get(path, as: TokenGrant.self)
+        var lines = [
+            "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(grant.accessToken)",
+        ]
+        if let expiry = grant.expiresAt.flatMap(RFC3339.parse) { lines.append("password_expiry_utc=\(Int64(expiry))") }
+        Output.write(lines.joined(separator: "\n") + "\n", to: STDOUT_FILENO)
+        return ExitCode.success
+    }
+
+    static func erase(_ input: GitCredentialInput, context: CommandContext) throws -> Int32 {
+        guard let remote = input.remote, let password = input.values["password"],
+            let account = try matchingAccount(remote, context: context)
+        else { return ExitCode.success }
+        let result = try context.client.post(
+            try context.accountPath(account.name) + "/token/rejected", body: TokenRejection(accessToken: password),
+            as: TokenRejectionResult.self)
+        if result.refreshScheduled {
+            Output.note("authctl: '\(account.name)' will refresh its token on the next request.")
+        }
+        return ExitCode.success
+    }
+
+    /// The account whose git URL prefix matches `remote` best (longest prefix), if any.
+    static func matchingAccount(_ remote: GitRemote, context: CommandContext) throws -> AccountStatus? {
+        let accounts = try context.client.get("/v1/accounts", as: AccountList.self).accounts
+        let candidates = accounts.compactMap { account -> (AccountStatus, GitRemote)? in
+            guard let prefix = account.configuration?.gitURLPrefix.flatMap(GitRemote.init(url:)) else { return nil }
+            return (account, prefix)
+        }
+        return GitRemote.bestMatch(for: remote, among: candidates)
+    }
+}
+
+/// The attributes git sent: `key=value` lines up to a blank line or EOF (array keys such as
+/// `capability[]` keep their last value; authctl needs none of them).
+struct GitCredentialInput {
+    var values: [String: String] = [:]
+
+    init(text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = line.hasSuffix("\r") ? line.dropLast() : line
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+    }
+
+    /// Reads stdin up to a blank line or EOF (bounded: git's input is a few hundred bytes).
+    static func read(from fd: Int32) -> GitCredentialInput {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while bytes.count < 65_536 {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+            // A blank line ends the input: stop without waiting for EOF.
+            if bytes.starts(with: [10]) || containsBlankLine(bytes) { break }
+        }
+        return GitCredentialInput(text: String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func containsBlankLine(_ bytes: [UInt8]) -> Bool {
+        var previous: UInt8 = 0
+        var beforePrevious: UInt8 = 0
+        for byte in bytes {
+            if byte == 10, previous == 10 || (previous == 13 && beforePrevious == 10) { return true }
+            beforePrevious = previous
+            previous = byte
+        }
+        return false
+    }
+
+    /// The remote git asks about: from `url=` when given, else protocol/host/path.
+    var remote: GitRemote? {
+        if let url = values["url"] { return GitRemote(url: url) }
+        guard let scheme = values["protocol"], let host = values["host"] else { return nil }
+        return GitRemote(scheme: scheme, host: host, path: values["path"])
+    }
+}
+
+/// An http(s) remote or prefix split into what git credential matching compares:
+/// scheme and host (with port) case-insensitively, the path by segments.
+struct GitRemote: Equatable {
+    var scheme: String
+    var host: String
+    /// Path segments; nil when git sent no path (credential.useHttpPath is off).
+    var segments: [String]?
+
+    init?(scheme: String, host: String, path: String?) {
+        let scheme = scheme.lowercased()
+        guard scheme == "https" || scheme == "http", !host.isEmpty,
+            host.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 47 && $0 != 64 })
+        else { return nil }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        segments = path.map { $0.split(separator: "/").map(String.init) }
+    }
+
+    /// `https://host[:port]/path…`; userinfo, query and fragment are refused.
+    init?(url: String) {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        let rest = url[url.index(colon, offsetBy: 3)...]
+        guard !rest.contains("?"), !rest.contains("#") else { return nil }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        self.init(scheme: String(url[..<colon]), host: String(rest[..<slash]), path: String(rest[slash...]))
+    }
+
+    /// Whether this prefix covers `remote`. A remote without a path (useHttpPath off) matches any
+    /// prefix on its host; the caller prefers the shortest path then (the host-wide account).
+    func covers(_ remote: GitRemote) -> Bool {
+        guard scheme == remote.scheme, host == remote.host else { return false }
+        guard let prefix = segments, let path = remote.segments else { return true }
+        // `team/repo.git` and `team/repo` name the same repository.
+        return path.map(Self.withoutGitSuffix).starts(with: prefix.map(Self.withoutGitSuffix))
+    }
+
+    private static func withoutGitSuffix(_ segment: String) -> String {
+        segment.hasSuffix(".git") ? String(segment.dropLast(4)) : segment
+    }
+
+    /// The candidate whose prefix covers `remote` most specifically; when git sent no path, the one
+    /// with the shortest prefix path (the account for the whole host), and only if unambiguous.
+    static func bestMatch<T>(for remote: GitRemote, among candidates: [(T, GitRemote)]) -> T? {
+        let covering = candidates.filter { $0.1.covers(remote) }
+        let depth = { (prefix: GitRemote) in prefix.segments?.count ?? 0 }
+        let ordered = covering.sorted { depth($0.1) < depth($1.1) }
+        if remote.segments == nil {
+            guard let first = ordered.first, ordered.dropFirst().allSatisfy({ depth($0.1) > depth(first.1) }) else {
+                return nil
+            }
+            return first.0
+        }
+        guard let last = ordered.last, ordered.dropLast().allSatisfy({ depth($0.1) < depth(last.1) }) else {
+            return nil
+        }
+        return last.0
+    }
+}

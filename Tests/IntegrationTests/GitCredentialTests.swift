@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `authctl git-credential` with the real git: a smart-HTTP server (git-http-backend behind
+/// Fixtures/fake_servers.py on 127.0.0.1) accepts only the token it is told is current; git asks
+/// authctl through `credential.helper`.
+@Suite struct GitCredentialTests {
+    @Test func gitRoundTripAndEraseRefreshes() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is needed (apt-get install git)")
+        let fixture = try await AdapterTests.Fixture.start()
+        defer { fixture.stop() }
+        let root = fixture.directory.path
+        let git = { (arguments: [String]) in
+            try await ChildProcess.run(
+                ["/usr/bin/git"] + arguments,
+                environment: [
+                    "PATH": "/usr/bin:/bin", "HOME": root, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1",
+                ], directory: root)
+        }
+        // A bare repository with one commit, served over HTTP.
+        #expect(try await git(["init", "-q", "--bare", root + "/repos/project.git"]).status == 0)
+        #expect(try await git(["init", "-q", root + "/work"]).status == 0)
+        #expect(try await git(["-C", root + "/work", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
+                               "--allow-empty", "-m", "first"]).status == 0)
+        #expect(try await git(["-C", root + "/work", "push", "-q", root + "/repos/project.git", "HEAD:refs/heads/main"]).status == 0)
+        let tokenFile = root + "/valid-token"
+        try "tok-2".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try await BackgroundServer(["git", root + "/repos", tokenFile], directory: root)
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.address)/"
+
+        try await fixture.addAccount("forge", ["--git-url-prefix", base, "--git-username", "alice"])
+        let helper = "!\(try ChildProcess.binary("authctl")) --socket \(fixture.socket) git-credential"
+        let config = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)"]
+
+        // The daemon serves tok-1, the server wants tok-2: git fails and erases the credential.
+        let first = try await git(config + ["ls-remote", base + "project.git"])
+        #expect(first.status != 0)
+        #expect(try await fixture.stats()["rejections"] == ["tok-1"])
+        // The erase made the daemon move on to tok-2: the same command now works.
+        let second = try await git(config + ["ls-remote", base + "project.git"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("refs/heads/main"))
+        let clone = try await git(config + ["clone", "-q", base + "project.git", root + "/clone"])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(FileManager.default.fileExists(atPath: root + "/clone/.git"))
+    }
+
+    @Test func getAnswersOnlyProtocolLines() async throws {
+        let fixture = try await AdapterTests.Fixture.start()
+        defer { fixture.stop() }
+        try await fixture.addAccount("a", ["--git-url-prefix", "https://git.example/"])
+        try await fixture.addAccount("b", ["--git-url-prefix", "https://git.example/team/", "--git-username", "bob"])
+        let team = try await fixture.authctl(
+            ["git-credential", "get"], stdin: "protocol=https\nhost=git.example\npath=team/repo.git\n\n")
+        #expect(team.stdout == "username=bob\npassword=tok-1\npassword_expiry_utc=1893456000\n")
+        let other = try await fixture.authctl(["git-credential", "get"], stdin: "protocol=https\nhost=git.example\npath=x/y\n")
+        #expect(other.stdout.hasPrefix("username=oauth2\npassword=tok-1\n"))
+        // Without a path (useHttpPath off) the host-wide account answers.
+        let hostOnly = try await fixture.authctl(["git-credential", "get"], stdin: "protocol=https\nhost=git.example\n\n")
+        #expect(hostOnly.stdout.hasPrefix("username=oauth2\n"))
+        let unknown = try await fixture.authctl(["git-credential", "get"], stdin: "protocol=https\nhost=elsewhere\n\n")
+        #expect(unknown.status == 0)
+        #expect(unknown.stdout.isEmpty)
+        let store = try await fixture.authctl(["git-credential", "store"], stdin: "protocol=https\nhost=git.example\npassword=x\n\n")
+        #expect(store.status == 0 && store.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,119 @@
+# bash completion for authctl(1). Installed as share/bash-completion/completions/authctl.
+# Account names come from the running daemon (`authctl account list --json`); when it is down
+# the list is simply empty.
+
+# Prints the account names, one a line; $1 is the --socket value given on the line, if any.
+_authctl_accounts() {
+    local -a socket_args=()
+    [[ -n $1 ]] && socket_args=(--socket "$1")
+    timeout 2 authctl "${socket_args[@]}" account list --json 2>/dev/null \
+        | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
+}
+
+# Options that take a value (the next word is not a command or account name).
+_authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --client-secret-file --scope
+    --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
+    --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
+    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
+    --scheme"
+_authctl_value_options=$(echo $_authctl_value_options)
+
+_authctl_commands="login logout token status account exec header kube-credential git-credential rekey ping
+    version help"
+_authctl_commands=$(echo $_authctl_commands)
+
+_authctl() {
+    local cur prev socket="" command="" sub="" i word positionals=0 dashdash=no
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+
+    # Find the --socket value, the command, (for `account`) its subcommand, and how many
+    # positional words (account names) follow them before the cursor.
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        if [[ -z $command ]]; then
+            case $word in
+                --socket) socket=${COMP_WORDS[i+1]}; i=$((i + 1)) ;;
+                -*) ;;
+                *) command=$word ;;
+            esac
+        elif [[ $word == -- ]]; then
+            dashdash=yes
+        elif [[ $word == -* ]]; then
+            [[ " $_authctl_value_options " == *" $word "* ]] && i=$((i + 1))
+        elif [[ $command == account && -z $sub ]]; then
+            sub=$word
+        else
+            positionals=$((positionals + 1))
+        fi
+    done
+
+    case $prev in
+        --socket)
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --client-secret-file|apply)
+            [[ $prev == apply && $command != account ]] && return
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --redirect-host)
+            COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
+            return ;;
+    esac
+    # Options whose values cannot be completed.
+    [[ " $_authctl_value_options " == *" $prev "* ]] && return
+
+    if [[ -z $command ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--socket --help --version" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$_authctl_commands" -- "$cur"))
+        fi
+        return
+    fi
+    # `authctl exec NAME -- CMD…`: after `--` the words belong to the program.
+    if [[ $command == exec && $dashdash == yes ]]; then
+        [[ $prev == -- ]] && COMPREPLY=($(compgen -c -- "$cur"))
+        return
+    fi
+
+    local options="" accounts=no
+    case $command in
+        login) options="--no-browser --timeout --device --help"; accounts=yes ;;
+        logout) options="--help"; accounts=yes ;;
+        token) options="--min-ttl --json --help"; accounts=yes ;;
+        status) options="--json --help"; accounts=yes ;;
+        exec) options="--env --min-ttl --help"; accounts=yes ;;
+        header) options="--header-name --scheme --min-ttl --help"; accounts=yes ;;
+        kube-credential) options="--id-token --min-ttl --help"; accounts=yes ;;
+        git-credential)
+            [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "get store erase" -- "$cur"))
+            return ;;
+        help)
+            COMPREPLY=($(compgen -W "$_authctl_commands" -- "$cur"))
+            return ;;
+        account)
+            case $sub in
+                "") COMPREPLY=($(compgen -W "add list show remove apply" -- "$cur")); return ;;
+                add) options="--issuer --client-id --client-secret-file --scope --audience --redirect-host
+                    --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
+                    --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
+                    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username" ;;
+                list) options="--json" ;;
+                show) options="--json"; accounts=yes ;;
+                remove) accounts=yes ;;
+            esac ;;
+        *) options="--help" ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+    elif [[ $accounts == yes && $positionals -eq 0 ]]; then
+        COMPREPLY=($(compgen -W "$(_authctl_accounts "$socket")" -- "$cur"))
+    fi
+}
+
+complete -F _authctl authctl

@@ -1,0 +1,101 @@
+# fish completion for authctl(1). Installed as share/fish/vendor_completions.d/authctl.fish.
+# Account names come from the running daemon (`authctl account list --json`); when it is down
+# the list is simply empty.
+
+set -l __authctl_commands login logout token status account exec header kube-credential git-credential rekey ping version help
+
+function __authctl_accounts
+    set -l socket_args
+    set -l tokens (commandline -opc)
+    for i in (seq (count $tokens))
+        if test "$tokens[$i]" = --socket; and test $i -lt (count $tokens)
+            set socket_args --socket $tokens[(math $i + 1)]
+        end
+    end
+    timeout 2 authctl $socket_args account list --json 2>/dev/null \
+        | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
+end
+
+# True when the command line's command (first word after the global options) is one of $argv.
+function __authctl_using
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    while set -q tokens[1]
+        switch $tokens[1]
+            case --socket
+                set -e tokens[1]
+            case '-*'
+            case '*'
+                contains -- $tokens[1] $argv
+                return
+        end
+        set -e tokens[1]
+    end
+    return 1
+end
+
+# True when the line is `authctl account SUB …` with SUB one of $argv (or none yet when $argv is empty).
+function __authctl_account_sub
+    set -l tokens (commandline -opc)
+    set -l index (contains -i -- account $tokens)
+    or return 1
+    set -l sub $tokens[(math $index + 1)]
+    if test (count $argv) -eq 0
+        test -z "$sub"
+        return
+    end
+    contains -- "$sub" $argv
+end
+
+complete -c authctl -f
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -l socket -r -F -d "the daemon's socket"
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -s h -l help -d 'show help'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -l version -d 'show the version'
+
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a login -d 'sign in to an account'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a logout -d "revoke and delete an account's tokens"
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a token -d 'print an access token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a status -d 'show the state of accounts'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show, remove or apply accounts'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a git-credential -d 'git credential helper'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a rekey -d 're-encrypt secrets under a new key'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a ping -d 'check that the daemon is running'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a help -d 'show help'
+
+complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -l help -d 'show help'
+complete -c authctl -n '__authctl_using exec header kube-credential' -l min-ttl -x -d 'the token must stay valid this long'
+complete -c authctl -n '__authctl_using exec' -l env -x -d 'the variable to set'
+complete -c authctl -n '__authctl_using header' -l header-name -x -d 'the header name'
+complete -c authctl -n '__authctl_using header' -l scheme -x -d 'the scheme before the token'
+complete -c authctl -n '__authctl_using kube-credential' -l id-token -d 'send the ID token'
+complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
+complete -c authctl -n '__authctl_using login' -l no-browser -d 'only print the URL'
+complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after SECONDS'
+complete -c authctl -n '__authctl_using login' -l device -d 'use the device authorization grant'
+complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must stay valid this long'
+complete -c authctl -n '__authctl_using token status' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
+
+complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove apply'
+complete -c authctl -n '__authctl_account_sub apply' -F -d 'accounts file'
+complete -c authctl -n '__authctl_account_sub show remove' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_account_sub list show' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_account_sub add' -l issuer -x -d "the provider's issuer URL"
+complete -c authctl -n '__authctl_account_sub add' -l client-id -x -d 'the OAuth client id'
+complete -c authctl -n '__authctl_account_sub add' -l client-secret-file -r -F -d 'a file holding the client secret'
+complete -c authctl -n '__authctl_account_sub add' -l scope -x -a 'openid profile email offline_access' -d 'a scope to request'
+complete -c authctl -n '__authctl_account_sub add' -l audience -x -d 'the audience authorization parameter'
+complete -c authctl -n '__authctl_account_sub add' -l redirect-host -x -a '127.0.0.1 localhost ::1' -d 'loopback redirect host'
+complete -c authctl -n '__authctl_account_sub add' -l redirect-port -x -d 'fixed redirect port'
+complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redirect path'
+complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
+complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
+complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'
+for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
+    complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
+end

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Checks authctl.bash by simulating COMP_WORDS against a stand-in `authctl` that prints a fixed
+# `account list --json` (exit 1 for any other socket, as when the daemon is down).
+set -u  # not -e: completion functions legitimately end in failed compgen calls
+here=$(cd "$(dirname "$0")" && pwd)
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+cat > "$fake/authctl" <<'FAKE'
+#!/bin/sh
+[ "$1" = --socket ] && [ "$2" != /up.sock ] && exit 69
+printf '{\n  "accounts" : [\n    {\n      "name" : "work"\n    },\n    {\n      "name" : "git.example"\n    }\n  ]\n}\n'
+FAKE
+chmod +x "$fake/authctl"
+PATH=$fake:$PATH
+source "$here/authctl.bash"
+[[ $(complete -p authctl) == "complete -F _authctl authctl" ]] || { echo "authctl.bash: not registered"; exit 1; }
+
+failures=0
+expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one being completed)
+    local wanted=$1; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+    _authctl
+    local got="${COMPREPLY[*]}"
+    if [[ $got != "$wanted" ]]; then
+        echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
+    fi
+}
+expect "login logout token status account exec header kube-credential git-credential rekey ping version help" authctl ""
+expect "--socket" authctl --s
+expect "git.example work" authctl token ""
+expect "work" authctl --socket /up.sock login w
+expect "" authctl --socket /down.sock login ""
+expect "" authctl token work ""
+expect "git.example work" authctl token --min-ttl 60 ""
+expect "--min-ttl --json --help" authctl token --
+expect "add list show remove apply" authctl account ""
+expect "git.example work" authctl exec ""
+expect "--env --min-ttl --help" authctl exec work --
+expect "" authctl exec work --env ""
+expect "--id-token" authctl kube-credential work --id
+expect "--header-name" authctl header work --header-n
+expect "get" authctl git-credential g
+expect "" authctl git-credential get ""
+expect "--git-url-prefix --git-username" authctl account add work --git
+expect "git.example work" authctl account remove ""
+expect "" authctl status work ""
+expect "--redirect-host --redirect-port --redirect-path" authctl account add work --red
+expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
+expect "" authctl account add work --issuer ""
+expect "login logout" authctl help lo
+[[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
+exit $((failures > 0))
