@@ -89,7 +89,7 @@ struct DaemonHarness {
     }
 
     private static func blockingRequest(socket path: String, target: String) throws -> String {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
@@ -154,6 +154,10 @@ final class DaemonProcess {
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         // O_APPEND without O_TRUNC: a log file created by the test keeps its inode (JOURNAL_STREAM).
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        // Nothing else: a long-lived daemon holding another test's pipe (openssl's stderr, say)
+        // would keep that test's reader from ever seeing end of file.
+        let closeFrom = try #require(Self.addCloseFrom, "glibc lacks posix_spawn_file_actions_addclosefrom_np")
+        _ = closeFrom(&actions, 3)
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -162,6 +166,14 @@ final class DaemonProcess {
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
     }
+
+    /// glibc ≥ 2.34: a GNU extension Swift does not import (it needs _GNU_SOURCE), looked up at run time.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    nonisolated(unsafe) private static let addCloseFrom: AddCloseFrom? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
     var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
