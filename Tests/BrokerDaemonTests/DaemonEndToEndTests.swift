@@ -13,7 +13,7 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let daemon = try harness.launch(notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
 
         let add = try await harness.authctl([
             "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client",

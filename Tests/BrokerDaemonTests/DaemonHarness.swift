@@ -77,6 +77,36 @@ struct DaemonHarness {
         try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
     }
 
+    /// One raw `GET target` on the daemon's socket from this process (no client-side checks);
+    /// the whole answer as text. Blocking socket calls run on their own thread.
+    func rawRequest(_ target: String) async throws -> String {
+        let socket = socket
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try Self.blockingRequest(socket: socket, target: target) })
+            }.start()
+        }
+    }
+
+    private static func blockingRequest(socket path: String, target: String) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw POSIXError(.EPIPE) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// A fresh key file (0600) at `path`.
     @discardableResult
     func makeKey(at path: String) throws -> String {
@@ -116,6 +146,10 @@ final class DaemonProcess {
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         // O_APPEND without O_TRUNC: a log file created by the test keeps its inode (JOURNAL_STREAM).
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        // Nothing else: a long-lived daemon holding another test's pipe (openssl's stderr, say)
+        // would keep that test's reader from ever seeing end of file.
+        let closeFrom = try #require(Self.addCloseFrom, "glibc lacks posix_spawn_file_actions_addclosefrom_np")
+        _ = closeFrom(&actions, 3)
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -124,6 +158,14 @@ final class DaemonProcess {
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
     }
+
+    /// glibc ≥ 2.34: a GNU extension Swift does not import (it needs _GNU_SOURCE), looked up at run time.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    nonisolated(unsafe) private static let addCloseFrom: AddCloseFrom? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
     var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }

@@ -41,6 +41,7 @@ public struct APIRouter: HTTPHandler {
     let logger: Logger
     let now: @Sendable () -> Double
     let executable: @Sendable (Int32) -> String
+    let refusals = RefusalThrottle()
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
@@ -89,8 +90,11 @@ public struct APIRouter: HTTPHandler {
         _ request: HTTPRequest, connection: ConnectionInfo
     ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
         guard let peer = configuration.policy.admit(connection) else {
-            let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
-            logger.warning("refused a request from \(who)", ["path": String(request.path)])
+            let uid = connection.credentials?.uid ?? UInt32.max
+            if refusals.shouldLog(uid: uid, now: now()) {
+                let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
+                logger.warning("refused a request from \(who) (logged once a minute per uid)", ["path": String(request.path)])
+            }
             return .failure(RouterRefusal(Self.errorResponse(WireError(
                 code: .forbidden,
                 message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
