@@ -35,6 +35,12 @@ import TestSupport
         #expect(await Self.isGone(pid))
     }
 
+    @Test func runBlockingIsBoundedToo() throws {
+        let result = try Subprocess.runBlocking(["sh", "-c", "echo out; exit 3"])
+        #expect(result.status == 3 && result.stdout == "out\n")
+        #expect(throws: SubprocessError.self) { try Subprocess.runBlocking(["sleep", "300"], timeout: .milliseconds(100)) }
+    }
+
     @Test func terminateEscalatesToSigkillForTheWholeGroup() async throws {
         let directory = try TemporaryDirectory(prefix: "subprocess-test")
         defer { directory.remove() }

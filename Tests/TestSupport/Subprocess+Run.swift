@@ -15,20 +15,62 @@ extension Subprocess {
         _ command: [String], stdin: String = "", environment: [String: String]? = nil, directory: String? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> Result {
-        let scratch = try TemporaryDirectory(prefix: "subprocess")
-        defer { scratch.remove() }
-        let (inPath, outPath, errPath) = (scratch.appending("in"), scratch.appending("out"), scratch.appending("err"))
-        try Data(stdin.utf8).write(to: URL(fileURLWithPath: inPath))
-        let child = try Subprocess(
-            command, environment: environment, directory: directory, stdin: .file(inPath), stdout: .file(outPath),
-            stderr: .file(errPath))
-        let status = await child.wait(timeout: timeout)
-        if status == nil { await child.terminate(grace: .milliseconds(200)) }
-        let result = Result(status: status ?? 128 + SIGKILL, stdout: readText(outPath), stderr: readText(errPath))
-        guard status != nil else {
-            throw SubprocessError.timedOut(command: command, timeout: timeout, stdout: result.stdout, stderr: result.stderr)
+        let capture = try Capture(command, stdin: stdin, environment: environment, directory: directory)
+        defer { capture.scratch.remove() }
+        let status = await capture.child.wait(timeout: timeout)
+        if status == nil { await capture.child.terminate(grace: .milliseconds(200)) }
+        return try capture.result(status: status, timeout: timeout)
+    }
+
+    /// `run` for synchronous callers (one-time fixture set-up such as the openssl CLI): the same,
+    /// but it blocks the calling thread while polling, so keep it to commands of milliseconds.
+    public static func runBlocking(
+        _ command: [String], stdin: String = "", environment: [String: String]? = nil, directory: String? = nil,
+        timeout: Duration = .seconds(60)
+    ) throws -> Result {
+        let capture = try Capture(command, stdin: stdin, environment: environment, directory: directory)
+        defer { capture.scratch.remove() }
+        let deadline = ContinuousClock.now + timeout
+        var status = capture.child.poll()
+        while status == nil, ContinuousClock.now < deadline {
+            usleep(2_000)
+            status = capture.child.poll()
         }
-        return result
+        if status == nil {
+            capture.child.kill()
+            usleep(10_000)
+        }
+        return try capture.result(status: status, timeout: timeout)
+    }
+
+    /// A child whose stdin, stdout and stderr are files in a scratch directory of its own.
+    private struct Capture {
+        let scratch: TemporaryDirectory
+        let child: Subprocess
+        let command: [String]
+
+        init(_ command: [String], stdin: String, environment: [String: String]?, directory: String?) throws {
+            scratch = try TemporaryDirectory(prefix: "subprocess")
+            do {
+                try Data(stdin.utf8).write(to: URL(fileURLWithPath: scratch.appending("in")))
+                child = try Subprocess(
+                    command, environment: environment, directory: directory, stdin: .file(scratch.appending("in")),
+                    stdout: .file(scratch.appending("out")), stderr: .file(scratch.appending("err")))
+            } catch {
+                scratch.remove()
+                throw error
+            }
+            self.command = command
+        }
+
+        /// The result for `status`, or the timeout error (with the output so far) when it is nil.
+        func result(status: Int32?, timeout: Duration) throws -> Result {
+            let stdout = readText(scratch.appending("out")), stderr = readText(scratch.appending("err"))
+            guard let status else {
+                throw SubprocessError.timedOut(command: command, timeout: timeout, stdout: stdout, stderr: stderr)
+            }
+            return Result(status: status, stdout: stdout, stderr: stderr)
+        }
     }
 
     /// The complete lines (newline-terminated) of the file at `path` once `done` accepts them,
