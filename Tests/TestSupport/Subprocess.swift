@@ -183,7 +183,8 @@ public enum SubprocessError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .emptyCommand: "no command given to Subprocess"
         case .spawnFailed(let command, let code):
-            "cannot start \(command): \(String(cString: strerror(code))); check that it exists and is executable"
+            "cannot start \(command): \(String(cString: strerror(code))); check that it exists and is executable, "
+                + "and that the directories of its stdin/stdout/stderr files and working directory exist"
         case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         case .stdinClosed: "the child's stdin is not an open pipe"
         case .timedOut(let command, let timeout, let stdout, let stderr):
