@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
             path: "Tests/TestSupport"),
 
-        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol"]),
+        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "TestSupport"]),
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",

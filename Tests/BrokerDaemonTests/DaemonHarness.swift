@@ -125,93 +125,39 @@ struct DaemonHarness {
     }
 }
 
-/// A child process with stderr (and optionally stdout) in files, stopped by the test.
-///
-/// Spawned with posix_spawn and reaped with waitpid(WNOHANG), not Foundation's `Process`: that one
-/// takes a child closing its inherited descriptors (systemd-socket-activate does, before exec) for
-/// its death and then blocks its one reaper thread in waitpid — hanging every other child's wait.
+/// A child process with stderr (and optionally stdout) in files, stopped by the test: a thin
+/// wrapper over TestSupport's `Subprocess` (own process group, bounded waits, killed on deinit).
 final class DaemonProcess {
-    let pid: pid_t
+    let process: Subprocess
+    var pid: pid_t { process.pid }
     let logPath: String
     let stdoutPath: String?
-    private var exitStatus: Int32?
 
     init(command: [String], environment: [String: String], logPath: String, stdoutPath: String? = nil) throws {
         self.logPath = logPath
         self.stdoutPath = stdoutPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        // O_APPEND without O_TRUNC: a log file created by the test keeps its inode (JOURNAL_STREAM).
-        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        // Nothing else: a long-lived daemon holding another test's pipe (openssl's stderr, say)
-        // would keep that test's reader from ever seeing end of file.
-        let closeFrom = try #require(Self.addCloseFrom, "glibc lacks posix_spawn_file_actions_addclosefrom_np")
-        _ = closeFrom(&actions, 3)
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        self.pid = pid
+        // Appending without truncating: a log file created by the test keeps its inode (JOURNAL_STREAM).
+        process = try Subprocess(
+            command, environment: environment, stdout: stdoutPath.map { .append($0) } ?? .null, stderr: .append(logPath))
     }
 
-    /// glibc ≥ 2.34: a GNU extension Swift does not import (it needs _GNU_SOURCE), looked up at run time.
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    nonisolated(unsafe) private static let addCloseFrom: AddCloseFrom? = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
-        else { return nil }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
-    }()
+    var log: String { Subprocess.readText(logPath) }
+    var output: String { stdoutPath.map(Subprocess.readText) ?? "" }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-    var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
-
-    func signal(_ number: Int32) {
-        if exitStatus == nil { kill(pid, number) }
-    }
-
-    /// The exit status (128 + N for a signal) if the child has ended, without waiting.
-    private func poll() -> Int32? {
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        let signal = status & 0x7f
-        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        return exitStatus
-    }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// The exit status, waiting at most `timeout` seconds; a child still running then is killed
     /// and the test fails.
     @discardableResult
     func waitForExit(timeout: Double = 30) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while deadline.timeIntervalSinceNow > 0 {
-            if let status = poll() { return status }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        kill(pid, SIGKILL)
+        if let status = await process.wait(timeout: .seconds(timeout)) { return status }
         Issue.record("process \(pid) did not exit within \(timeout) s; killed")
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        exitStatus = 128 + SIGKILL
-        return 128 + SIGKILL
+        return await process.terminate(grace: .zero)
     }
 
     /// SIGTERM, then the exit status.
     func stop(timeout: Double = 30) async throws -> Int32 {
         signal(SIGTERM)
         return try await waitForExit(timeout: timeout)
-    }
-
-    deinit {
-        if poll() == nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
     }
 }
