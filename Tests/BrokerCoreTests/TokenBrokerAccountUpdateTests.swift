@@ -209,14 +209,7 @@ struct TokenBrokerAccountUpdateTests {
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: ""), "git username"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: "a\nb"), "git username"),
         ]
-        for (configuration, reason) in refused {
-            do throws(WireError) {
-                _ = try await broker.addAccount(configuration)
-                Issue.record("accepted: \(configuration)")
-            } catch {
-                #expect(error.code == .invalidRequest && error.message.contains(reason), "\(error.message)")
-            }
-        }
+        await broker.expectRefused(refused)
         let document = issuer + "/.well-known/openid-configuration"
         _ = try await broker.addAccount(AccountConfiguration(
             name: "shop", issuer: issuer, clientID: "c", discoveryURL: document, gitURLPrefix: "http://127.0.0.1:8080/",
@@ -227,5 +220,19 @@ struct TokenBrokerAccountUpdateTests {
         #expect(shown?.discoveryURL == document && shown?.gitURLPrefix == "http://127.0.0.1:8080/")
         #expect(shown?.gitUsername == "jürgen")
         await restarted.shutdown()
+    }
+}
+
+extension TokenBroker {
+    /// Each configuration must be refused by `addAccount` with `invalid_request` naming the reason.
+    func expectRefused(_ refused: [(AccountConfiguration, String)]) async {
+        for (configuration, reason) in refused {
+            do throws(WireError) {
+                _ = try await addAccount(configuration)
+                Issue.record("accepted: \(configuration)")
+            } catch {
+                #expect(error.code == .invalidRequest && error.message.contains(reason), "\(error.message)")
+            }
+        }
     }
 }
