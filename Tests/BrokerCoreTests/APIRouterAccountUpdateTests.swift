@@ -18,6 +18,14 @@ import Testing
         #expect(fixture.service.recorded == ["updateAccount(work,alice)"])
     }
 
+    @Test func onlyNameIssuerAndClientIDAreRequired() async throws {
+        let fixture = RouterFixture()
+        let minimal = #"{"name":"work","issuer":"https://idp.example","client_id":"c"}"#
+        #expect(await fixture.send("PUT", "/v1/accounts/work", body: minimal).status == 200)
+        #expect(await fixture.send("POST", "/v1/accounts", body: minimal).status == 201)
+        #expect(fixture.service.recorded == ["updateAccount(work,nil)", "addAccount(work,https://idp.example)"])
+    }
+
     @Test func putRefusesAnotherNameAMissingBodyAndBadJSON() async throws {
         let fixture = RouterFixture()
         let renamed = await fixture.send("PUT", "/v1/accounts/other", body: Self.configuration)
