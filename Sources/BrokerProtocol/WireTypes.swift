@@ -175,6 +175,27 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case redirectPath = "redirect_path"
         case extraParameters = "extra_parameters"
     }
+
+    /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
+    /// spell out empty `scopes` or `extra_parameters`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            issuer: try container.decode(String.self, forKey: .issuer),
+            clientID: try container.decode(String.self, forKey: .clientID),
+            clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
+            scopes: try container.decodeIfPresent([String].self, forKey: .scopes) ?? [],
+            audience: try container.decodeIfPresent(String.self, forKey: .audience),
+            redirectHost: try container.decodeIfPresent(String.self, forKey: .redirectHost),
+            redirectPort: try container.decodeIfPresent(Int.self, forKey: .redirectPort),
+            redirectPath: try container.decodeIfPresent(String.self, forKey: .redirectPath),
+            extraParameters: try container.decodeIfPresent([String: String].self, forKey: .extraParameters) ?? [:],
+            endpoints: try container.decodeIfPresent(ManualEndpoints.self, forKey: .endpoints),
+            discoveryURL: try container.decodeIfPresent(String.self, forKey: .discoveryURL),
+            gitURLPrefix: try container.decodeIfPresent(String.self, forKey: .gitURLPrefix),
+            gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername))
+    }
 }
 
 /// The answer to `POST /v1/accounts/{name}/login`.
