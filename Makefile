@@ -1,6 +1,6 @@
 # authbroker — build, run, test, install.
 # `make run` builds and starts the daemon in the foreground with default paths;
-# `make test` runs the whole test suite (what CI runs).
+# `make test` runs the whole test suite (what CI runs), failing after TEST_TIMEOUT (25m) instead of hanging.
 # `make install PREFIX=… DESTDIR=…` installs binaries, systemd units, man pages and completions;
 # `make verify-units` checks the systemd units (systemd-analyze verify + security exposure ≤ 2.0).
 # `make check-completions` checks the bash completion by simulating COMP_WORDS.
@@ -10,6 +10,8 @@ DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
 SWIFT_FLAGS ?= -c $(CONFIG) --static-swift-stdlib
+# Upper bound of `make test` (GNU timeout duration); a normal run takes a few minutes.
+TEST_TIMEOUT ?= 25m
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
 SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
@@ -36,8 +38,10 @@ build: deps
 run: build
 	$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authbrokerd
 
+# Bounded (GNU timeout) and in a session of its own: CI runs it unattended, and a hung test must
+# fail the run, not stall it, nor leave daemons behind (.ci/run-tests).
 test: deps
-	$(SWIFT) test --parallel
+	@.ci/run-tests $(TEST_TIMEOUT) $(SWIFT) test --parallel
 
 install: build install-files
 	install -d $(BINDIR)

@@ -50,7 +50,7 @@ let package = Package(
             dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
             path: "Tests/TestSupport"),
 
-        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol"]),
+        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "TestSupport"]),
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",
@@ -71,14 +71,13 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests", dependencies: ["TestSupport", "mock-oidc-provider"],
             exclude: ["Fixtures"]),
-
-        // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
-        .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
-        // Spawns the real authbrokerd and authctl. Not a dependency on authctl: its -static-executable
-        // flag would be applied to the test bundle; `swift test` builds every product anyway.
+        // Spawns the real authbrokerd (and authctl: not a dependency, for the same reason as above).
         .testTarget(
             name: "BrokerDaemonTests",
             dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd"]),
+
+        // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
+        .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(

@@ -104,7 +104,13 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .daemonNotRunning(let socket, let reason):
             "authbrokerd is not running (\(reason) at \(socket)). Start it with: systemctl --user start authbrokerd.socket (or run authbrokerd)"
         case .api(let error):
-            if let url = error.authorizationURL { "\(error.message) Finish it at: \(url)" } else { error.message }
+            // The wire message points at authorization_url; on a terminal, show the URL itself.
+            if let url = error.authorizationURL {
+                error.message.replacingFirst("the browser (authorization_url)", with: "the browser at \(url)")
+                    ?? "\(error.message) Finish it at: \(url)"
+            } else {
+                error.message
+            }
         case .timeout(let socket):
             "authbrokerd at \(socket) did not answer in time; check: systemctl --user status authbrokerd"
         case .protocolError(let why):
@@ -119,5 +125,20 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .timeout: ExitCode.temporaryFailure
         case .protocolError: ExitCode.failure
         }
+    }
+}
+
+extension String {
+    /// `self` with the first occurrence of `target` replaced (no Foundation in the CLI).
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String? {
+        guard !target.isEmpty else { return nil }
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(target) {
+                return String(self[..<index]) + replacement + String(self[self.index(index, offsetBy: target.count)...])
+            }
+            index = self.index(after: index)
+        }
+        return nil
     }
 }

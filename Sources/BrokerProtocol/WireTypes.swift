@@ -176,8 +176,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case extraParameters = "extra_parameters"
     }
 
-    /// `scopes` and `extra_parameters` may be left out of a request (docs/api.md: only `name`,
-    /// `issuer` and `client_id` are required); they then default to empty.
+    /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
+    /// spell out empty `scopes` or `extra_parameters`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(

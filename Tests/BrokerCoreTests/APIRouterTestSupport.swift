@@ -51,6 +51,23 @@ final class FakeBrokerService: BrokerService {
         try record("removeAccount(\(name))")
     }
 
+    func updateAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountUpdateResult {
+        try record("updateAccount(\(configuration.name),\(configuration.gitUsername ?? "nil"))")
+        return AccountUpdateResult(outcome: .updated, account: AccountStatus(name: configuration.name, state: .active))
+    }
+
+    static let idToken = "fake-id-token-51c0e2"
+
+    func tokenRejected(account: String, accessToken: String) async throws(WireError) -> TokenRejectionResult {
+        try record("tokenRejected(\(account),\(accessToken == Self.token ? "current" : "other"))")
+        return TokenRejectionResult(refreshScheduled: accessToken == Self.token)
+    }
+
+    func idToken(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant {
+        try record("idToken(\(account),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
+        return IDTokenGrant(idToken: Self.idToken, expiresAt: "2030-01-01T00:05:00Z")
+    }
+
     func cachedToken(account: String, now: Double) -> TokenGrant? {
         calls.withLock { $0.append("cachedToken(\(account))") }
         return cachedAccounts.contains(account) ? Self.grant : nil

@@ -1,4 +1,4 @@
-import BrokerCore
+@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
@@ -115,7 +115,7 @@ import Testing
         let fixture = RouterFixture()
         let cases: [(String, String, String)] = [
             ("POST", "/v1/status", "GET"), ("PUT", "/v1/accounts", "GET, POST"),
-            ("POST", "/v1/accounts/work", "GET, DELETE"), ("GET", "/v1/accounts/work/login", "POST"),
+            ("POST", "/v1/accounts/work", "GET, PUT, DELETE"), ("GET", "/v1/accounts/work/login", "POST"),
             ("DELETE", "/v1/accounts/work/token", "GET"), ("GET", "/v1/rekey", "POST"),
         ]
         for (method, path, allow) in cases {
@@ -188,7 +188,9 @@ import Testing
             HTTPRequest(method: "GET", target: "/v1/accounts/work/token"), connection: stranger)
         #expect(immediate?.status == 403)
         #expect(fixture.service.recorded.isEmpty)
-        #expect(fixture.logs.captured.contains { $0.hasPrefix("warning: refused a request from uid 1001") })
+        // One line per uid per minute, however many refusals (the fixture's clock stands still).
+        #expect(fixture.logs.captured.filter { $0.hasPrefix("warning: refused a request from uid 1001") }.count == 1)
+        #expect(fixture.logs.captured.filter { $0.hasPrefix("warning: refused a request from a connection without") }.count == 1)
     }
 
     @Test func allowedUIDsAreServed() async throws {
@@ -226,6 +228,14 @@ import Testing
         #expect(immediate("/v1/nope")?.status == 404)
         #expect(immediate("/v1/status", method: "POST")?.status == 405)
         #expect(fixture.service.recorded == ["cachedToken(fast)", "cachedToken(slow)"])
+    }
+
+    @Test func refusalsAreLoggedOncePerUIDPerInterval() {
+        let throttle = RefusalThrottle(interval: 60)
+        #expect(throttle.shouldLog(uid: 1, now: 1_000))
+        #expect(!throttle.shouldLog(uid: 1, now: 1_059))
+        #expect(throttle.shouldLog(uid: 2, now: 1_059))
+        #expect(throttle.shouldLog(uid: 1, now: 1_060))
     }
 
     @Test func processExecutableReadsProc() throws {

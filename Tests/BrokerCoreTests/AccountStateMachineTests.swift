@@ -207,7 +207,7 @@ extension AccountStateMachine {
     fileprivate var pendingError: WireError {
         WireError(
             code: .loginPending,
-            message: "A login for 'work' is pending: finish it in the browser at the URL given, "
+            message: "A login for 'work' is pending: finish it in the browser (authorization_url), "
                 + "or run: authctl login work",
             authorizationURL: pendingLogin?.authorizationURL)
     }

@@ -7,36 +7,15 @@ import TestSupport
 
 /// The `mock-oidc-provider` executable, as integration tests and benchmarks use it.
 @Suite struct MockProviderExecutableTests {
-
-    /// Reads the first stdout line on a plain thread, giving up after 10 s.
-    static func firstLine(of pipe: Pipe) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let handle = pipe.fileHandleForReading
-                var bytes: [UInt8] = []
-                var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-                while bytes.last != UInt8(ascii: "\n"), poll(&entry, 1, 10_000) > 0 {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    bytes += chunk
-                }
-                continuation.resume(returning: bytes.last == UInt8(ascii: "\n") ? String(decoding: bytes.dropLast(), as: UTF8.self) : nil)
-            }
-        }
-    }
-
     @Test func spawnDiscoverAndDriveAKnob() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ProductBinary.path("mock-oidc-provider"))
-        process.arguments = ["--config", #"{"clientID":"cli-from-flag","advertiseIssParameter":false}"#]
-        let (input, output) = (Pipe(), Pipe())
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-        }
-        let line = try #require(await Self.firstLine(of: output))
+        let directory = try TemporaryDirectory(prefix: "mock-provider-exe")
+        defer { directory.remove() }
+        let output = directory.appending("out")
+        let process = try Subprocess(
+            [try ProductBinary.path("mock-oidc-provider"), "--config", #"{"clientID":"cli-from-flag","advertiseIssParameter":false}"#],
+            stdin: .pipe, stdout: .file(output))
+        defer { process.kill() }
+        let line = try #require(await process.firstLine(in: output, startingWith: "listening "), "no listening line")
         #expect(line.hasPrefix("listening http://127.0.0.1:"))
         let issuer = String(line.dropFirst("listening ".count))
 
@@ -60,13 +39,7 @@ import TestSupport
         #expect(stats.discoveryRequests == 2)
 
         // End of stdin ends the process.
-        try input.fileHandleForWriting.close()
-        let exited = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                for _ in 0..<100 where process.isRunning { usleep(50_000) }
-                continuation.resume(returning: !process.isRunning)
-            }
-        }
-        #expect(exited)
+        process.closeStdin()
+        #expect(await process.wait(timeout: .seconds(30)) == 0)
     }
 }

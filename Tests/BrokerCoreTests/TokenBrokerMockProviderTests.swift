@@ -95,14 +95,7 @@ struct TokenBrokerMockProviderTests {
                 name: "a", issuer: issuer, clientID: "c", endpoints: ManualEndpoints(token: "\(issuer)/token")),
              "--authorization-endpoint"),
         ]
-        for (configuration, reason) in refused {
-            do throws(WireError) {
-                _ = try await broker.addAccount(configuration)
-                Issue.record("accepted: \(configuration)")
-            } catch {
-                #expect(error.code == .invalidRequest && error.message.contains(reason), "\(error.message)")
-            }
-        }
+        await broker.expectRefused(refused)
         let added = try await broker.addAccount(AccountConfiguration(
             name: "work", issuer: issuer, clientID: "c", clientSecret: "s3cret-value", redirectHost: "localhost",
             extraParameters: ["prompt": "consent"]))

@@ -59,6 +59,8 @@ struct TokenBrokerTests {
         defer { harness.remove() }
         harness.provider.with { $0.tokenDelay = .seconds(30) }  // keep any refresh from landing
         let broker = try await harness.makeBroker()
+        // The token was obtained between these two instants (seconds apart on a loaded machine).
+        let before = harness.clock.now()
         _ = try await harness.addAndLogin(broker)
         let now = harness.clock.now()
         let access = harness.provider.with { $0.issuedAccess[0] }
@@ -66,8 +68,8 @@ struct TokenBrokerTests {
         #expect(grant.accessToken == access)
         #expect(grant.tokenType == "Bearer")
         #expect(grant.expiresAt != nil)
-        // 100 s lifetime, 50 s margin: at +51 s the token is inside the margin.
-        #expect(broker.cachedToken(account: "work", now: now + 49) != nil)
+        // 100 s lifetime, 50 s margin: 49 s after it was obtained the token is served, 51 s after it is not.
+        #expect(broker.cachedToken(account: "work", now: before + 49) != nil)
         #expect(broker.cachedToken(account: "work", now: now + 51) == nil)
         #expect(broker.cachedToken(account: "other", now: now) == nil)
         #expect(broker.metrics().contains("authbroker_tokens_served_total 2"))

@@ -13,7 +13,7 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let daemon = try harness.launch(notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
 
         let add = try await harness.authctl([
             "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client",
@@ -25,8 +25,8 @@ import TestSupport
         let login = try DaemonProcess(
             command: [authctl, "--socket", harness.socket, "login", "work", "--no-browser", "--timeout", "60"],
             environment: harness.environment, logPath: harness.root + "/login.err", stdoutPath: harness.root + "/login.out")
-        let url = try #require(await firstLine(of: login, startingWith: "http"), "no URL; \(login.log)")
-        try await playBrowser(url)
+        let url = try #require(await login.firstOutputLine(startingWith: "http"), "no URL; \(login.log)")
+        try await DaemonHarness.playBrowser(url)
         #expect(try await login.waitForExit() == 0, "\(login.log)\n\(daemon.log)")
 
         let token = try DaemonProcess(
@@ -50,25 +50,5 @@ import TestSupport
         #expect(try await daemon.stop() == 0)
         #expect(!daemon.log.contains(value), "a token value reached the daemon log")
         await provider.stop()
-    }
-
-    /// The first stdout line of `process` with `prefix`, polling until it appears or the process ends.
-    private func firstLine(of process: DaemonProcess, startingWith prefix: String, timeout: Double = 30) async -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while deadline.timeIntervalSinceNow > 0 {
-            if let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
-    }
-
-    /// Opens the authorization URL and follows the provider's redirect to the daemon's loopback listener.
-    private func playBrowser(_ url: String) async throws {
-        let browser = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
-        let answer = try await browser.send(HTTPClientRequest(url: url))
-        try #require(answer.status == 302, "authorize answered \(answer.status)")
-        let location = try #require(answer.headers["Location"])
-        let page = try await browser.send(HTTPClientRequest(url: location))
-        #expect(page.status == 200, "callback page \(page.status)")
     }
 }

@@ -77,6 +77,36 @@ struct DaemonHarness {
         try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
     }
 
+    /// One raw `GET target` on the daemon's socket from this process (no client-side checks);
+    /// the whole answer as text. Blocking socket calls run on their own thread.
+    func rawRequest(_ target: String) async throws -> String {
+        let socket = socket
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try Self.blockingRequest(socket: socket, target: target) })
+            }.start()
+        }
+    }
+
+    private static func blockingRequest(socket path: String, target: String) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw POSIXError(.EPIPE) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// A fresh key file (0600) at `path`.
     @discardableResult
     func makeKey(at path: String) throws -> String {
@@ -95,81 +125,39 @@ struct DaemonHarness {
     }
 }
 
-/// A child process with stderr (and optionally stdout) in files, stopped by the test.
-///
-/// Spawned with posix_spawn and reaped with waitpid(WNOHANG), not Foundation's `Process`: that one
-/// takes a child closing its inherited descriptors (systemd-socket-activate does, before exec) for
-/// its death and then blocks its one reaper thread in waitpid — hanging every other child's wait.
+/// A child process with stderr (and optionally stdout) in files, stopped by the test: a thin
+/// wrapper over TestSupport's `Subprocess` (own process group, bounded waits, killed on deinit).
 final class DaemonProcess {
-    let pid: pid_t
+    let process: Subprocess
+    var pid: pid_t { process.pid }
     let logPath: String
     let stdoutPath: String?
-    private var exitStatus: Int32?
 
     init(command: [String], environment: [String: String], logPath: String, stdoutPath: String? = nil) throws {
         self.logPath = logPath
         self.stdoutPath = stdoutPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        // O_APPEND without O_TRUNC: a log file created by the test keeps its inode (JOURNAL_STREAM).
-        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        self.pid = pid
+        // Appending without truncating: a log file created by the test keeps its inode (JOURNAL_STREAM).
+        process = try Subprocess(
+            command, environment: environment, stdout: stdoutPath.map { .append($0) } ?? .null, stderr: .append(logPath))
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-    var output: String { stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
+    var log: String { Subprocess.readText(logPath) }
+    var output: String { stdoutPath.map(Subprocess.readText) ?? "" }
 
-    func signal(_ number: Int32) {
-        if exitStatus == nil { kill(pid, number) }
-    }
-
-    /// The exit status (128 + N for a signal) if the child has ended, without waiting.
-    private func poll() -> Int32? {
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        let signal = status & 0x7f
-        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        return exitStatus
-    }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// The exit status, waiting at most `timeout` seconds; a child still running then is killed
     /// and the test fails.
     @discardableResult
     func waitForExit(timeout: Double = 30) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while deadline.timeIntervalSinceNow > 0 {
-            if let status = poll() { return status }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        kill(pid, SIGKILL)
+        if let status = await process.wait(timeout: .seconds(timeout)) { return status }
         Issue.record("process \(pid) did not exit within \(timeout) s; killed")
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        exitStatus = 128 + SIGKILL
-        return 128 + SIGKILL
+        return await process.terminate(grace: .zero)
     }
 
     /// SIGTERM, then the exit status.
     func stop(timeout: Double = 30) async throws -> Int32 {
         signal(SIGTERM)
         return try await waitForExit(timeout: timeout)
-    }
-
-    deinit {
-        if poll() == nil {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
     }
 }

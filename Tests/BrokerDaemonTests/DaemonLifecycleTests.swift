@@ -11,7 +11,7 @@ import TestSupport
         try harness.seedVault(keyFile: key, account: "work")
         let notify = try NotifyListener()
         let daemon = try harness.launch(harness.daemonArguments + ["--key-file", key], notify: notify)
-        let ready = try #require(notify.wait(for: "READY=1"), "no READY=1; log:\n\(daemon.log)")
+        let ready = try #require(await notify.wait(for: "READY=1"), "no READY=1; log:\n\(daemon.log)")
         #expect(ready.last?.contains("STATUS=Serving 1 account on \(harness.socket)") == true)
 
         var info = stat()
@@ -30,7 +30,7 @@ import TestSupport
         #expect(first["name"] as? String == "work")
 
         #expect(try await daemon.stop() == 0, "log:\n\(daemon.log)")
-        #expect(notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        #expect(await notify.wait(for: "STOPPING=1", timeout: 5) != nil)
         #expect(!FileManager.default.fileExists(atPath: harness.socket))
         #expect(daemon.log.contains("info: stopped"))
         let after = try await harness.authctl(["ping"])
@@ -42,7 +42,7 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let first = try harness.launch(notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(first.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(first.log)")
         let second = try harness.launch(name: "second")
         #expect(try await second.waitForExit() == 1)
         #expect(second.log.contains("authbrokerd is already running on \(harness.socket)"))
@@ -56,17 +56,17 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let killed = try harness.launch(notify: notify, name: "killed")
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(killed.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(killed.log)")
         killed.signal(SIGKILL)
         #expect(try await killed.waitForExit() == 128 + SIGKILL)
         #expect(FileManager.default.fileExists(atPath: harness.socket), "a SIGKILLed daemon leaves its socket")
 
         let restarted = try harness.launch(notify: notify, name: "restarted")
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(restarted.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(restarted.log)")
         #expect(try await harness.authctl(["ping"]).status == 0)
         restarted.signal(SIGINT)
         #expect(try await restarted.waitForExit() == 0)
-        #expect(notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        #expect(await notify.wait(for: "STOPPING=1", timeout: 5) != nil)
         #expect(!FileManager.default.fileExists(atPath: harness.socket))
     }
 
@@ -75,7 +75,7 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let daemon = try harness.launch([], notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         let socket = harness.runtime + "/authbroker/authbroker.sock"
         #expect(FileManager.default.fileExists(atPath: socket))
         #expect(FileManager.default.fileExists(atPath: harness.root + "/xdg-state/authbroker/tokens.db"))
@@ -91,9 +91,9 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let daemon = try harness.launch(notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         daemon.signal(SIGHUP)
-        let reload = try #require(notify.wait(for: "READY=1", timeout: 10), "log:\n\(daemon.log)")
+        let reload = try #require(await notify.wait(for: "READY=1", timeout: 10), "log:\n\(daemon.log)")
         #expect(reload.first?.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") == true)
         #expect(daemon.log.contains("reloaded: outbound HTTPS client rebuilt"))
         #expect(try await harness.authctl(["ping"]).status == 0)
@@ -105,9 +105,9 @@ import TestSupport
         defer { harness.remove() }
         let notify = try NotifyListener()
         let daemon = try harness.launch(environment: ["WATCHDOG_USEC": "200000"], notify: notify)
-        try #require(notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
-        #expect(notify.wait(for: "WATCHDOG=1", timeout: 10) != nil)
-        #expect(notify.wait(for: "WATCHDOG=1", timeout: 10) != nil)
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        #expect(await notify.wait(for: "WATCHDOG=1", timeout: 10) != nil)
+        #expect(await notify.wait(for: "WATCHDOG=1", timeout: 10) != nil)
         #expect(try await daemon.stop() == 0)
     }
 

@@ -129,15 +129,7 @@ import TestSupport
         let path = directory.path + "/notify"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
+        try #require(withUnixAddress(path) { bind(fd, $0, $1) } == 0)
         let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": path]))
         #expect(notifier.send("STOPPING=1"))
         var bytes = [UInt8](repeating: 0, count: 64)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: an abstract name (no file, no
 /// permissions, so a daemon running as another uid can reach it too).
-final class NotifyListener {
+final class NotifyListener: Sendable {
     let address: String
     private let fd: Int32
 
@@ -40,7 +40,14 @@ final class NotifyListener {
     }
 
     /// Datagrams until one contains `line` (as a whole line); nil when none did within `timeout`.
-    func wait(for line: String, timeout: Double = 30) -> [String]? {
+    /// Waits on its own thread: poll(2) blocks, and the cooperative pool must not.
+    func wait(for line: String, timeout: Double = 30) async -> [String]? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.waitBlocking(for: line, timeout: timeout)) }.start()
+        }
+    }
+
+    private func waitBlocking(for line: String, timeout: Double) -> [String]? {
         let deadline = Date().addingTimeInterval(timeout)
         var seen: [String] = []
         while deadline.timeIntervalSinceNow > 0 {
@@ -49,5 +56,17 @@ final class NotifyListener {
             if message.split(separator: "\n").contains(Substring(line)) { return seen }
         }
         return nil
+    }
+}
+
+/// Calls `body` with `path` as a Unix socket address (bind, connect) and its length.
+func withUnixAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
 }

@@ -16,7 +16,7 @@ import TestSupport
         let configuration = try ProxyConfiguration(environment: environment)
         #expect(!configuration.description.contains("p@ss") && !configuration.description.contains("dXNlcj"))
         let client = try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration))
+            caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration, idleTimeout: .seconds(60)))
         // other.example is never resolved here: the proxy connects, and the test proxy leads to 127.0.0.1.
         let response = try await client.send(HTTPClientRequest(url: "https://other.example:\(server.port)/p"))
         #expect(response.body == Array("via proxy".utf8))

@@ -9,7 +9,9 @@ import TestSupport
         totalTimeout: Duration = .seconds(10), maxResponseBytes: Int = 1024 * 1024
     ) throws -> HTTPClient {
         try HTTPClient(configuration: HTTPClientConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: totalTimeout, maxResponseBytes: maxResponseBytes))
+            connectTimeout: .seconds(5), totalTimeout: totalTimeout, maxResponseBytes: maxResponseBytes,
+            // Long: on a loaded machine seconds can pass between two requests of a keep-alive test.
+            idleTimeout: .seconds(60)))
     }
 
     private func failure(_ request: HTTPClientRequest, client: HTTPClient) async -> HTTPClientError? {

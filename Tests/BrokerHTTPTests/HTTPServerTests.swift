@@ -116,7 +116,8 @@ private final class Gate: Sendable {
             gate.entered.signal()
             await withCheckedContinuation { continuation in
                 Thread {
-                    _ = gate.release.wait(timeout: .now() + 5)
+                    // Released by the test; the bound is only a safety net, long enough for a loaded machine.
+                    _ = gate.release.wait(timeout: .now() + 60)
                     continuation.resume()
                 }.start()
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import BrokerProtocol
 
@@ -22,14 +23,11 @@ func socketOfAnotherUserIsRefused() async throws {
     chmod(directory, 0o777)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/authbroker.sock"
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    server.arguments = [
-        "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+    let server = try Subprocess([
+        "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
         "import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(20)", path,
-    ]
-    try server.run()
-    defer { server.terminate() }
+    ])
+    defer { server.kill() }
     for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(25)) }
 
     let error = #expect(throws: BrokerClientError.self) {

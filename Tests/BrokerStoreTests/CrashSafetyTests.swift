@@ -21,7 +21,8 @@ import TestSupport
         for round in 1...20 {
             let wanted = Int.random(in: 1...6)
             let printed = try await runAndKill(
-                binary, arguments: [fixture.databasePath, fixture.keyPath, "10"], afterLines: wanted)
+                binary, arguments: [fixture.databasePath, fixture.keyPath, "10"], afterLines: wanted,
+                in: fixture.directory)
             try #require(printed.count >= wanted, "round \(round): the child printed only \(printed) before exiting")
             let committed = try #require(Int(printed.last!), "round \(round): bad line \(printed.last!)")
             #expect(committed > lastPrinted, "round \(round): the counter went backwards")
@@ -41,54 +42,19 @@ import TestSupport
         }
     }
 
-    /// Starts the child, reads its stdout until `afterLines` lines have arrived (or EOF), then
-    /// SIGKILLs it, reaps it, and returns every line it printed. Runs on its own thread: reading a pipe blocks.
-    private func runAndKill(_ binary: String, arguments: [String], afterLines: Int) async throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        let lines: [String] = await withCheckedContinuation { continuation in
-            Thread {
-                let reader = LineReader(descriptor: descriptor)
-                var lines = reader.read(lines: afterLines)
-                // A little jitter so the kill lands at varied points of the next commit.
-                usleep(UInt32.random(in: 0...3000))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                // Whatever it printed before dying is still in the pipe: the last line is the last commit it reported.
-                lines += reader.read(lines: .max)
-                continuation.resume(returning: lines)
-            }.start()
-        }
-        return lines
-    }
-}
-
-/// Reads complete lines from a descriptor with blocking `read(2)`; a partial line waits for the next call.
-private final class LineReader {
-    let descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init(descriptor: Int32) { self.descriptor = descriptor }
-
-    func read(lines wanted: Int) -> [String] {
-        var lines: [String] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while lines.count < wanted {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            buffer += chunk[..<count]
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
-                buffer.removeSubrange(...newline)
-            }
-        }
-        return lines
+    /// Starts the child, waits until `afterLines` lines of its stdout (a file) have arrived (or it
+    /// exits), then SIGKILLs it, reaps it, and returns every line it printed.
+    private func runAndKill(_ binary: String, arguments: [String], afterLines: Int, in directory: TemporaryDirectory)
+        async throws -> [String]
+    {
+        let output = directory.appending("torture-\(UInt32.random(in: 0...UInt32.max)).out")
+        let child = try Subprocess([binary] + arguments, stdout: .file(output))
+        _ = await child.lines(in: output, timeout: .seconds(60)) { $0.count >= afterLines }
+        // A little jitter so the kill lands at varied points of the next commit.
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...3000)))
+        child.signal(SIGKILL)
+        try #require(await child.wait(timeout: .seconds(30)) != nil, "vault-torture survived SIGKILL")
+        // Everything it printed before dying is in the file: the last line is the last commit it reported.
+        return (await child.lines(in: output) { _ in true } ?? []).map(String.init)
     }
 }

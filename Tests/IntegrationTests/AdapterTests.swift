@@ -17,8 +17,8 @@ import TestSupport
             return Fixture(directory: directory, daemon: daemon)
         }
 
-        func authctl(_ arguments: [String], stdin: String = "") async throws -> ChildProcess.Result {
-            try await ChildProcess.run(
+        func authctl(_ arguments: [String], stdin: String = "") async throws -> Subprocess.Result {
+            try await Subprocess.run(
                 [try ChildProcess.binary("authctl"), "--socket", socket] + arguments, stdin: stdin,
                 environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path], directory: directory.path)
         }
@@ -29,7 +29,7 @@ import TestSupport
         }
 
         func stats() async throws -> [String: [String]] {
-            let output = try await ChildProcess.run(
+            let output = try await Subprocess.run(
                 ["/usr/bin/curl", "-s", "--unix-socket", socket, "http://localhost/_fake/stats"],
                 environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
             return try JSONDecoder().decode([String: [String]].self, from: Data(output.stdout.utf8))

@@ -1,36 +1,33 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A test server process (Fixtures/fake_servers.py) that prints `ready ADDRESS` and exits when its
 /// stdin closes, so it never outlives the test even if the test crashes.
 final class BackgroundServer {
-    let process: SpawnedProcess
+    let process: Subprocess
     let address: String
 
-    init(_ arguments: [String], directory: String, timeout: Double = 20) async throws {
+    init(_ arguments: [String], directory: String, timeout: Duration = .seconds(20)) async throws {
         let script = ChildProcess.repositoryRoot + "/Tests/IntegrationTests/Fixtures/fake_servers.py"
         let name = directory + "/server-\(UInt32.random(in: 0...UInt32.max))"
-        let process = try SpawnedProcess(
-            ["/usr/bin/env", "python3", script] + arguments, environment: ProcessInfo.processInfo.environment,
-            stdoutPath: name + ".out", stderrPath: name + ".err", keepStdinOpen: true)
-        self.process = process
-        var ready: String?
-        _ = await SpawnedProcess.eventually(timeout: timeout) {
-            ready = process.stdout.split(separator: "\n").first { $0.hasPrefix("ready ") }.map { String($0.dropFirst(6)) }
-            return ready != nil || !process.isRunning
+        process = try Subprocess(
+            ["/usr/bin/env", "python3", script] + arguments, stdin: .pipe, stdout: .file(name + ".out"),
+            stderr: .file(name + ".err"))
+        guard let ready = await process.firstLine(in: name + ".out", startingWith: "ready ", timeout: timeout) else {
+            process.kill()
+            throw BackgroundServerError(arguments: arguments, stderr: Subprocess.readText(name + ".err"))
         }
-        guard let ready else {
-            process.stopNow(signal: SIGKILL)
-            throw BackgroundServerError(arguments: arguments, log: process.stderr)
-        }
-        address = ready
+        address = String(ready.dropFirst(6))
     }
 
-    func stop() { process.stopNow() }
+    /// Kills the server and everything it started (git-http-backend) now; never waits, so it is
+    /// safe in `defer`. The server holds no state a test reads after this.
+    func stop() { process.kill() }
 }
 
 struct BackgroundServerError: Error, CustomStringConvertible {
     let arguments: [String]
-    let log: String
-    var description: String { "test server \(arguments) did not become ready; its stderr:\n\(log)" }
+    let stderr: String
+    var description: String { "test server \(arguments) did not become ready; stderr: \(stderr.suffix(2000))" }
 }

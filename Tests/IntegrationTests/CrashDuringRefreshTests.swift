@@ -53,6 +53,12 @@ import Testing
             harness.daemonLog.contains("refreshing the access token")
         }
         try #require(inFlight, "no refresh started:\n\(harness.daemonLog)")
+        // …and the request has reached the provider (the fault is taken on arrival), so the kill
+        // lands while the provider is working on it, not before the daemon sent it.
+        let arrived = try await SpawnedProcess.eventually(timeout: 10) {
+            try await provider.configurationJSON.contains(#""remaining":0"#)
+        }
+        try #require(arrived, "the refresh never reached the provider:\n\(harness.daemonLog)")
         #expect(await harness.stopDaemon(signal: SIGKILL) == 128 + SIGKILL)
         let callerStatus = await caller.waitForExit(timeout: 10)
         #expect(callerStatus != 0, "the caller got a token from a killed daemon: \(caller.stdout)")

@@ -12,7 +12,7 @@ import TestSupport
         defer { fixture.stop() }
         let root = fixture.directory.path
         let git = { (arguments: [String]) in
-            try await ChildProcess.run(
+            try await Subprocess.run(
                 ["/usr/bin/git"] + arguments,
                 environment: [
                     "PATH": "/usr/bin:/bin", "HOME": root, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1",

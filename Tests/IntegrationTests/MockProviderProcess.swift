@@ -58,6 +58,13 @@ final class MockProviderProcess: Sendable {
         guard answer.status == 200 else { throw HarnessError.unexpected("/_mock/rotate-key answered \(answer.status)") }
     }
 
+    /// The current knobs as JSON (sorted keys); a fault's `remaining` counts down as requests arrive.
+    var configurationJSON: String {
+        get async throws {
+            String(decoding: try await client.send(HTTPClientRequest(url: issuer + "/_mock/config")).body, as: UTF8.self)
+        }
+    }
+
     var stats: Stats {
         get async throws {
             let answer = try await client.send(HTTPClientRequest(url: issuer + "/_mock/stats"))

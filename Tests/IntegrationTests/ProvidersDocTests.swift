@@ -69,7 +69,7 @@ import TestSupport
             if let index = words.firstIndex(of: "--client-secret-file"), index + 1 < words.count {
                 words[index + 1] = secretFile
             }
-            let result = try await ChildProcess.run(
+            let result = try await Subprocess.run(
                 [authctl, "--socket", directory.appending("no-daemon.sock")] + words,
                 environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
             #expect(result.status == 69, "authctl refused a providers.md line (exit \(result.status)): \(line)\n\(result.stderr)")

@@ -42,7 +42,8 @@ public final class LoopbackListener: Sendable {
     public func stop() { stopped.store(true, ordering: .releasing) }
 
     /// Runs `handle` on a new thread for every accepted connection until the listener stops.
-    /// Accepted sockets get a 5 s receive timeout so no handler thread can hang forever.
+    /// Accepted sockets get a 30 s receive timeout (the listener's default lifetime) so no handler
+    /// thread can hang forever, yet a keep-alive connection survives a loaded machine's pauses.
     public func acceptLoop(_ handle: @escaping @Sendable (Int32) -> Void) {
         Thread.detachNewThread { [self] in
             while !isStopped {
@@ -50,7 +51,7 @@ public final class LoopbackListener: Sendable {
                 guard poll(&entry, 1, 50) > 0 else { continue }
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { continue }
-                Self.setReceiveTimeout(client, seconds: 5)
+                Self.setReceiveTimeout(client, seconds: 30)
                 Thread.detachNewThread { handle(client) }
             }
         }

@@ -106,17 +106,9 @@ public struct CertificateGenerationError: Error, Sendable, CustomStringConvertib
 /// Runs the `openssl` command-line tool and fails with its stderr.
 enum OpenSSLCommand {
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: output, as: UTF8.self).split(separator: "\n").prefix(3).joined(separator: " | ")
+        let result = try Subprocess.runBlocking(["/usr/bin/env", "openssl"] + arguments, timeout: .seconds(60))
+        guard result.status == 0 else {
+            let text = result.stderr.split(separator: "\n").prefix(3).joined(separator: " | ")
             throw CertificateGenerationError(message: "openssl \(arguments.first ?? "") failed: \(text)")
         }
     }

@@ -10,6 +10,8 @@ enum APIRoute: Equatable, Sendable {
     case accounts
     case account(String)
     case token(String)
+    case idToken(String)
+    case tokenRejected(String)
     case login(String)
     case loginStatus(String)
     case logout(String)
@@ -19,10 +21,10 @@ enum APIRoute: Equatable, Sendable {
     /// The methods this route answers; anything else is 405 with an `Allow` header.
     var allowedMethods: [String] {
         switch self {
-        case .ping, .status, .token, .loginStatus, .metrics: ["GET"]
+        case .ping, .status, .token, .idToken, .loginStatus, .metrics: ["GET"]
         case .accounts: ["GET", "POST"]
-        case .account: ["GET", "DELETE"]
-        case .login, .logout, .rekey: ["POST"]
+        case .account: ["GET", "PUT", "DELETE"]
+        case .login, .logout, .rekey, .tokenRejected: ["POST"]
         }
     }
 
@@ -49,10 +51,13 @@ enum APIRoute: Equatable, Sendable {
             let name = try accountName(segments[2])
             switch segments[3] {
             case "token": return .token(name)
+            case "id_token": return .idToken(name)
             case "login": return .login(name)
             case "logout": return .logout(name)
             default: throw .unknown
             }
+        case 5 where segments[0] == "v1" && segments[1] == "accounts" && segments[3] == "token" && segments[4] == "rejected":
+            return .tokenRejected(try accountName(segments[2]))
         default: throw .unknown
         }
     }

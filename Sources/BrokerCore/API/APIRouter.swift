@@ -13,7 +13,7 @@ import BrokerProtocol
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH` — never the token itself.
+/// `audit: token account=NAME pid=P uid=U exe=PATH` (`audit: id_token …` for ID tokens) — never the token itself.
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
 /// `BrokerService.cachedToken` on the connection thread, with no await (the hot path).
 public struct APIRouter: HTTPHandler {
@@ -41,6 +41,7 @@ public struct APIRouter: HTTPHandler {
     let logger: Logger
     let now: @Sendable () -> Double
     let executable: @Sendable (Int32) -> String
+    let refusals = RefusalThrottle()
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
@@ -89,8 +90,11 @@ public struct APIRouter: HTTPHandler {
         _ request: HTTPRequest, connection: ConnectionInfo
     ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
         guard let peer = configuration.policy.admit(connection) else {
-            let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
-            logger.warning("refused a request from \(who)", ["path": String(request.path)])
+            let uid = connection.credentials?.uid ?? UInt32.max
+            if refusals.shouldLog(uid: uid, now: now()) {
+                let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
+                logger.warning("refused a request from \(who) (logged once a minute per uid)", ["path": String(request.path)])
+            }
             return .failure(RouterRefusal(Self.errorResponse(WireError(
                 code: .forbidden,
                 message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
@@ -139,6 +143,16 @@ public struct APIRouter: HTTPHandler {
         case .accounts:
             try RouterQuery.expectNone(request)
             return try Self.json(await service.accounts())
+        case .account(let name) where request.method == "PUT":
+            guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
+                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
+            }
+            // Renaming is remove + add: the tokens belong to the account under its name.
+            guard body.name == name else {
+                throw WireError(
+                    code: .invalidRequest, message: "The body's name '\(body.name)' differs from '\(name)' in the path.")
+            }
+            return try Self.json(await service.updateAccount(body))
         case .account(let name) where request.method == "DELETE":
             try await service.removeAccount(named: name)
             return HTTPResponse(status: 204)
@@ -149,6 +163,19 @@ public struct APIRouter: HTTPHandler {
             let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
             let grant = try await service.token(account: account, minTTL: minTTL, requester: peer)
             return served(grant, account: account, to: peer, request: request)
+        case .idToken(let account):
+            let query = try RouterQuery(request, allowed: ["min_ttl"])
+            let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
+            let grant = try await service.idToken(account: account, minTTL: minTTL, requester: peer)
+            audit("id_token", account: account, peer: peer)
+            var response = try Self.json(grant)
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            return response
+        case .tokenRejected(let account):
+            guard let body = try RouterBody.decode(TokenRejection.self, from: request, emptyAllowed: false) else {
+                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
+            }
+            return try Self.json(await service.tokenRejected(account: account, accessToken: body.accessToken))
         case .login(let account):
             let body = try RouterBody.decode(LoginRequest.self, from: request, emptyAllowed: true) ?? LoginRequest()
             return try Self.json(await service.startLogin(account: account, request: body))
@@ -174,9 +201,7 @@ public struct APIRouter: HTTPHandler {
     private func served(_ grant: TokenGrant, account: String, to peer: PeerCredentials, request: HTTPRequest)
         -> HTTPResponse
     {
-        logger.info(
-            "audit: token",
-            ["account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid)])
+        audit("token", account: account, peer: peer)
         var response: HTTPResponse
         if Self.wantsPlainText(request) {
             response = HTTPResponse(
@@ -188,6 +213,13 @@ public struct APIRouter: HTTPHandler {
         // A bearer token must not be kept by any cache on the way.
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
+    }
+
+    /// `audit: KIND account=NAME pid=P uid=U exe=PATH`, for each token that leaves the daemon (never the token).
+    private func audit(_ kind: String, account: String, peer: PeerCredentials) {
+        logger.info(
+            "audit: \(kind)",
+            ["account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid)])
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).

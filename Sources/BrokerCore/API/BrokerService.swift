@@ -15,6 +15,9 @@ public protocol BrokerService: Sendable {
     func addAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountStatus
     /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account.
     func removeAccount(named name: String) async throws(WireError)
+    /// `PUT /v1/accounts/{name}`: replaces the configuration of the account `configuration.name`.
+    /// A change to its security profile (or client secret) logs the account out; others keep the tokens.
+    func updateAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountUpdateResult
 
     /// The synchronous fast path for `GET /v1/accounts/{name}/token` without `min_ttl`: a token that is
     /// valid and outside the refresh margin, served from memory on the connection thread. nil means
@@ -22,6 +25,12 @@ public protocol BrokerService: Sendable {
     func cachedToken(account: String, now: Double) -> TokenGrant?
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
     func token(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant
+    /// `POST /v1/accounts/{name}/token/rejected`: a resource server refused `accessToken`; when it is the
+    /// current one it is no longer served and the next request refreshes. Never a logout.
+    func tokenRejected(account: String, accessToken: String) async throws(WireError) -> TokenRejectionResult
+    /// `GET /v1/accounts/{name}/id_token?min_ttl=S`: the current ID token while it has `minTTL` seconds
+    /// left (its own `exp`), else after a refresh; `login_required` when there is none.
+    func idToken(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: String, request: LoginRequest) async throws(WireError) -> LoginStarted

@@ -1,4 +1,5 @@
 import BrokerHTTP
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -34,5 +35,27 @@ public enum ProcessExecutable {
         let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return "unknown" }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Remembers when a refusal of each uid was last logged, so a client hammering the socket with
+/// forbidden requests cannot flood the log (one line per uid per `interval`).
+final class RefusalThrottle: Sendable {
+    private let lastLogged = Mutex<[UInt32: Double]>([:])
+    private let interval: Double
+
+    init(interval: Double = 60) {
+        self.interval = interval
+    }
+
+    /// True when a refusal of `uid` at `now` should be logged.
+    func shouldLog(uid: UInt32, now: Double) -> Bool {
+        lastLogged.withLock { last in
+            if let previous = last[uid], now - previous < interval { return false }
+            // Bounded: forget everyone when too many distinct uids were seen.
+            if last.count >= 1024 { last.removeAll() }
+            last[uid] = now
+            return true
+        }
     }
 }

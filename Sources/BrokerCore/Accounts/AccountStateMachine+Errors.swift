@@ -26,7 +26,7 @@ extension AccountStateMachine {
     func loginPendingError(_ login: PendingLogin) -> WireError {
         WireError(
             code: .loginPending,
-            message: "A login for '\(account)' is pending: finish it in the browser at the URL given, "
+            message: "A login for '\(account)' is pending: finish it in the browser (authorization_url), "
                 + "or run: authctl login \(account)",
             authorizationURL: login.authorizationURL)
     }

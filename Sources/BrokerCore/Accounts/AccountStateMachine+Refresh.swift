@@ -148,7 +148,7 @@ extension AccountStateMachine {
     /// Expired, or `min_ttl` asks for more than is left: join or start the refresh and wait — unless it
     /// cannot happen soon (backoff after a failure, or the per-second cap with a still-valid token): then
     /// answer now with the valid token or `provider_unavailable`.
-    private mutating func refreshBeforeAnswering(
+    mutating func refreshBeforeAnswering(
         _ id: AccountRequestID, tokens: AccountTokens, now: Double
     ) -> [Action] {
         let valid = policy.isValid(tokens, at: now)

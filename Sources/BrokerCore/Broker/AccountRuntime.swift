@@ -34,6 +34,9 @@ struct StoredAccountOptions: Codable, Equatable {
     var redirectPath: String?
     var extraParameters: [String: String]?
     var endpoints: ManualEndpoints?
+    var discoveryURL: String?
+    var gitURLPrefix: String?
+    var gitUsername: String?
 
     init(_ configuration: BrokerProtocol.AccountConfiguration) {
         audience = configuration.audience
@@ -42,6 +45,9 @@ struct StoredAccountOptions: Codable, Equatable {
         redirectPath = configuration.redirectPath
         extraParameters = configuration.extraParameters.isEmpty ? nil : configuration.extraParameters
         endpoints = configuration.endpoints.flatMap { $0.isEmpty ? nil : $0 }
+        discoveryURL = configuration.discoveryURL
+        gitURLPrefix = configuration.gitURLPrefix
+        gitUsername = configuration.gitUsername
     }
 
     var json: String {
@@ -63,8 +69,12 @@ extension BrokerProtocol.AccountConfiguration {
             name: account.name, issuer: account.issuer, clientID: account.clientID, clientSecret: nil,
             scopes: account.scopes, audience: options?.audience, redirectHost: options?.redirectHost,
             redirectPort: options?.redirectPort, redirectPath: options?.redirectPath,
-            extraParameters: options?.extraParameters ?? [:], endpoints: options?.endpoints)
+            extraParameters: options?.extraParameters ?? [:], endpoints: options?.endpoints,
+            discoveryURL: options?.discoveryURL, gitURLPrefix: options?.gitURLPrefix, gitUsername: options?.gitUsername)
     }
+
+    /// Where discovery looks: the configured document URL, else under the issuer.
+    var providerSource: ProviderSource { .discovery(documentURL: discoveryURL) }
 
     /// What the vault stores: the secret sealed, the rest in columns and the options JSON.
     var vaultConfiguration: BrokerStore.AccountConfiguration {

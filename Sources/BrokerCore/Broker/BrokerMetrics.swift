@@ -14,6 +14,8 @@ final class BrokerMetrics: Sendable {
     private struct Counts {
         var refreshes: [RefreshOutcome: Int] = [:]
         var tokensServed = 0
+        var idTokensServed = 0
+        var rejections: [Bool: Int] = [:]
         var logins: [LoginOutcome: Int] = [:]
         var errors: [WireErrorCode: Int] = [:]
         var states: [String: AccountState] = [:]
@@ -23,6 +25,9 @@ final class BrokerMetrics: Sendable {
 
     func refresh(_ outcome: RefreshOutcome) { counts.withLock { $0.refreshes[outcome, default: 0] += 1 } }
     func tokensServed(_ count: Int) { counts.withLock { $0.tokensServed += count } }
+    func idTokensServed(_ count: Int) { counts.withLock { $0.idTokensServed += count } }
+    /// A client reported the access token as rejected; `refreshScheduled` when it was the current one.
+    func tokenRejected(refreshScheduled: Bool) { counts.withLock { $0.rejections[refreshScheduled, default: 0] += 1 } }
     func login(_ outcome: LoginOutcome) { counts.withLock { $0.logins[outcome, default: 0] += 1 } }
     func error(_ code: WireErrorCode) { counts.withLock { $0.errors[code, default: 0] += 1 } }
     func state(_ state: AccountState?, account: String) { counts.withLock { $0.states[account] = state } }
@@ -40,6 +45,12 @@ final class BrokerMetrics: Sendable {
         }
         family("authbroker_tokens_served_total", "Access tokens handed to clients.")
         text += "authbroker_tokens_served_total \(counts.tokensServed + cacheHits)\n"
+        family("authbroker_id_tokens_served_total", "ID tokens handed to clients.")
+        text += "authbroker_id_tokens_served_total \(counts.idTokensServed)\n"
+        family("authbroker_token_rejections_total", "Access tokens reported as rejected by a resource server.")
+        for (outcome, scheduled) in [("refresh_scheduled", true), ("stale", false)] {
+            text += "authbroker_token_rejections_total{outcome=\"\(outcome)\"} \(counts.rejections[scheduled] ?? 0)\n"
+        }
         family("authbroker_logins_total", "Logins by outcome.")
         for outcome in LoginOutcome.allCases {
             text += "authbroker_logins_total{outcome=\"\(outcome.rawValue)\"} \(counts.logins[outcome] ?? 0)\n"

@@ -34,18 +34,7 @@ extension TokenBroker {
         let configuration = try AccountValidation.check(configuration).get()
         let name = configuration.name
         guard accounts[name] == nil else { throw conflict(name) }
-        let metadata: CachedProviderMetadata
-        do throws(OIDCError) {
-            if let manual = configuration.manualMetadata {
-                try manual.validate(expectedIssuer: configuration.issuer)
-                metadata = CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
-            } else {
-                metadata = try await oidc.discover(issuer: configuration.issuer).cached
-            }
-        } catch {
-            throw fail(WireError(
-                code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
-        }
+        let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
         do {
             let vaultConfiguration = configuration.vaultConfiguration
@@ -61,10 +50,27 @@ extension TokenBroker {
         runtime.metadata = metadata
         runtime.client = configuration.clientConfiguration(secret: runtime.clientSecret, metadata: metadata.metadata)
         accounts[name] = runtime
-        if configuration.manualMetadata == nil { adopt(metadata, issuer: configuration.issuer) }
+        if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }
         event(name) { machine, now in machine.restored(nil, now: now) }
         logger.info("account added", ["account": name, "issuer": configuration.issuer])
         return accountStatus(accounts[name]!, configuration: true)
+    }
+
+    /// The provider metadata a new or changed configuration will use: its manual endpoints
+    /// (validated), else discovery — from `discovery_url` when set. Refusals name the issuer.
+    func resolveMetadata(for configuration: BrokerProtocol.AccountConfiguration) async throws(WireError)
+        -> CachedProviderMetadata
+    {
+        do throws(OIDCError) {
+            if let manual = configuration.manualMetadata {
+                try manual.validate(expectedIssuer: configuration.issuer)
+                return CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
+            }
+            return try await oidc.discover(issuer: configuration.issuer, source: configuration.providerSource).cached
+        } catch {
+            throw fail(WireError(
+                code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
+        }
     }
 
     /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.
@@ -107,6 +113,12 @@ enum AccountValidation {
         do throws(OIDCError) {
             try Discovery.checkIssuer(input.issuer)
             for (what, url) in manualEndpointList(input.endpoints) { _ = try EndpointURL.secure(url, what: what) }
+            if let url = input.discoveryURL { _ = try EndpointURL.secure(url, what: "discovery_url") }
+            if let prefix = input.gitURLPrefix {
+                let url = try EndpointURL.secure(prefix, what: "git_url_prefix")
+                // git sends no query; a prefix with one could never match.
+                guard url.query == nil else { throw OIDCError.invalidConfiguration("git_url_prefix must not contain a query") }
+            }
         } catch {
             return invalid("Invalid configuration for '\(input.name)': \(error.description)")
         }
@@ -115,6 +127,10 @@ enum AccountValidation {
         }
         guard isPlainText(input.clientID) else { return invalid("The client id must be non-empty printable text.") }
         if let secret = input.clientSecret, secret.isEmpty { return invalid("The client secret file is empty.") }
+        if let username = input.gitUsername, username.isEmpty || username.unicodeScalars.contains(where: isControl) {
+            // It becomes a `username=` line of git's credential protocol: a newline would inject another key.
+            return invalid("The git username must be non-empty and contain no control characters.")
+        }
         if configuration.scopes.isEmpty { configuration.scopes = ["openid"] }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")
@@ -134,6 +150,10 @@ enum AccountValidation {
             }
         }
         return .success(configuration)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     private static func isPlainText(_ text: String) -> Bool {

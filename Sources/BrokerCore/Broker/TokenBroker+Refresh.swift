@@ -95,16 +95,22 @@ extension TokenBroker {
     func metadata(for name: String) async throws(OIDCError) -> ProviderMetadata {
         guard let runtime = accounts[name] else { throw .cancelled }
         if runtime.manualEndpoints != nil, let cached = runtime.metadata { return cached.metadata }
-        let issuer = runtime.configuration.issuer
-        let outcome = try await oidc.discover(issuer: issuer, cached: runtime.metadata)
+        let configuration = runtime.configuration
+        let outcome = try await oidc.discover(
+            issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)
         if let warning = outcome.warning { logger.warning(warning, ["account": name]) }
-        if outcome.isNew { adopt(outcome.cached, issuer: issuer) }
+        if outcome.isNew { adopt(outcome.cached, for: configuration) }
         return outcome.metadata
     }
 
-    /// Keeps freshly fetched metadata: in memory for every account of the issuer, and in the vault.
-    func adopt(_ cached: CachedProviderMetadata, issuer: String) {
-        for (name, runtime) in accounts where runtime.configuration.issuer == issuer && runtime.manualEndpoints == nil {
+    /// Keeps freshly fetched metadata: in memory for every account discovered the same way (same
+    /// issuer and discovery URL), and in the vault.
+    func adopt(_ cached: CachedProviderMetadata, for configuration: BrokerProtocol.AccountConfiguration) {
+        let issuer = configuration.issuer
+        for (name, runtime) in accounts
+        where runtime.configuration.issuer == issuer && runtime.configuration.discoveryURL == configuration.discoveryURL
+            && runtime.manualEndpoints == nil
+        {
             accounts[name]?.metadata = cached
             accounts[name]?.client = runtime.configuration.clientConfiguration(
                 secret: runtime.clientSecret, metadata: cached.metadata)

@@ -14,15 +14,24 @@ extension TokenBroker {
     public func token(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
         -> TokenGrant
     {
+        if let minTTL, !minTTL.isFinite || minTTL < 0 {
+            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
+        }
+        return try await answer(account: name) { machine, id, now in machine.tokenRequested(id, minTTL: minTTL, now: now) }
+    }
+
+    /// Feeds a request event to the account's machine and returns its answer: at once, or after the
+    /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`).
+    func answer(
+        account name: String,
+        _ request: (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]
+    ) async throws(WireError) -> TokenGrant {
         guard accounts[name] != nil else { throw unknownAccount(name) }
         guard !isShutDown else {
             throw fail(WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))
         }
-        if let minTTL, !minTTL.isFinite || minTTL < 0 {
-            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
-        }
         let id = number()
-        event(name) { machine, now in machine.tokenRequested(AccountRequestID(id), minTTL: minTTL, now: now) }
+        event(name) { machine, now in request(&machine, AccountRequestID(id), now) }
         let result: Result<TokenGrant, WireError>
         if let answer = answers.take(id) {
             result = answer

@@ -1,0 +1,96 @@
+import Foundation
+
+/// posix_spawn file actions and attributes for one `Subprocess`, freed in deinit.
+final class SpawnActions {
+    private var actions = posix_spawn_file_actions_t()
+    private var attributes = posix_spawnattr_t()
+    /// Descriptors the parent opened for the child only (a stdin pipe's read end).
+    private var closeInParent: [Int32] = []
+
+    init() throws(SubprocessError) {
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        // Its own process group (pgid = its pid): a signal to -pid reaches its grandchildren too.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // Default dispositions and an empty mask: the test process ignores SIGPIPE (Foundation) and
+        // perhaps more, and ignored or blocked signals would otherwise survive the exec.
+        var signals = sigset_t()
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    }
+
+    deinit {
+        closeInParent.forEach { close($0) }
+        posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
+    }
+
+    func open(_ descriptor: Int32, _ path: String, _ flags: Int32) {
+        posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o600)
+    }
+
+    func open(_ descriptor: Int32, _ output: Subprocess.Output) {
+        switch output {
+        case .null: open(descriptor, "/dev/null", O_WRONLY)
+        case .file(let path): open(descriptor, path, O_WRONLY | O_CREAT | O_TRUNC)
+        case .append(let path): open(descriptor, path, O_WRONLY | O_CREAT | O_APPEND)
+        }
+    }
+
+    func duplicate(_ descriptor: Int32, to target: Int32, thenCloseInParent: Bool) {
+        posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+        if thenCloseInParent { closeInParent.append(descriptor) }
+    }
+
+    /// Closes every descriptor ≥ `lowest` in the child, whatever the test process has open.
+    func closeDescriptors(from lowest: Int32) throws(SubprocessError) {
+        guard let addClosefrom = Self.addClosefrom else { throw .system(call: "posix_spawn_file_actions_addclosefrom_np", errno: ENOSYS) }
+        let result = addClosefrom(&actions, lowest)
+        guard result == 0 else { throw .system(call: "posix_spawn_file_actions_addclosefrom_np", errno: result) }
+    }
+
+    func changeDirectory(to directory: String) throws(SubprocessError) {
+        guard let addChdir = Self.addChdir else { throw .system(call: "posix_spawn_file_actions_addchdir_np", errno: ENOSYS) }
+        let result = addChdir(&actions, directory)
+        guard result == 0 else { throw .system(call: "posix_spawn_file_actions_addchdir_np", errno: result) }
+    }
+
+    /// Spawns (PATH lookup when `executable` has no slash); nil `environment` inherits ours.
+    func spawn(_ executable: String, arguments: [String], environment: [String: String]?) throws(SubprocessError) -> pid_t {
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { (argv + (envp ?? [])).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawn = executable.contains("/") ? posix_spawn : posix_spawnp
+        let result = envp.map { spawn(&pid, executable, &actions, &attributes, argv, $0) }
+            ?? spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw .spawnFailed(command: executable, errno: result) }
+        return pid
+    }
+
+    // glibc declares these only under _GNU_SOURCE, which Swift's Glibc module does not define (and
+    // a shim that defines it breaks every sockaddr call), so they are looked up at run time.
+    private typealias AddDescriptor = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias AddPath = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    /// nil before glibc 2.34 (then spawning throws ENOSYS).
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        dlsym(nil, name).map { unsafeBitCast($0, to: type) }
+    }
+    private static let addClosefrom = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddDescriptor.self)
+    private static let addChdir = symbol("posix_spawn_file_actions_addchdir_np", as: AddPath.self)
+    private static let pipe2 = symbol("pipe2", as: Pipe2.self)
+
+    /// A pipe with O_CLOEXEC on both ends, set atomically: a concurrent spawn elsewhere in the test
+    /// process must not inherit the write end (its child would keep ours from ever reading EOF).
+    static func makePipe() throws(SubprocessError) -> (read: Int32, write: Int32) {
+        guard let pipe2 = Self.pipe2 else { throw .system(call: "pipe2", errno: ENOSYS) }
+        var fds: [Int32] = [-1, -1]
+        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw .system(call: "pipe2", errno: errno) }
+        return (fds[0], fds[1])
+    }
+}
