@@ -54,8 +54,8 @@ import Testing
         try Self.check(ManualEndpoints())
     }
 
-    /// Found by bench/daemon-footprint.sh: `POST /v1/accounts` refused a body without
-    /// `extra_parameters` although docs/api.md requires only name, issuer and client_id.
+    /// docs/api.md requires only name, issuer and client_id (APIRouterAccountUpdateTests checks the
+    /// route); here both decoders, WireJSON and Foundation's, agree on the defaults.
     @Test func configurationNeedsOnlyNameIssuerAndClientID() throws {
         let minimal = Array(#"{"name":"n","issuer":"https://i","client_id":"c"}"#.utf8)
         let expected = AccountConfiguration(name: "n", issuer: "https://i", clientID: "c")
