@@ -69,13 +69,7 @@ func tcpListenerReportsItsEphemeralPortAndPeer(host: String) async throws {
     defer { directory.remove() }
     let path = directory.appending("activated.sock")
     // What systemd would do: bind and listen, then pass the descriptor.
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let (fd, bound) = bindUnixSocket(at: path)
     try #require(bound == 0 && listen(fd, 8) == 0)
 
     let environment = ["LISTEN_PID": String(getpid()), "LISTEN_FDS": "1"]

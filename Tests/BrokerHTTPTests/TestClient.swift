@@ -114,3 +114,16 @@ final class TestClient: @unchecked Sendable {
 extension HTTPResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// A Unix stream socket bound at `path` (not listening): what systemd passes, or what a crashed
+/// daemon leaves behind once closed. Returns the descriptor and bind's result.
+func bindUnixSocket(at path: String) -> (fd: Int32, bound: Int32) {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    return (fd, bound)
+}

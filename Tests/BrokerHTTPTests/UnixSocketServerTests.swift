@@ -129,13 +129,7 @@ private func mode(_ path: String) -> mode_t? {
     defer { directory.remove() }
     let path = directory.appending("stale.sock")
     // A socket file nobody listens on: what a crashed daemon leaves behind.
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let (fd, bound) = bindUnixSocket(at: path)
     close(fd)
     #expect(bound == 0)
     #expect(mode(path) != nil)
