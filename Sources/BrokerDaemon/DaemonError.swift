@@ -8,6 +8,8 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsafeSocketDirectory(String)
     /// The state directory cannot be created or is not a directory.
     case stateDirectory(path: String, reason: String)
+    /// Another daemon (on another socket) already uses this state directory and its token database.
+    case stateInUse(path: String, pid: Int32?)
     /// A process-hardening call failed.
     case hardening(String)
     /// The socket could not be bound or the inherited one is unusable.
@@ -24,6 +26,9 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
             "refusing the socket directory: \(why)"
         case .stateDirectory(let path, let reason):
             "cannot use the state directory '\(path)': \(reason); fix it or pass --state-dir"
+        case .stateInUse(let path, let pid):
+            "another authbrokerd\(pid.map { " (pid \($0))" } ?? "") already uses the state directory '\(path)': "
+                + "two daemons on one token database would race to refresh; stop it or pass another --state-dir"
         case .hardening(let why):
             "cannot harden the process: \(why)"
         case .listener(let error):

@@ -25,9 +25,19 @@ struct StartedDaemon: Sendable {
         try StateDirectory.prepare(options.stateDirectory)
         let keySource = try KeySource.resolve(
             environment: context.environment, keyFile: options.keyFile, passphraseFile: options.passphraseFile)
-        let vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
+        // The socket first: a second daemon on the same socket is told "already running" (the
+        // clearest message), before it touches the database.
         let (listener, bound) = try listen(context)
-        let transport = try ReloadableTransport(configuration: httpConfiguration(context))
+        let vault: Vault
+        let transport: ReloadableTransport
+        do {
+            try StateLock.acquire(stateDirectory: options.stateDirectory)
+            vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
+            transport = try ReloadableTransport(configuration: httpConfiguration(context))
+        } catch {
+            if let bound { unlink(bound.path) }  // ours, just bound: leave nothing behind
+            throw error
+        }
         let broker = makeBroker(vault: vault, transport: transport, context: context)
         context.logger.info(
             "vault open", ["database": options.databasePath, "key": keySource.description])

@@ -51,6 +51,26 @@ import TestSupport
         #expect(try await first.stop() == 0)
     }
 
+    @Test func secondInstanceOnTheSameStateDirectoryIsRefused() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let first = try harness.launch(notify: notify)
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(first.log)")
+        // Another socket, the same token database: both would refresh the same refresh tokens.
+        let otherSocket = harness.root + "/other/authbroker.sock"
+        let second = try harness.launch(["--socket", otherSocket, "--state-dir", harness.stateDirectory], name: "second")
+        #expect(try await second.waitForExit() == 1)
+        #expect(second.log.contains("another authbrokerd (pid \(first.pid)) already uses the state directory"), "\(second.log)")
+        #expect(!FileManager.default.fileExists(atPath: otherSocket))
+        #expect(try await harness.authctl(["ping"]).status == 0)
+        #expect(try await first.stop() == 0)
+        // The lock dies with its holder: a new daemon starts at once.
+        let third = try harness.launch(notify: notify, name: "third")
+        #expect(await notify.wait(for: "READY=1") != nil, "log:\n\(third.log)")
+        #expect(try await third.stop() == 0)
+    }
+
     @Test func restartsAfterSIGKILLOverTheStaleSocketAndStopsOnSIGINT() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
