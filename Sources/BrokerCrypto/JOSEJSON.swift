@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-import Foundation
+import FoundationEssentials
 #endif
 
 /// JSON decoding for JOSE objects (headers, JWKs, JWKS). Any decoding failure becomes the one

@@ -9,13 +9,15 @@ public enum BlockingThread {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
-    /// Starts `body` on a new thread; returns false when the system refused to create one.
-    public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Starts `body` on a new thread (with `stackSize` bytes of stack, or the default); returns
+    /// false when the system refused to create one.
+    public static func start(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
         let job = Unmanaged.passRetained(Job(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { raw in
             Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()

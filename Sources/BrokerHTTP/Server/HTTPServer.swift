@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -172,11 +172,12 @@ public final class HTTPServer: Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
+    /// A dedicated pthread per accept loop and connection (blocking I/O never runs on the Swift
+    /// cooperative pool). If the system refuses a thread, Dispatch's own pool runs it instead.
     private static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.name = name
-        thread.stackSize = 512 * 1024
-        thread.start()
+        if !BlockingThread.start(stackSize: 512 * 1024, body) {
+            DispatchQueue.global().async(execute: body)
+        }
     }
 }
 
