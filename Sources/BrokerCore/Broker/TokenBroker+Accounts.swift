@@ -87,7 +87,7 @@ extension TokenBroker {
         }
         guard accounts[name]?.id == id else { return }
         accounts[name] = nil
-        timers.removeValue(forKey: name)?.task.cancel()
+        wakeUps[name] = nil
         sync(name, now: now())
         logger.info("account removed", ["account": name])
     }

@@ -39,7 +39,7 @@ extension TokenBroker {
             case .scheduleWakeUp(let at):
                 arm(name, at: at)
             case .cancelWakeUp:
-                timers.removeValue(forKey: name)?.task.cancel()
+                wakeUps[name] = nil
             case .persistTokens(let tokens):
                 persistIfNeeded(tokens, account: name)
             case .deleteTokens:
@@ -123,21 +123,34 @@ extension TokenBroker {
 
     // MARK: Timers
 
-    /// (Re)arms `name`'s single timer for the wall-clock time `at`.
+    /// (Re)arms `name`'s single wake-up for the wall-clock time `at`.
     private func arm(_ name: String, at: Double) {
-        timers[name]?.task.cancel()
         guard !isShutDown else { return }
-        let arming = number()
-        let task = Task {
-            do { try await self.sleep(until: at) } catch { return }
-            self.timerFired(name, arming: arming)
-        }
-        timers[name] = (arming, task)
+        wakeUps[name] = at
+        reschedule()
     }
 
-    private func timerFired(_ name: String, arming: UInt64) {
-        guard timers[name]?.arming == arming else { return }
-        timers[name] = nil
-        event(name) { machine, now in machine.timerFired(now: now) }
+    /// Makes the scheduler sleep until the earliest wake-up (unless it already wakes no later).
+    private func reschedule() {
+        guard !isShutDown, let next = wakeUps.values.min() else { return }
+        if let scheduler, scheduler.deadline <= next { return }
+        scheduler?.task.cancel()
+        let task = Task {
+            do { try await self.sleep(until: next) } catch { return }
+            self.schedulerFired(deadline: next)
+        }
+        scheduler = (next, task)
+    }
+
+    /// Fires every wake-up that is due, then sleeps until the next one.
+    private func schedulerFired(deadline: Double) {
+        guard scheduler?.deadline == deadline else { return }  // superseded by an earlier arming
+        scheduler = nil
+        let time = now()
+        for (name, at) in wakeUps where at <= time {
+            wakeUps[name] = nil
+            event(name, at: time) { machine, now in machine.timerFired(now: now) }
+        }
+        reschedule()
     }
 }
