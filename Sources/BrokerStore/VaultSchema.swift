@@ -47,6 +47,22 @@ enum VaultSchema {
                     document TEXT NOT NULL,
                     fetched_at REAL NOT NULL
                 ) STRICT;
-                """)
+                """),
+        // Provider metadata was cached by issuer alone, so a discovery document that claimed
+        // another account's issuer (via that account's own `discovery_url`) was served to every
+        // account of that issuer after a restart. Cached copies cannot tell which document they
+        // came from, so they are dropped (each account refetches its own once) and keyed by source.
+        Migration(
+            name: "provider-metadata-by-source",
+            sql: """
+                DROP TABLE provider_metadata;
+                CREATE TABLE provider_metadata (
+                    issuer TEXT NOT NULL,
+                    document_url TEXT NOT NULL,
+                    document TEXT NOT NULL,
+                    fetched_at REAL NOT NULL,
+                    PRIMARY KEY (issuer, document_url)
+                ) STRICT;
+                """),
     ]
 }

@@ -131,7 +131,7 @@ import Testing
     @Test func freshCacheIsServedWithoutFetching() async throws {
         let time = TestTime()
         let transport = FakeTransport()
-        let cached = CachedProviderMetadata(metadata: testMetadata(), fetchedAt: time.now.addingTimeInterval(-3600))
+        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.cached == cached && !outcome.isNew && outcome.warning == nil)
         #expect(transport.requests.isEmpty)
@@ -141,7 +141,7 @@ import Testing
         let time = TestTime()
         let transport = FakeTransport()
         transport.on("\(testIssuer)/.well-known/openid-configuration", .json(document(testIssuer)))
-        let cached = CachedProviderMetadata(metadata: testMetadata(), fetchedAt: time.now.addingTimeInterval(-25 * 3600))
+        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.isNew && outcome.cached.fetchedAt == time.now && outcome.warning == nil)
         #expect(outcome.metadata.authorizationResponseIssParameterSupported == true)
@@ -151,7 +151,7 @@ import Testing
         let time = TestTime()
         let transport = FakeTransport()
         transport.on("\(testIssuer)/.well-known/openid-configuration", .failure(.timeout("connect")))
-        let cached = CachedProviderMetadata(metadata: testMetadata(), fetchedAt: time.now.addingTimeInterval(-25 * 3600))
+        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.cached == cached && !outcome.isNew)
         #expect(outcome.warning?.contains("could not be refreshed") == true)
@@ -160,12 +160,34 @@ import Testing
     @Test func cacheForAnotherIssuerIsIgnored() {
         let policy = DiscoveryCachePolicy()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let cached = CachedProviderMetadata(metadata: testMetadata(issuer: "https://old.example.com"), fetchedAt: now)
-        #expect(!policy.isFresh(cached, issuer: testIssuer, now: now))
-        #expect(!policy.isFresh(CachedProviderMetadata(metadata: testMetadata(), fetchedAt: now.addingTimeInterval(60)),
-            issuer: testIssuer, now: now))
-        let result = policy.resolve(cached: cached, issuer: testIssuer, refetch: .failure(.loginExpired), now: now)
+        let cached = CachedProviderMetadata(metadata: testMetadata(issuer: "https://old.example.com"), documentURL: testDocumentURL, fetchedAt: now)
+        #expect(!policy.isFresh(cached, issuer: testIssuer, documentURL: testDocumentURL, now: now))
+        #expect(!policy.isFresh(CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: now.addingTimeInterval(60)),
+            issuer: testIssuer, documentURL: testDocumentURL, now: now))
+        let result = policy.resolve(
+            cached: cached, issuer: testIssuer, documentURL: testDocumentURL, refetch: .failure(.loginExpired), now: now)
         #expect(throws: OIDCError.loginExpired) { try result.get() }
+    }
+
+    /// An account may name its own discovery document, and a document may claim any issuer: a copy
+    /// read from another document is neither fresh nor a fallback for this one.
+    @Test func cacheFromAnotherDocumentOfTheSameIssuerIsNeverServed() async throws {
+        let time = TestTime()
+        let now = time.now
+        let policy = DiscoveryCachePolicy()
+        let planted = CachedProviderMetadata(
+            metadata: testMetadata(), documentURL: "http://127.0.0.1:9/evil/openid-configuration", fetchedAt: now)
+        #expect(!policy.isFresh(planted, issuer: testIssuer, documentURL: testDocumentURL, now: now))
+        #expect(policy.isFresh(planted, issuer: testIssuer, documentURL: planted.documentURL, now: now))
+        let fallback = policy.resolve(
+            cached: planted, issuer: testIssuer, documentURL: testDocumentURL, refetch: .failure(.loginExpired), now: now)
+        #expect(throws: OIDCError.loginExpired) { try fallback.get() }
+
+        let transport = FakeTransport()
+        transport.on(testDocumentURL, .json(document(testIssuer)))
+        let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: planted)
+        #expect(outcome.isNew && outcome.cached.documentURL == testDocumentURL)
+        #expect(transport.requests.count == 1)
     }
 
     @Test func manualEndpointsAreValidatedNotFetched() async throws {
@@ -186,6 +208,9 @@ import Testing
         #expect(try JSONDecoder().decode(ProviderMetadata.self, from: data) == testMetadata())
     }
 }
+
+/// Where discovery reads `testIssuer`'s document by default.
+let testDocumentURL = "\(testIssuer)/.well-known/openid-configuration"
 
 /// A discovery document with every endpoint the engine uses.
 func document(_ issuer: String) -> [String: Any] {

@@ -21,7 +21,9 @@ import TestSupport
             #expect(account.hasClientSecret)
             try vault.saveTokens(tokens, accountID: account.id)
             try vault.updateStatus(TokenStatus(lastRefreshAt: 5, subject: "user-1"), accountID: account.id)
-            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7), issuer: "x")
+            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7), issuer: "x", documentURL: "https://x/d")
+            // Another document claiming the same issuer is a separate entry, not a replacement.
+            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x","e":1}"#, fetchedAt: 9), issuer: "x", documentURL: "https://e/d")
             try vault.storeJWKS(CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8), uri: "https://x/jwks")
         }
         // A fresh open (new connection, key re-read from the file) sees everything.
@@ -34,9 +36,11 @@ import TestSupport
         #expect(try vault.clientSecret(for: account) == configuration.clientSecret)
         #expect(try vault.loadTokens(accountID: accountID) == tokens)
         #expect(try vault.status(accountID: accountID) == TokenStatus(lastRefreshAt: 5, subject: "user-1"))
-        #expect(try vault.providerMetadata(issuer: "x") == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
+        #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://x/d") == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
+        #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://e/d")?.fetchedAt == 9)
         #expect(try vault.jwks(uri: "https://x/jwks") == CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8))
-        #expect(try vault.providerMetadata(issuer: "other") == nil)
+        #expect(try vault.providerMetadata(issuer: "other", documentURL: "https://x/d") == nil)
+        #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://other/d") == nil)
 
         try vault.deleteTokens(accountID: accountID)
         #expect(try vault.loadTokens(accountID: accountID) == nil)

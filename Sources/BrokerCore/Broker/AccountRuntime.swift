@@ -73,8 +73,15 @@ extension BrokerProtocol.AccountConfiguration {
             discoveryURL: options?.discoveryURL, gitURLPrefix: options?.gitURLPrefix, gitUsername: options?.gitUsername)
     }
 
-    /// Where discovery looks: the configured document URL, else under the issuer.
-    var providerSource: ProviderSource { .discovery(documentURL: discoveryURL) }
+    /// Where the account's metadata comes from: its manual endpoints, else discovery from the
+    /// configured document URL or the one under the issuer.
+    var providerSource: ProviderSource {
+        manualMetadata.map(ProviderSource.manual) ?? .discovery(documentURL: discoveryURL)
+    }
+
+    /// The discovery document this account reads, the key of its cached metadata (nil: manual
+    /// endpoints, nothing cached). Accounts share cached metadata only when this and the issuer match.
+    var metadataDocumentURL: String? { try? providerSource.documentURL(issuer: issuer) }
 
     /// What the vault stores: the secret sealed, the rest in columns and the options JSON.
     var vaultConfiguration: BrokerStore.AccountConfiguration {

@@ -64,7 +64,7 @@ extension TokenBroker {
         do throws(OIDCError) {
             if let manual = configuration.manualMetadata {
                 try manual.validate(expectedIssuer: configuration.issuer)
-                return CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
+                return CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
             }
             return try await oidc.discover(issuer: configuration.issuer, source: configuration.providerSource).cached
         } catch {

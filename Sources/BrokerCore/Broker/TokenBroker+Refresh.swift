@@ -103,14 +103,14 @@ extension TokenBroker {
         return outcome.metadata
     }
 
-    /// Keeps freshly fetched metadata: in memory for every account discovered the same way (same
-    /// issuer and discovery URL), and in the vault.
+    /// Keeps freshly fetched metadata: in memory for every account that reads the same document
+    /// for the same issuer, and in the vault under both. Never for an account of another source.
     func adopt(_ cached: CachedProviderMetadata, for configuration: BrokerProtocol.AccountConfiguration) {
         let issuer = configuration.issuer
+        guard let documentURL = cached.documentURL, cached.belongs(issuer: issuer, documentURL: configuration.metadataDocumentURL)
+        else { return }
         for (name, runtime) in accounts
-        where runtime.configuration.issuer == issuer && runtime.configuration.discoveryURL == configuration.discoveryURL
-            && runtime.manualEndpoints == nil
-        {
+        where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
             accounts[name]?.metadata = cached
             accounts[name]?.client = runtime.configuration.clientConfiguration(
                 secret: runtime.clientSecret, metadata: cached.metadata)
@@ -121,7 +121,7 @@ extension TokenBroker {
         let document = CachedDocument(
             json: String(decoding: json, as: UTF8.self), fetchedAt: cached.fetchedAt.timeIntervalSince1970)
         let logger = logger
-        worker.enqueue({ try $0.storeProviderMetadata(document, issuer: issuer) }) { error in
+        worker.enqueue({ try $0.storeProviderMetadata(document, issuer: issuer, documentURL: documentURL) }) { error in
             logger.warning("cannot cache the provider metadata: \(error)", ["issuer": issuer])
         }
     }

@@ -100,7 +100,8 @@ public actor TokenBroker: BrokerService {
                     var tokens: BrokerStore.TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
                     let secret = try? vault.clientSecret(for: account)
-                    let metadata = try? vault.providerMetadata(issuer: account.issuer)
+                    let documentURL = BrokerProtocol.AccountConfiguration(stored: account).metadataDocumentURL
+                    let metadata = documentURL.flatMap { try? vault.providerMetadata(issuer: account.issuer, documentURL: $0) }
                     return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
                 } }
             }
@@ -157,11 +158,13 @@ public actor TokenBroker: BrokerService {
         let configuration = BrokerProtocol.AccountConfiguration(stored: account)
         var metadata: CachedProviderMetadata?
         if let manual = configuration.manualMetadata {
-            metadata = CachedProviderMetadata(metadata: manual, fetchedAt: Date(timeIntervalSince1970: now()))
-        } else if let document,
-            let decoded = decoded ?? (try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8)))
+            metadata = CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
+        } else if let document, let documentURL = configuration.metadataDocumentURL,
+            let decoded = decoded ?? (try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8))),
+            decoded.issuer == configuration.issuer
         {
-            metadata = CachedProviderMetadata(metadata: decoded, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
+            metadata = CachedProviderMetadata(
+                metadata: decoded, documentURL: documentURL, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
         }
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
         let machine = AccountStateMachine(

@@ -51,14 +51,26 @@ public enum Discovery {
     }
 }
 
-/// Provider metadata as the store keeps it: the document and when it was fetched.
-public struct CachedProviderMetadata: Sendable, Equatable, Codable {
+/// Provider metadata as the store keeps it: the document, where it came from and when.
+///
+/// `documentURL` is the metadata's source: the discovery document URL it was fetched from, or nil
+/// for an account's manual endpoints. Two accounts may name the same issuer with different
+/// documents (`discovery_url`), and a document may claim any issuer, so a cached copy serves an
+/// account only when both the issuer and the source match — never by issuer alone.
+public struct CachedProviderMetadata: Sendable, Equatable {
     public var metadata: ProviderMetadata
+    public var documentURL: String?
     public var fetchedAt: Date
 
-    public init(metadata: ProviderMetadata, fetchedAt: Date) {
+    public init(metadata: ProviderMetadata, documentURL: String?, fetchedAt: Date) {
         self.metadata = metadata
+        self.documentURL = documentURL
         self.fetchedAt = fetchedAt
+    }
+
+    /// True when this copy may serve an account of `issuer` whose metadata comes from `documentURL`.
+    public func belongs(issuer: String, documentURL: String?) -> Bool {
+        metadata.issuer == issuer && self.documentURL == documentURL
     }
 }
 
@@ -85,22 +97,24 @@ public struct DiscoveryCachePolicy: Sendable, Equatable {
         self.maximumAge = maximumAge
     }
 
-    /// True when `cached` can be served without a fetch: same issuer, fetched less than
+    /// True when `cached` can be served without a fetch: same issuer and source, fetched less than
     /// `maximumAge` ago, and not in the future (a clock that jumped back makes it stale).
-    public func isFresh(_ cached: CachedProviderMetadata, issuer: String, now: Date) -> Bool {
+    public func isFresh(_ cached: CachedProviderMetadata, issuer: String, documentURL: String?, now: Date) -> Bool {
         let age = now.timeIntervalSince(cached.fetchedAt)
-        return cached.metadata.issuer == issuer && age >= 0 && age < Double(maximumAge.components.seconds)
+        return cached.belongs(issuer: issuer, documentURL: documentURL) && age >= 0 && age < Double(maximumAge.components.seconds)
     }
 
     /// Combines the cache and a refetch result into what to serve.
     public func resolve(
-        cached: CachedProviderMetadata?, issuer: String, refetch: Result<ProviderMetadata, OIDCError>, now: Date
+        cached: CachedProviderMetadata?, issuer: String, documentURL: String, refetch: Result<ProviderMetadata, OIDCError>,
+        now: Date
     ) -> Result<DiscoveryOutcome, OIDCError> {
         switch refetch {
         case .success(let metadata):
-            return .success(DiscoveryOutcome(cached: CachedProviderMetadata(metadata: metadata, fetchedAt: now), isNew: true))
+            let fresh = CachedProviderMetadata(metadata: metadata, documentURL: documentURL, fetchedAt: now)
+            return .success(DiscoveryOutcome(cached: fresh, isNew: true))
         case .failure(let error):
-            guard let cached, cached.metadata.issuer == issuer else { return .failure(error) }
+            guard let cached, cached.belongs(issuer: issuer, documentURL: documentURL) else { return .failure(error) }
             let warning = "provider metadata for \(issuer) could not be refreshed (\(error)); using the copy fetched at \(cached.fetchedAt)"
             return .success(DiscoveryOutcome(cached: cached, isNew: false, warning: warning))
         }

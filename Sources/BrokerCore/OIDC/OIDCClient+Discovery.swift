@@ -8,13 +8,22 @@ public enum ProviderSource: Sendable, Equatable {
     case discovery(documentURL: String?)
     /// Configured endpoints for providers without discovery.
     case manual(ProviderMetadata)
+
+    /// The discovery document this source reads (`{issuer}/.well-known/openid-configuration`
+    /// unless overridden); nil for manual endpoints. The key under which its metadata is cached.
+    public func documentURL(issuer: String) throws(OIDCError) -> String? {
+        guard case .discovery(let documentURL) = self else { return nil }
+        if let documentURL { return documentURL }
+        return try Discovery.openIDConfigurationURL(issuer: issuer)
+    }
 }
 
 extension OIDCClient {
     /// Provider metadata through the cache policy: a fresh cached copy is served as is; a stale
     /// or absent one is refetched; when the refetch fails, a stale copy keeps serving with a
-    /// warning. Manual metadata is only validated. The caller persists `outcome.cached` when
-    /// `outcome.isNew`.
+    /// warning. A cached copy from another source (another discovery document claiming the same
+    /// issuer) is never served. Manual metadata is only validated. The caller persists
+    /// `outcome.cached` when `outcome.isNew`.
     public func discover(
         issuer: String, source: ProviderSource = .discovery(documentURL: nil),
         neededEndpoints: Set<ProviderEndpoint> = [], cached: CachedProviderMetadata? = nil
@@ -22,19 +31,22 @@ extension OIDCClient {
         let now = time.now()
         if case .manual(let metadata) = source {
             try metadata.validate(expectedIssuer: issuer)
-            return DiscoveryOutcome(cached: CachedProviderMetadata(metadata: metadata, fetchedAt: now), isNew: false)
+            return DiscoveryOutcome(
+                cached: CachedProviderMetadata(metadata: metadata, documentURL: nil, fetchedAt: now), isNew: false)
         }
-        if let cached, discoveryPolicy.isFresh(cached, issuer: issuer, now: now) {
+        guard let documentURL = try source.documentURL(issuer: issuer) else { preconditionFailure("manual handled above") }
+        if let cached, discoveryPolicy.isFresh(cached, issuer: issuer, documentURL: documentURL, now: now) {
             return DiscoveryOutcome(cached: cached, isNew: false)
         }
-        guard case .discovery(let documentURL) = source else { preconditionFailure("manual handled above") }
         let refetch: Result<ProviderMetadata, OIDCError>
         do throws(OIDCError) {
             refetch = .success(try await fetchMetadata(issuer: issuer, documentURL: documentURL, neededEndpoints: neededEndpoints))
         } catch {
             refetch = .failure(error)
         }
-        return try discoveryPolicy.resolve(cached: cached, issuer: issuer, refetch: refetch, now: now).get()
+        return try discoveryPolicy.resolve(
+            cached: cached, issuer: issuer, documentURL: documentURL, refetch: refetch, now: now
+        ).get()
     }
 
     /// Fetches metadata: the OpenID Connect document first; the RFC 8414 document when the
