@@ -24,6 +24,12 @@ import Testing
         (.httpStatus(500, endpoint: "t", retryAfter: nil), .transient(retryAfter: nil)),
         (.httpStatus(502, endpoint: "t", retryAfter: nil), .transient(retryAfter: nil)),
         (.httpStatus(503, endpoint: "t", retryAfter: .seconds(120)), .transient(retryAfter: .seconds(120))),
+        // A redirect is never followed and says nothing about the grant (captive portal, proxy).
+        (.httpStatus(302, endpoint: "t", retryAfter: nil), .transient(retryAfter: nil)),
+        (.httpStatus(307, endpoint: "t", retryAfter: nil), .transient(retryAfter: nil)),
+        (oauth("invalid_grant", status: 302), .transient(retryAfter: nil)),
+        (.idToken(.unknownKeyRefetchDeferred(kid: "k", retryAfter: .seconds(42))), .transient(retryAfter: .seconds(42))),
+        (.idToken(.unknownKey(kid: "k")), .terminal),
         (.httpStatus(401, endpoint: "t", retryAfter: nil), .terminal),
         (.httpStatus(404, endpoint: "t", retryAfter: nil), .terminal),
         (.transport(.dnsFailure(host: "h", reason: "r")), .transient(retryAfter: nil)),

@@ -41,7 +41,9 @@ import Testing
         #expect(try await cache.candidates(kid: "new", algorithm: .es256).first?.kid == "new")
         #expect(await cache.fetchCount == 2)
         // The refetch is what is rate-limited: another unknown kid within the minute fetches nothing.
-        #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty)
+        await #expect(throws: OIDCError.idToken(.unknownKeyRefetchDeferred(kid: "ghost", retryAfter: .seconds(60)))) {
+            try await cache.candidates(kid: "ghost", algorithm: .es256)
+        }
         #expect(await cache.fetchCount == 2)
     }
 
@@ -56,8 +58,16 @@ import Testing
         // Allowed one refetch: still unknown.
         #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty)
         #expect(await cache.fetchCount == 2)
-        // Inside the rate limit: no further fetch, however many tokens arrive.
-        for _ in 0..<5 { #expect(try await cache.candidates(kid: "ghost", algorithm: .es256).isEmpty) }
+        // Inside the rate limit: no further fetch, however many tokens arrive, and a passing failure
+        // (the key may be a rotation not seen yet), never one that ends the account's grant.
+        for _ in 0..<5 {
+            do {
+                _ = try await cache.candidates(kid: "ghost", algorithm: .es256)
+                Issue.record("must fail while the refetch is rate-limited")
+            } catch {
+                #expect(error.disposition == .transient(retryAfter: .seconds(60)))
+            }
+        }
         #expect(await cache.fetchCount == 2)
         time.advance(.seconds(61))
         _ = try await cache.candidates(kid: "ghost", algorithm: .es256)
@@ -79,6 +89,45 @@ import Testing
         }
         // The set was fetched for this very token: refetching at once could not find more.
         #expect(await cache.fetchCount == 1)
+    }
+
+    /// A downloaded set expires (Cache-Control max-age, clamped; 24 h without it): a key the
+    /// provider withdrew stops verifying tokens, without an unknown `kid` to trigger the refetch.
+    @Test func downloadedSetsExpireByCacheControlThenADay() async throws {
+        let old = try TestSigningKey(.p256, kid: "old")
+        let new = try TestSigningKey(.p256, kid: "new")
+        let transport = FakeTransport()
+        transport.on(jwksURL,
+            .response(HTTPResponse(status: 200, headers: HTTPHeaders([("Cache-Control", "public, max-age=600")]),
+                body: try TestSigningKey.jwksJSON([old]))),
+            try jwks([new]), try jwks([new]))
+        let time = TestTime()
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        time.advance(.seconds(599))
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        #expect(await cache.fetchCount == 1)
+        time.advance(.seconds(2))
+        // Expired: refetched for this token, which the withdrawn key no longer verifies.
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).isEmpty)
+        #expect(await cache.fetchCount == 2, "the expired set was not refetched")
+        time.advance(.seconds(24 * 3600 - 1))
+        #expect(try await cache.candidates(kid: "new", algorithm: .es256).count == 1)
+        #expect(await cache.fetchCount == 2)
+        time.advance(.seconds(2))
+        #expect(try await cache.candidates(kid: "new", algorithm: .es256).count == 1)
+        #expect(await cache.fetchCount == 3, "without Cache-Control a set lives 24 h")
+    }
+
+    @Test func cacheControlIsClampedAndBounded() {
+        #expect(JWKSCache.maxAge(cacheControl: nil) == .seconds(86_400))
+        #expect(JWKSCache.maxAge(cacheControl: "max-age=3600, must-revalidate") == .seconds(3600))
+        #expect(JWKSCache.maxAge(cacheControl: "max-age=5") == .seconds(300))
+        #expect(JWKSCache.maxAge(cacheControl: "max-age=99999999") == .seconds(86_400))
+        #expect(JWKSCache.maxAge(cacheControl: "max-age=99999999999999999999") == .seconds(86_400))
+        #expect(JWKSCache.maxAge(cacheControl: "No-Cache") == .seconds(300))
+        #expect(JWKSCache.maxAge(cacheControl: "max-age=-1") == .seconds(300))
+        #expect(JWKSCache.maxAge(cacheControl: "garbage") == .seconds(86_400))
     }
 
     @Test func unreachableJWKSIsATransientError() async throws {

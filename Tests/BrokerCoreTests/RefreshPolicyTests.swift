@@ -77,13 +77,14 @@ import Testing
         #expect(policy.decide(tokens, minTTL: nil, now: 1_300) == .expired)
     }
 
-    @Test func unknownLifetimeWithRefreshTokenAssumesOneHour() {
+    /// The one rule for an unknown lifetime (docs/oidc.md): 15 minutes, margin min(max(60, 90), 450).
+    @Test func unknownLifetimeWithRefreshTokenAssumesFifteenMinutes() {
         let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: nil)
-        #expect(policy.effectiveExpiry(of: tokens) == 4_600)
-        #expect(policy.proactiveRefreshTime(for: tokens, jitterUnit: 0) == 4_240)
-        #expect(policy.decide(tokens, minTTL: nil, now: 4_000) == .serve)
-        #expect(policy.decide(tokens, minTTL: nil, now: 4_300) == .serveAndRefresh)
-        #expect(policy.decide(tokens, minTTL: nil, now: 4_600) == .refreshFirst)
+        #expect(policy.effectiveExpiry(of: tokens) == 1_900)
+        #expect(policy.proactiveRefreshTime(for: tokens, jitterUnit: 0) == 1_810)
+        #expect(policy.decide(tokens, minTTL: nil, now: 1_700) == .serve)
+        #expect(policy.decide(tokens, minTTL: nil, now: 1_850) == .serveAndRefresh)
+        #expect(policy.decide(tokens, minTTL: nil, now: 1_900) == .refreshFirst)
     }
 
     @Test func unknownLifetimeWithoutRefreshTokenNeverExpires() {

@@ -65,11 +65,35 @@ import Testing
         }
     }
 
-    @Test func unknownLifetimeUsesTheConservativeDefault() {
+    @Test func unknownLifetimeStaysUnknownAndTheBrokerAssumesFifteenMinutes() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let tokens = TokenSet(TokenResponse(accessToken: Secret("a")), requestedScope: nil, receivedAt: now, claims: nil)
         #expect(tokens.expiresAt == nil)
-        #expect(tokens.effectiveExpiry == now.addingTimeInterval(900))
+        let account = AccountTokens(
+            accessToken: Secret("a"), refreshToken: Secret("r"), obtainedAt: now.timeIntervalSince1970, expiresAt: nil)
+        #expect(RefreshPolicy().effectiveExpiry(of: account) == now.timeIntervalSince1970 + 900)
+    }
+
+    /// RFC 9068 access tokens are JWTs: without `expires_in`, their own `exp` is the best statement
+    /// of their lifetime; `expires_in` wins when both are given; a past `exp` (clock skew) is ignored.
+    @Test func aJWTAccessTokenWithoutExpiresInExpiresAtItsOwnExp() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func jwt(exp: Double) -> Secret {
+            let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"at+jwt"}"#.utf8))
+            let payload = Base64URL.encode(Array(#"{"sub":"u","exp":\#(Int(exp))}"#.utf8))
+            return Secret(header + "." + payload + "." + Base64URL.encode([1, 2, 3]))
+        }
+        func expiry(_ response: TokenResponse) -> Date? {
+            TokenSet(response, requestedScope: nil, receivedAt: now, claims: nil).expiresAt
+        }
+        let future = now.timeIntervalSince1970 + 300
+        #expect(expiry(TokenResponse(accessToken: jwt(exp: future))) == Date(timeIntervalSince1970: future))
+        #expect(expiry(TokenResponse(accessToken: jwt(exp: future), expiresIn: 60)) == now.addingTimeInterval(60))
+        #expect(expiry(TokenResponse(accessToken: jwt(exp: now.timeIntervalSince1970 - 5))) == nil)
+        #expect(expiry(TokenResponse(accessToken: Secret("opaque.not-a-jwt"))) == nil)
+        let refreshed = TokenSet(accessToken: Secret("old"), receivedAt: now)
+            .applyingRefresh(TokenResponse(accessToken: jwt(exp: future)), receivedAt: now, claims: nil)
+        #expect(refreshed.expiresAt == Date(timeIntervalSince1970: future))
     }
 
     @Test func refreshPreservesScopeAndRotatesTheRefreshToken() async throws {

@@ -25,8 +25,11 @@ public struct RefreshPolicy: Sendable, Equatable {
     public var maximumJitter: Double = 30
     /// Refreshes of one account start at least this many seconds apart, whatever callers ask.
     public var minimumRefreshInterval: Double = 1
-    /// How long a token with a refresh token but no `expires_in` is trusted.
-    public var assumedLifetime: Double = 3600
+    /// How long a token with a refresh token but no known lifetime (no `expires_in`, not a JWT with
+    /// `exp`) is trusted: 15 minutes, short enough that a token the provider expires early is
+    /// renewed soon, long enough not to hammer providers whose tokens never expire. The only rule
+    /// for unknown lifetimes (docs/oidc.md, docs/lifecycle.md).
+    public var assumedLifetime: Double = 900
 
     public init() {}
 

@@ -67,7 +67,9 @@ extension TokenBroker {
         if let tokens = machine.currentTokens, policy.isValid(tokens, at: time) {
             let expiry = policy.effectiveExpiry(of: tokens)
             let serveUntil = expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: tokens) ?? 0) } ?? .infinity
-            entry = TokenCache.Entry(grant: tokens.grant(expiry: expiry), serveUntil: serveUntil)
+            entry = TokenCache.Entry(
+                accessToken: tokens.accessToken, tokenType: tokens.tokenType,
+                expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, scope: tokens.scope, serveUntil: serveUntil)
         }
         cache.set(entry, account: name)
         counters.state(machine.wireState(now: time), account: name)

@@ -1,3 +1,4 @@
+import BrokerCrypto
 import BrokerProtocol
 import Synchronization
 
@@ -5,10 +6,20 @@ import Synchronization
 /// served without asking the actor (expiry − refresh margin). Written by the `TokenBroker` actor
 /// whenever an account's tokens change; read on the socket server's connection threads.
 final class TokenCache: Sendable {
+    /// The access token stays a `Secret` (redacted in any print, wiped when released) until the
+    /// moment a caller is served; the wire grant is built then.
     struct Entry: Sendable {
-        var grant: TokenGrant
+        var accessToken: Secret
+        var tokenType: String
+        /// RFC 3339, as the grant reports it.
+        var expiresAt: String?
+        var scope: String?
         /// Wall-clock Unix seconds; `.infinity` for a token that never expires.
         var serveUntil: Double
+
+        var grant: TokenGrant {
+            TokenGrant(accessToken: accessToken.revealString(), tokenType: tokenType, expiresAt: expiresAt, scope: scope)
+        }
     }
 
     private let entries = Mutex<[String: Entry]>([:])
@@ -17,12 +28,13 @@ final class TokenCache: Sendable {
 
     /// The grant for `account` when it may be served at `now` without network, else nil.
     func grant(account: String, now: Double) -> TokenGrant? {
-        let found = entries.withLock { entries -> TokenGrant? in
+        let found = entries.withLock { entries -> Entry? in
             guard let entry = entries[account], now < entry.serveUntil else { return nil }
-            return entry.grant
+            return entry
         }
-        if found != nil { hits.add(1, ordering: .relaxed) }
-        return found
+        guard let found else { return nil }
+        hits.add(1, ordering: .relaxed)
+        return found.grant
     }
 
     func set(_ entry: Entry?, account: String) {

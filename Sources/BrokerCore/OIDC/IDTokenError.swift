@@ -9,6 +9,9 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case algorithmNotAllowed(String)
     /// No JWKS key has this `kid`, even after refetching the JWKS once.
     case unknownKey(kid: String?)
+    /// No cached key has this `kid` and the JWKS was refetched too recently to refetch again:
+    /// a key rotation the cache has not seen yet is possible, so this passes (retry after `retryAfter`).
+    case unknownKeyRefetchDeferred(kid: String?, retryAfter: Duration)
     /// The signature does not verify with the provider's key.
     case badSignature
     /// A required claim is absent or has the wrong type.
@@ -39,6 +42,9 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
             "ID token algorithm '\(ProviderText.sanitize(alg))' is not accepted (never 'none' or HMAC)"
         case .unknownKey(let kid):
             "no key '\(ProviderText.sanitize(kid ?? "<none>"))' in the provider's JWKS, even after refetching it"
+        case .unknownKeyRefetchDeferred(let kid, let retryAfter):
+            "no key '\(ProviderText.sanitize(kid ?? "<none>"))' in the cached JWKS; it is refetched again in "
+                + "\(retryAfter.components.seconds) s (rate limit)"
         case .badSignature: "ID token signature does not verify"
         case .missingClaim(let name): "ID token lacks the '\(name)' claim or has it with the wrong type"
         case .wrongIssuer(let expected, let found):

@@ -9,7 +9,14 @@ import FoundationEssentials
 /// stream of tokens with made-up `kid`s cannot turn the broker into a request amplifier against
 /// the provider. The first fetch does not count against that limit: a provider that rotates its
 /// key a few seconds after a login must not cost the user a new login at the next refresh. A set
-/// fetched for the very token being checked is not refetched (it cannot know more).
+/// fetched for the very token being checked is not refetched (it cannot know more). An unknown
+/// `kid` inside the rate limit is a passing failure (`unknownKeyRefetchDeferred`), never a reason
+/// to give up on the account's grant.
+///
+/// Expiry: a downloaded set is used for its `Cache-Control: max-age` (clamped to 5 min … 24 h;
+/// 24 h without one, 5 min for `no-cache`/`no-store`), then refetched on next use, so a key the
+/// provider withdrew stops verifying tokens. A failed refetch of an expired set is an error
+/// (transient), not a reason to keep trusting withdrawn keys.
 /// Concurrent callers share one fetch in flight.
 public actor JWKSCache: IDTokenKeySource {
     public nonisolated let jwksURI: String
@@ -17,9 +24,11 @@ public actor JWKSCache: IDTokenKeySource {
     private let time: OIDCTime
     private let minimumRefetchInterval: Duration
     private var keySet: JWKSet?
+    /// When `keySet` stops being usable (monotonic).
+    private var keySetExpiry: Duration = .zero
     /// When the last refetch for an unknown `kid` started (the rate-limited kind of fetch).
     private var lastRefetchStart: Duration?
-    private var inFlight: Task<Result<JWKSet, OIDCError>, Never>?
+    private var inFlight: Task<Result<(keys: JWKSet, maxAge: Duration), OIDCError>, Never>?
     /// How many fetches were started (for tests and diagnostics).
     public private(set) var fetchCount = 0
 
@@ -34,36 +43,52 @@ public actor JWKSCache: IDTokenKeySource {
     }
 
     public func candidates(kid: String?, algorithm: JWSAlgorithm) async throws(OIDCError) -> [JWK] {
-        if keySet == nil {
-            keySet = try await fetch()
-            return keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
+        guard let keySet, time.elapsed() < keySetExpiry else {
+            return try await fetch().candidates(kid: kid, algorithm: algorithm)
         }
-        var found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
-        if found.isEmpty, mayRefetch {
+        let found = keySet.candidates(kid: kid, algorithm: algorithm)
+        guard found.isEmpty else { return found }
+        guard let lastRefetchStart, time.elapsed() - lastRefetchStart < minimumRefetchInterval else {
             lastRefetchStart = time.elapsed()
-            keySet = try await fetch()
-            found = keySet?.candidates(kid: kid, algorithm: algorithm) ?? []
+            return try await fetch().candidates(kid: kid, algorithm: algorithm)
         }
-        return found
-    }
-
-    private var mayRefetch: Bool {
-        guard let lastRefetchStart else { return true }
-        return time.elapsed() - lastRefetchStart >= minimumRefetchInterval
+        let wait = minimumRefetchInterval - (time.elapsed() - lastRefetchStart)
+        let seconds = wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0)  // round up
+        throw .idToken(.unknownKeyRefetchDeferred(kid: kid, retryAfter: .seconds(max(1, seconds))))
     }
 
     private func fetch() async throws(OIDCError) -> JWKSet {
-        if let inFlight { return try await inFlight.value.get() }
+        if let inFlight { return try await inFlight.value.get().keys }
         fetchCount += 1
         let (transport, uri, now) = (self.transport, jwksURI, time.now())
         let task = Task { await Self.download(uri, transport: transport, now: now) }
         inFlight = task
+        let started = time.elapsed()
         let result = await task.value
         inFlight = nil
-        return try result.get()
+        let (keys, maxAge) = try result.get()
+        keySet = keys
+        keySetExpiry = started + maxAge
+        return keys
     }
 
-    private static func download(_ uri: String, transport: any HTTPTransport, now: Date) async -> Result<JWKSet, OIDCError> {
+    /// How long a downloaded set may be used: `max-age` clamped to 5 min … 24 h, 24 h without one.
+    public static func maxAge(cacheControl: String?) -> Duration {
+        let (floor, ceiling) = (300, 24 * 3600)
+        guard let cacheControl else { return .seconds(ceiling) }
+        let directives = cacheControl.lowercased().split(separator: ",").map { directive in
+            String(directive.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        }
+        if directives.contains("no-cache") || directives.contains("no-store") { return .seconds(floor) }
+        guard let value = directives.first(where: { $0.hasPrefix("max-age=") })?.dropFirst("max-age=".count),
+            value.count <= 10, let seconds = Int(value)
+        else { return .seconds(ceiling) }
+        return .seconds(min(max(seconds, floor), ceiling))
+    }
+
+    private static func download(_ uri: String, transport: any HTTPTransport, now: Date) async
+        -> Result<(keys: JWKSet, maxAge: Duration), OIDCError>
+    {
         do throws(OIDCError) {
             let url = try EndpointURL.secure(uri, what: "jwks_uri")
             let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: url.string, headers: OIDCHTTP.acceptJSON), transport)
@@ -71,7 +96,7 @@ public actor JWKSCache: IDTokenKeySource {
                 throw OIDCError.httpStatus(response.status, endpoint: "jwks_uri", retryAfter: RetryAfter.from(response.headers, now: now))
             }
             do {
-                return .success(try JWKSet(json: response.body))
+                return .success((try JWKSet(json: response.body), maxAge(cacheControl: response.headers["Cache-Control"])))
             } catch {
                 throw OIDCError.malformedResponse(endpoint: "jwks_uri", reason: error.description)
             }

@@ -23,9 +23,11 @@ extension OIDCError {
 
     /// Classifies the failure for the scheduler.
     ///
-    /// Transient: no HTTP answer at all (network, DNS, timeout, TLS), HTTP 408, 429 and 5xx
-    /// (whatever the body says), an answer that is not the expected JSON (captive portal,
-    /// truncated proxy page), and the OAuth codes `temporarily_unavailable` / `server_error`.
+    /// Transient: no HTTP answer at all (network, DNS, timeout, TLS), HTTP 3xx (never followed: a
+    /// captive portal, a proxy or a provider's maintenance redirect — nothing the grant did), 408,
+    /// 429 and 5xx (whatever the body says), an answer that is not the expected JSON (captive
+    /// portal, truncated proxy page), the OAuth codes `temporarily_unavailable` / `server_error`,
+    /// and an ID token signed by a key the cached JWKS lacks while its refetch is rate-limited.
     /// Terminal: the four dead-grant codes, any other OAuth error (the same request will be
     /// refused again), other 4xx statuses, configuration and validation failures.
     public var disposition: FailureDisposition {
@@ -43,6 +45,8 @@ extension OIDCError {
             return Self.isTransientStatus(status) ? .transient(retryAfter: retryAfter) : .terminal
         case .malformedResponse, .discoveryUnavailable:
             return .transient(retryAfter: nil)
+        case .idToken(.unknownKeyRefetchDeferred(_, let retryAfter)):
+            return .transient(retryAfter: retryAfter)
         default:
             return .terminal
         }
@@ -55,6 +59,6 @@ extension OIDCError {
     }
 
     static func isTransientStatus(_ status: Int) -> Bool {
-        status == 408 || status == 429 || (500...599).contains(status)
+        (300...399).contains(status) || status == 408 || status == 429 || (500...599).contains(status)
     }
 }

@@ -63,15 +63,11 @@ public struct TokenSet: Sendable, Equatable {
     /// The granted scope (the requested one when the provider did not restate it).
     public var scope: String?
     public var receivedAt: Date
-    /// From `expires_in`; nil when the provider did not say (see `effectiveExpiry`).
+    /// From `expires_in`, else the access token's own `exp` when it is a JWT; nil when neither
+    /// says (the broker then applies `RefreshPolicy.assumedLifetime`, its only such rule).
     public var expiresAt: Date?
     /// The validated claims of `idToken`, when there is one.
     public var idTokenClaims: IDTokenClaims?
-
-    /// Lifetime assumed when the provider gives no `expires_in` (RFC 6749 makes it optional):
-    /// 15 minutes — short enough that a token the provider expires early is refreshed soon,
-    /// long enough not to hammer providers whose tokens simply do not expire.
-    public static let assumedLifetime: Duration = .seconds(900)
 
     public init(
         accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, scope: String? = nil,
@@ -91,12 +87,19 @@ public struct TokenSet: Sendable, Equatable {
         self.init(
             accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken,
             scope: response.scope ?? requestedScope, receivedAt: now,
-            expiresAt: response.expiresIn.map { now.addingTimeInterval(Double($0)) }, idTokenClaims: claims)
+            expiresAt: Self.expiry(of: response, receivedAt: now), idTokenClaims: claims)
     }
 
-    /// The expiry to schedule refreshes by: the stated one, or `receivedAt + assumedLifetime`.
-    public var effectiveExpiry: Date {
-        expiresAt ?? receivedAt.addingTimeInterval(Double(Self.assumedLifetime.components.seconds))
+    /// When the access token of `response`, received at `now`, expires: `expires_in` when the
+    /// provider gave it (RFC 6749 §5.1), else the `exp` claim of a JWT access token (RFC 9068) —
+    /// read only as the provider's own statement of lifetime, never trusted for anything else, and
+    /// ignored when it is not in the future (a skewed clock must not cause a refresh loop).
+    static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
+        if let expiresIn = response.expiresIn { return now.addingTimeInterval(Double(expiresIn)) }
+        guard let jws = try? JWSCompact.parse(response.accessToken.revealString()),
+            case .number(let exp)? = JSONValue.object(from: jws.payload)?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
     }
 
     /// The tokens after a refresh answer (RFC 6749 §6): a new refresh token replaces the old
@@ -106,7 +109,7 @@ public struct TokenSet: Sendable, Equatable {
         TokenSet(
             accessToken: response.accessToken, refreshToken: response.refreshToken ?? refreshToken,
             idToken: response.idToken ?? idToken, scope: response.scope ?? scope, receivedAt: now,
-            expiresAt: response.expiresIn.map { now.addingTimeInterval(Double($0)) },
+            expiresAt: Self.expiry(of: response, receivedAt: now),
             idTokenClaims: response.idToken != nil ? claims : idTokenClaims)
     }
 }

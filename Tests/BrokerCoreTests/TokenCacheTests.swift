@@ -1,0 +1,24 @@
+@testable import BrokerCore
+import BrokerCrypto
+import Testing
+
+/// The fast path's snapshot holds the access token as a `Secret` (docs/security.md, "Secrets in
+/// memory"): nothing that prints or reflects a cached entry shows the token; a hit reveals it.
+@Suite struct TokenCacheTests {
+    @Test func cachedAccessTokensAreSecretsUntilServed() {
+        let value = "at-cached-7f3a9"
+        let entry = TokenCache.Entry(
+            accessToken: Secret(value), tokenType: "Bearer", expiresAt: "2030-01-01T00:00:00Z", scope: "openid",
+            serveUntil: 100)
+        var dumped = ""
+        dump(entry, to: &dumped)
+        for text in [String(describing: entry), String(reflecting: entry), dumped] {
+            #expect(!text.contains(value), "the cached token printed: \(text)")
+        }
+        let cache = TokenCache()
+        cache.set(entry, account: "work")
+        #expect(cache.grant(account: "work", now: 99)?.accessToken == value)
+        #expect(cache.grant(account: "work", now: 100) == nil, "served past serveUntil")
+        #expect(cache.hits.load(ordering: .relaxed) == 1)
+    }
+}
