@@ -12,7 +12,8 @@ import TestSupport
 /// providers do), revocation, and failure injection. Every token value starts with "tok_" so tests can
 /// search logs for any of them.
 final class FakeProvider: HTTPTransport {
-    enum Mode: Sendable { case normal, unavailable, invalidGrant }
+    /// `redirect`: the token endpoint answers 302 (a captive portal or a proxy's login page).
+    enum Mode: Sendable { case normal, unavailable, invalidGrant, redirect }
 
     struct State {
         var lifetime = 100
@@ -86,10 +87,11 @@ final class FakeProvider: HTTPTransport {
         guard fields["grant_type"] == "refresh_token", let presented = fields["refresh_token"] else {
             return Self.json(["error": "unsupported_grant_type"], status: 400)
         }
-        enum Outcome { case unavailable, rejected, rotated(rotate: Bool) }
+        enum Outcome { case unavailable, redirected, rejected, rotated(rotate: Bool) }
         let outcome: Outcome = state.withLock { state in
             switch state.mode {
             case .unavailable: return .unavailable
+            case .redirect: return .redirected
             case .invalidGrant: return .rejected
             case .normal: break
             }
@@ -109,6 +111,8 @@ final class FakeProvider: HTTPTransport {
         switch outcome {
         case .unavailable:
             return HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1")]), body: Array("down".utf8))
+        case .redirected:
+            return HTTPResponse(status: 302, headers: HTTPHeaders([("Location", "http://portal.example/login")]))
         case .rejected:
             return Self.json(["error": "invalid_grant", "error_description": "refresh token is no longer valid"], status: 400)
         case .rotated(let rotate):
