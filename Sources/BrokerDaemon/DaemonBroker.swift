@@ -7,6 +7,8 @@ public protocol DaemonBroker: BrokerService {
     func start() async
     /// Cancels timers and logins and finishes in-flight vault writes.
     func shutdown() async
+    /// Every owner's accounts, for the daemon's own status line (never answered to a client).
+    var accountCount: Int { get async }
 }
 
 extension TokenBroker: DaemonBroker {}

@@ -55,7 +55,7 @@ extension StartedDaemon {
     }
 
     private func statusLine(_ context: DaemonContext) async -> String {
-        let count = await broker.status().accounts.count
+        let count = await broker.accountCount
         let socket = boundSocket?.path ?? "the socket-activated socket"
         return "Serving \(count) account\(count == 1 ? "" : "s") on \(socket)"
     }

@@ -1,25 +1,28 @@
 import BrokerCrypto
 
-/// Account CRUD.
+/// Account CRUD. Every account has an owner uid; a name is looked up within its owner's accounts.
 extension Vault {
-    private static let accountColumns = "id, name, issuer, client_id, scopes, options, client_secret IS NOT NULL, created_at"
+    private static let accountColumns =
+        "id, owner_uid, name, issuer, client_id, scopes, options, client_secret IS NOT NULL, created_at"
 
     private static func account(from row: SQLiteRow) -> Account {
         Account(
-            id: row.int64(0), name: row.text(1), issuer: row.text(2), clientID: row.text(3),
-            scopes: row.text(4).split(separator: " ").map(String.init), optionsJSON: row.text(5),
-            hasClientSecret: row.int64(6) != 0, createdAt: row.double(7))
+            id: row.int64(0), ownerUID: UInt32(truncatingIfNeeded: row.int64(1)), name: row.text(2),
+            issuer: row.text(3), clientID: row.text(4), scopes: row.text(5).split(separator: " ").map(String.init),
+            optionsJSON: row.text(6), hasClientSecret: row.int64(7) != 0, createdAt: row.double(8))
     }
 
-    /// Adds an account; `duplicateAccount` if the name is taken. The row and its sealed client
-    /// secret are written in one transaction (the secret's AAD needs the new row's id).
+    /// Adds an account owned by `owner`; `duplicateAccount` if that owner already has the name.
+    /// The row and its sealed client secret are written in one transaction (the secret's AAD needs
+    /// the new row's id).
     @discardableResult
-    public func addAccount(_ configuration: AccountConfiguration, now: Double) throws -> Account {
+    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32, now: Double) throws -> Account {
         try connection.transaction {
             do {
                 try connection.run(
-                    "INSERT INTO accounts (name, issuer, client_id, scopes, options, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    Self.columnValues(configuration) + [.real(now)])
+                    "INSERT INTO accounts (name, issuer, client_id, scopes, options, owner_uid, created_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    Self.columnValues(configuration) + [.integer(Int64(owner)), .real(now)])
             } catch StoreError.sqlite(let code, _, _) where code == SQLiteConnection.constraintUnique {
                 throw StoreError.duplicateAccount(name: configuration.name)
             }
@@ -29,7 +32,8 @@ extension Vault {
         }
     }
 
-    /// Replaces an account's configuration (name included; `duplicateAccount` if the new name is taken).
+    /// Replaces an account's configuration (name included; `duplicateAccount` if its owner already
+    /// has the new name). The owner never changes.
     @discardableResult
     public func updateAccount(id: Int64, with configuration: AccountConfiguration) throws -> Account {
         try connection.transaction {
@@ -60,14 +64,18 @@ extension Vault {
         try connection.run("UPDATE accounts SET client_secret = ? WHERE id = ?", [.optional(sealed), .integer(accountID)])
     }
 
-    /// All accounts, by name.
+    /// All accounts of every owner, by owner then name (the daemon restores them all at start).
     public func accounts() throws -> [Account] {
-        try connection.query("SELECT \(Self.accountColumns) FROM accounts ORDER BY name", [], Self.account(from:))
+        try connection.query(
+            "SELECT \(Self.accountColumns) FROM accounts ORDER BY owner_uid, name", [], Self.account(from:))
     }
 
-    public func account(named name: String) throws -> Account? {
-        try connection.query("SELECT \(Self.accountColumns) FROM accounts WHERE name = ?", [.text(name)], Self.account(from:))
-            .first
+    /// `owner`'s account `name`; another owner's account of that name is not found.
+    public func account(named name: String, owner: UInt32) throws -> Account? {
+        try connection.query(
+            "SELECT \(Self.accountColumns) FROM accounts WHERE owner_uid = ? AND name = ?",
+            [.integer(Int64(owner)), .text(name)], Self.account(from:)
+        ).first
     }
 
     public func account(id: Int64) throws -> Account {
@@ -88,9 +96,12 @@ extension Vault {
         return try openOptional(row, accountID: account.id, accountName: account.name, field: .clientSecret)
     }
 
-    /// Removes the account and (by foreign-key cascade) its tokens. `unknownAccount` if absent.
-    public func removeAccount(named name: String) throws {
-        guard try connection.run("DELETE FROM accounts WHERE name = ?", [.text(name)]) == 1 else {
+    /// Removes `owner`'s account `name` and (by foreign-key cascade) its tokens. `unknownAccount`
+    /// if that owner has no such account (another owner's of the same name is untouched).
+    public func removeAccount(named name: String, owner: UInt32) throws {
+        let removed = try connection.run(
+            "DELETE FROM accounts WHERE owner_uid = ? AND name = ?", [.integer(Int64(owner)), .text(name)])
+        guard removed == 1 else {
             throw StoreError.unknownAccount(name: name)
         }
     }

@@ -26,7 +26,7 @@ public final class Vault {
     public func batch<T>(_ body: () throws -> T) throws -> T { try connection.transaction(body) }
 
     /// The number of schema migrations this build knows.
-    public static var schemaVersion: Int { VaultSchema.migrations.count }
+    public static var schemaVersion: Int { VaultSchema.count }
 
     private init(connection: SQLiteConnection, key: SymmetricKey, keySource: KeySource) {
         self.connection = connection
@@ -36,13 +36,14 @@ public final class Vault {
 
     /// Opens (creating and migrating as needed) the vault at `databasePath` with the key from
     /// `keySource`. A first open writes the key check (and, for a passphrase, the scrypt salt and
-    /// `passphraseParameters`); later opens verify it.
+    /// `passphraseParameters`); later opens verify it. Accounts stored before accounts had owners
+    /// are given to `existingOwner` (the daemon's uid: they were its user's accounts).
     public static func open(
         databasePath: String, keySource: KeySource,
-        passphraseParameters: KeyDerivation.ScryptParameters = .passphraseDefault
+        passphraseParameters: KeyDerivation.ScryptParameters = .passphraseDefault, existingOwner: UInt32 = getuid()
     ) throws -> Vault {
         let connection = try SQLiteConnection(path: databasePath)
-        try Migrator.migrate(connection, migrations: VaultSchema.migrations)
+        try Migrator.migrate(connection, migrations: VaultSchema.migrations(existingOwner: existingOwner))
         let meta = VaultMeta(connection: connection)
         let keyCheck = try meta.blob(.keyCheck)
         let kdf = try meta.kdfRecord()
@@ -69,7 +70,8 @@ public final class Vault {
             }
             if raced {
                 return try open(
-                    databasePath: databasePath, keySource: keySource, passphraseParameters: passphraseParameters)
+                    databasePath: databasePath, keySource: keySource, passphraseParameters: passphraseParameters,
+                    existingOwner: existingOwner)
             }
         }
         return Vault(connection: connection, key: key, keySource: keySource)

@@ -27,6 +27,8 @@ public struct AccountConfiguration: Sendable, Equatable {
 /// damaged secret of one account never stops the others from being listed).
 public struct Account: Sendable, Equatable, Identifiable {
     public let id: Int64
+    /// The uid that created the account; names are unique per owner, and only the owner sees it.
+    public let ownerUID: UInt32
     public var name: String
     public var issuer: String
     public var clientID: String

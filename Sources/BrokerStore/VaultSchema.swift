@@ -3,7 +3,12 @@
 /// Tables are STRICT (SQLite ≥ 3.37) so a wrong type is an error, not a silent conversion.
 /// Times are Unix seconds (REAL). Sealed columns hold AES-256-GCM envelopes (see `AESGCM`).
 enum VaultSchema {
-    static let migrations: [Migration] = [
+    /// The number of migrations (the `user_version` of an up-to-date vault).
+    static var count: Int { migrations(existingOwner: 0).count }
+
+    /// - Parameter existingOwner: who owns the accounts that predate owners (the daemon's uid: in
+    ///   per-user mode they were always its user's accounts).
+    static func migrations(existingOwner: UInt32) -> [Migration] { [
         Migration(
             name: "create-vault",
             sql: """
@@ -64,5 +69,62 @@ enum VaultSchema {
                     PRIMARY KEY (issuer, document_url)
                 ) STRICT;
                 """),
-    ]
+        accountOwners(existingOwner: existingOwner),
+    ] }
+
+    /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old
+    /// `UNIQUE (name)`, so both tables are rebuilt. The tokens are moved aside first: with foreign
+    /// keys on, dropping `accounts` while `tokens` references it would cascade-delete every token.
+    /// The AUTOINCREMENT high-water mark is carried over, so no id is ever reused (sealed values
+    /// name their account id in the AAD).
+    static func accountOwners(existingOwner: UInt32) -> Migration {
+        Migration(
+            name: "account-owners",
+            sql: """
+                CREATE TABLE accounts_owned (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                    name TEXT NOT NULL,
+                    issuer TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    scopes TEXT NOT NULL,
+                    options TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(options)),
+                    client_secret BLOB,
+                    created_at REAL NOT NULL,
+                    UNIQUE (owner_uid, name)
+                ) STRICT;
+                INSERT INTO accounts_owned (id, owner_uid, name, issuer, client_id, scopes, options, client_secret, created_at)
+                    SELECT id, \(existingOwner), name, issuer, client_id, scopes, options, client_secret, created_at
+                    FROM accounts;
+                CREATE TEMP TABLE sequence_before AS SELECT seq FROM sqlite_sequence WHERE name = 'accounts';
+                CREATE TEMP TABLE tokens_moving AS SELECT * FROM tokens;
+                DROP TABLE tokens;
+                DROP TABLE accounts;
+                ALTER TABLE accounts_owned RENAME TO accounts;
+                UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM sequence_before))
+                    WHERE name = 'accounts';
+                INSERT INTO sqlite_sequence (name, seq)
+                    SELECT 'accounts', seq FROM sequence_before
+                    WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'accounts');
+                -- The same table as in create-vault, spelled out again: a released migration's text
+                -- is frozen, so the two must not share a constant that a later edit could change.
+                CREATE TABLE tokens (
+                    account_id INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+                    access_token BLOB,
+                    refresh_token BLOB,
+                    id_token BLOB,
+                    token_type TEXT,
+                    scope TEXT,
+                    expires_at REAL,
+                    obtained_at REAL,
+                    last_refresh_at REAL,
+                    last_error_code TEXT,
+                    last_error_message TEXT,
+                    subject TEXT
+                ) STRICT;
+                INSERT INTO tokens SELECT * FROM tokens_moving;
+                DROP TABLE temp.tokens_moving;
+                DROP TABLE temp.sequence_before;
+                """)
+    }
 }

@@ -4,7 +4,8 @@ import BrokerProtocol
 import FoundationEssentials
 import Synchronization
 
-/// A `BrokerService` with canned answers that records what the router asked for.
+/// A `BrokerService` with canned answers that records what the router asked for. Accounts and
+/// owners are recorded as "name" for the daemon's own uid and "uid:name" for any other.
 final class FakeBrokerService: BrokerService {
     /// Every call as "method(arguments)", in order.
     let calls = Mutex<[String]>([])
@@ -27,69 +28,76 @@ final class FakeBrokerService: BrokerService {
 
     var recorded: [String] { calls.withLock { $0 } }
 
-    func status() async -> AccountList {
-        try? record("status")
+    private func label(_ key: AccountKey) -> String { label(key.name, owner: key.owner) }
+    private func label(_ text: String, owner: UInt32) -> String {
+        owner == RouterFixture.daemonUID ? text : "\(owner):\(text)"
+    }
+
+    func status(owner: UInt32) async -> AccountList {
+        try? record(label("status", owner: owner))
         return AccountList(accounts: [AccountStatus(name: "work", state: .active, expiresAt: "2030-01-01T00:00:00Z")])
     }
 
-    func accounts() async -> AccountList {
-        try? record("accounts")
+    func accounts(owner: UInt32) async -> AccountList {
+        try? record(label("accounts", owner: owner))
         return AccountList(accounts: [])
     }
 
-    func account(named name: String) async throws(WireError) -> AccountStatus {
-        try record("account(\(name))")
-        return AccountStatus(name: name, state: .loggedOut)
+    func account(_ key: AccountKey) async throws(WireError) -> AccountStatus {
+        try record("account(\(label(key)))")
+        return AccountStatus(name: key.name, state: .loggedOut)
     }
 
-    func addAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountStatus {
-        try record("addAccount(\(configuration.name),\(configuration.issuer))")
+    func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus {
+        try record("addAccount(\(label(configuration.name, owner: owner)),\(configuration.issuer))")
         return AccountStatus(name: configuration.name, state: .loggedOut)
     }
 
-    func removeAccount(named name: String) async throws(WireError) {
-        try record("removeAccount(\(name))")
+    func removeAccount(_ key: AccountKey) async throws(WireError) {
+        try record("removeAccount(\(label(key)))")
     }
 
-    func updateAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountUpdateResult {
-        try record("updateAccount(\(configuration.name),\(configuration.gitUsername ?? "nil"))")
+    func updateAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
+        -> AccountUpdateResult
+    {
+        try record("updateAccount(\(label(configuration.name, owner: owner)),\(configuration.gitUsername ?? "nil"))")
         return AccountUpdateResult(outcome: .updated, account: AccountStatus(name: configuration.name, state: .active))
     }
 
     static let idToken = "fake-id-token-51c0e2"
 
-    func tokenRejected(account: String, accessToken: String) async throws(WireError) -> TokenRejectionResult {
-        try record("tokenRejected(\(account),\(accessToken == Self.token ? "current" : "other"))")
+    func tokenRejected(account: AccountKey, accessToken: String) async throws(WireError) -> TokenRejectionResult {
+        try record("tokenRejected(\(label(account)),\(accessToken == Self.token ? "current" : "other"))")
         return TokenRejectionResult(refreshScheduled: accessToken == Self.token)
     }
 
-    func idToken(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant {
-        try record("idToken(\(account),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
+    func idToken(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant {
+        try record("idToken(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
         return IDTokenGrant(idToken: Self.idToken, expiresAt: "2030-01-01T00:05:00Z")
     }
 
-    func cachedToken(account: String, now: Double) -> TokenGrant? {
-        calls.withLock { $0.append("cachedToken(\(account))") }
-        return cachedAccounts.contains(account) ? Self.grant : nil
+    func cachedToken(account: AccountKey, now: Double) -> TokenGrant? {
+        calls.withLock { $0.append("cachedToken(\(label(account)))") }
+        return cachedAccounts.contains(label(account)) ? Self.grant : nil
     }
 
-    func token(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant {
-        try record("token(\(account),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
+    func token(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant {
+        try record("token(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
         return Self.grant
     }
 
-    func startLogin(account: String, request: LoginRequest) async throws(WireError) -> LoginStarted {
-        try record("startLogin(\(account),\(request.timeoutSeconds.map(String.init) ?? "nil"))")
+    func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
+        try record("startLogin(\(label(account)),\(request.timeoutSeconds.map(String.init) ?? "nil"))")
         return LoginStarted(loginID: "L1", authorizationURL: "https://idp.example/authorize?x=1", expiresAt: "2030-01-01T00:05:00Z")
     }
 
-    func loginStatus(id: String, wait: Double) async throws(WireError) -> LoginStatus {
-        try record("loginStatus(\(id),\(Int(wait)))")
+    func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
+        try record("loginStatus(\(label(id, owner: owner)),\(Int(wait)))")
         return LoginStatus(loginID: id, account: "work", outcome: .succeeded, subject: "alice")
     }
 
-    func logout(account: String) async throws(WireError) -> LogoutResult {
-        try record("logout(\(account))")
+    func logout(account: AccountKey) async throws(WireError) -> LogoutResult {
+        try record("logout(\(label(account)))")
         return LogoutResult(revoked: true)
     }
 
@@ -98,8 +106,8 @@ final class FakeBrokerService: BrokerService {
         return RekeyResult(resealed: 3, keyLocation: "/tmp/key")
     }
 
-    func metrics() -> String {
-        calls.withLock { $0.append("metrics") }
+    func metrics(owner: UInt32) -> String {
+        calls.withLock { $0.append(label("metrics", owner: owner)) }
         return "authbroker_tokens_served_total 5\n"
     }
 }
@@ -129,11 +137,15 @@ struct RouterFixture {
         _ method: String, _ target: String, body: String? = nil, accept: String? = nil,
         connection: ConnectionInfo = connection()
     ) async -> HTTPResponse {
+        await router.handle(Self.request(method, target, body: body, accept: accept), connection: connection)
+    }
+
+    /// A request as `authctl` would send it.
+    static func request(_ method: String, _ target: String, body: String? = nil, accept: String? = nil) -> HTTPRequest {
         var headers = HTTPHeaders([("Host", "localhost")])
         if let accept { headers.add(name: "Accept", value: accept) }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-        let request = HTTPRequest(method: method, target: target, headers: headers, body: Array((body ?? "").utf8))
-        return await router.handle(request, connection: connection)
+        return HTTPRequest(method: method, target: target, headers: headers, body: Array((body ?? "").utf8))
     }
 }
 

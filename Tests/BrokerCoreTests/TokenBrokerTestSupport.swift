@@ -179,14 +179,15 @@ struct BrokerHarness {
 
     var keyPath: String { directory.appending("master.key") }
 
-    func makeBroker() async throws -> TokenBroker {
+    /// - Parameter loginFlows: how browser logins start; default: they finish at once with fresh tokens.
+    func makeBroker(loginFlows: LoginFlowFactory? = nil) async throws -> TokenBroker {
         let vault = try Vault.open(
             databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: keyPath))
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
             notifyCommand: notifyCommand, environment: ["PATH": "/usr/bin:/bin"],
-            loginFlowFactory: { context in
+            loginFlowFactory: loginFlows ?? { context in
                 BrokerLogin(
                     flow: InstantLoginFlow(expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now())),
                     authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
@@ -240,4 +241,47 @@ extension TokenBroker {
             return .error(error.code)
         }
     }
+}
+
+/// Tests of one user's broker name accounts by name alone; these calls make them `testRequester`'s
+/// (the owner every socket route would pass for that caller).
+extension TokenBroker {
+    static func key(_ name: String) -> AccountKey { AccountKey(owner: testRequester.uid, name: name) }
+
+    func status() async -> AccountList { await status(owner: testRequester.uid) }
+    func accounts() async -> AccountList { await accounts(owner: testRequester.uid) }
+    func account(named name: String) async throws(WireError) -> AccountStatus { try await account(Self.key(name)) }
+    func addAccount(_ configuration: BrokerProtocol.AccountConfiguration) async throws(WireError) -> AccountStatus {
+        try await addAccount(configuration, owner: testRequester.uid)
+    }
+    func removeAccount(named name: String) async throws(WireError) { try await removeAccount(Self.key(name)) }
+    func updateAccount(_ configuration: BrokerProtocol.AccountConfiguration) async throws(WireError)
+        -> AccountUpdateResult
+    {
+        try await updateAccount(configuration, owner: testRequester.uid)
+    }
+    nonisolated func cachedToken(account name: String, now: Double) -> TokenGrant? {
+        cachedToken(account: Self.key(name), now: now)
+    }
+    func token(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant {
+        try await token(account: Self.key(name), minTTL: minTTL, requester: requester)
+    }
+    func idToken(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+        -> IDTokenGrant
+    {
+        try await idToken(account: Self.key(name), minTTL: minTTL, requester: requester)
+    }
+    func tokenRejected(account name: String, accessToken: String) async throws(WireError) -> TokenRejectionResult {
+        try await tokenRejected(account: Self.key(name), accessToken: accessToken)
+    }
+    func startLogin(account name: String, request: LoginRequest) async throws(WireError) -> LoginStarted {
+        try await startLogin(account: Self.key(name), request: request)
+    }
+    func loginStatus(id: String, wait: Double) async throws(WireError) -> LoginStatus {
+        try await loginStatus(id: id, owner: testRequester.uid, wait: wait)
+    }
+    func logout(account name: String) async throws(WireError) -> LogoutResult {
+        try await logout(account: Self.key(name))
+    }
+    nonisolated func metrics() -> String { metrics(owner: testRequester.uid) }
 }

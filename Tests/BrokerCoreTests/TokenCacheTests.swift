@@ -16,9 +16,11 @@ import Testing
             #expect(!text.contains(value), "the cached token printed: \(text)")
         }
         let cache = TokenCache()
-        cache.set(entry, account: "work")
-        #expect(cache.grant(account: "work", now: 99)?.accessToken == value)
-        #expect(cache.grant(account: "work", now: 100) == nil, "served past serveUntil")
+        let work = AccountKey(owner: 1001, name: "work")
+        cache.set(entry, account: work)
+        #expect(cache.grant(account: AccountKey(owner: 1002, name: "work"), now: 99) == nil, "served to another owner")
+        #expect(cache.grant(account: work, now: 99)?.accessToken == value)
+        #expect(cache.grant(account: work, now: 100) == nil, "served past serveUntil")
         #expect(cache.hits.load(ordering: .relaxed) == 1)
     }
 }

@@ -121,7 +121,7 @@ struct DaemonHarness {
         let vault = try Vault.open(databasePath: database, keySource: .keyFile(path: keyFile))
         _ = try vault.addAccount(
             BrokerStore.AccountConfiguration(name: account, issuer: "https://idp.example", clientID: "cli"),
-            now: Date().timeIntervalSince1970)
+            owner: getuid(), now: Date().timeIntervalSince1970)
     }
 }
 

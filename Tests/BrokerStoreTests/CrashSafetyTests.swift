@@ -30,7 +30,7 @@ import TestSupport
 
             let vault = try fixture.open()
             try vault.integrityCheck()
-            let account = try #require(try vault.account(named: "torture"))
+            let account = try #require(try vault.account(named: "torture", owner: 1000))
             let tokens = try #require(try vault.loadTokens(accountID: account.id), "round \(round): no tokens")
             let stored = Int(tokens.obtainedAt)
             // The kill may land after the next commit but before its line was printed.

@@ -103,7 +103,7 @@ import TestSupport
             environment: ["CREDENTIALS_DIRECTORY": credentials, "HOME": directory.path], keyFile: "/nonexistent")
         let database = directory.appending("state/v.db")
         let vault = try Vault.open(databasePath: database, keySource: source)
-        try vault.addAccount(sampleAccount("cred"), now: 0)
+        try vault.addAccount(sampleAccount("cred"), owner: 1000, now: 0)
         #expect(try Vault.open(databasePath: database, keySource: source).accounts().count == 1)
     }
 
@@ -112,7 +112,7 @@ import TestSupport
         defer { directory.remove() }
         let source = try KeySource.resolve(environment: ["XDG_CONFIG_HOME": directory.appending("config")])
         let database = directory.appending("state/v.db")
-        let account = try Vault.open(databasePath: database, keySource: source).addAccount(sampleAccount("d"), now: 0)
+        let account = try Vault.open(databasePath: database, keySource: source).addAccount(sampleAccount("d"), owner: 1000, now: 0)
         #expect(try fileMode(source.path) == 0o600)
         #expect(try fileMode(directory.appending("config/authbroker")) == 0o700)
         let key = try KeyFile.read(source.path)
@@ -137,7 +137,7 @@ import TestSupport
         let source = KeySource.passphraseFile(path: passphrase)
         let tokens = sampleTokens("p")
         let account = try Vault.open(databasePath: database, keySource: source, passphraseParameters: cheap)
-            .addAccount(sampleAccount("p"), now: 0)
+            .addAccount(sampleAccount("p"), owner: 1000, now: 0)
         try Vault.open(databasePath: database, keySource: source).saveTokens(tokens, accountID: account.id)
         #expect(try Vault.open(databasePath: database, keySource: source).loadTokens(accountID: account.id) == tokens)
 
@@ -163,7 +163,7 @@ import TestSupport
         defer { fixture.remove() }
         let cheap = KeyDerivation.ScryptParameters(n: 1 << 10, r: 8, p: 1)
         let vault = try fixture.open()
-        let account = try vault.addAccount(sampleAccount("r"), now: 0)
+        let account = try vault.addAccount(sampleAccount("r"), owner: 1000, now: 0)
         let tokens = sampleTokens("r")
         try vault.saveTokens(tokens, accountID: account.id)
         let passphrase = fixture.directory.appending("pass")

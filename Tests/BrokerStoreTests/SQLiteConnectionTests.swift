@@ -68,7 +68,7 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        try vault.addAccount(sampleAccount("modes"), now: 1)
+        try vault.addAccount(sampleAccount("modes"), owner: 1000, now: 1)
         // While the connection is open in WAL mode, -wal and -shm exist.
         for path in [fixture.databasePath, fixture.databasePath + "-wal", fixture.databasePath + "-shm"] {
             #expect(try fileMode(path) == 0o600, "\(path)")

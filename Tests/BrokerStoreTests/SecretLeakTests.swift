@@ -21,11 +21,11 @@ import TestSupport
 
         var errors: [StoreError?] = []
         let vault = try fixture.open()
-        let account = try vault.addAccount(configuration, now: 0)
+        let account = try vault.addAccount(configuration, owner: 1000, now: 0)
         try vault.saveTokens(tokens, accountID: account.id)
 
         // Duplicate account carrying a client secret; SQLite constraint with secret arguments.
-        errors.append(storeError { try vault.addAccount(configuration, now: 0) })
+        errors.append(storeError { try vault.addAccount(configuration, owner: 1000, now: 0) })
         errors.append(
             storeError { try vault.connection.run("INSERT INTO accounts (id, name) VALUES (?, ?)", [.integer(account.id), .text(secrets[2])]) })
         errors.append(

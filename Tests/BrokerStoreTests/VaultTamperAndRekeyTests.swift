@@ -8,8 +8,8 @@ import TestSupport
 @Suite struct VaultTamperAndRekeyTests {
     /// Two accounts with tokens; returns their ids.
     private func twoAccounts(_ vault: Vault) throws -> (a: Int64, b: Int64) {
-        let a = try vault.addAccount(sampleAccount("alice"), now: 0).id
-        let b = try vault.addAccount(sampleAccount("bob"), now: 0).id
+        let a = try vault.addAccount(sampleAccount("alice"), owner: 1000, now: 0).id
+        let b = try vault.addAccount(sampleAccount("bob"), owner: 1000, now: 0).id
         try vault.saveTokens(sampleTokens("alice"), accountID: a)
         try vault.saveTokens(sampleTokens("bob"), accountID: b)
         return (a, b)

@@ -14,7 +14,7 @@ import TestSupport
         let accountID: Int64
         do {
             let vault = try fixture.open()
-            let account = try vault.addAccount(configuration, now: 1_700_000_000)
+            let account = try vault.addAccount(configuration, owner: 1000, now: 1_700_000_000)
             accountID = account.id
             #expect(account.name == "work")
             #expect(account.scopes == ["openid", "email", "offline_access"])
@@ -28,7 +28,7 @@ import TestSupport
         }
         // A fresh open (new connection, key re-read from the file) sees everything.
         let vault = try fixture.open()
-        let account = try #require(try vault.account(named: "work"))
+        let account = try #require(try vault.account(named: "work", owner: 1000))
         #expect(account.id == accountID)
         #expect(account.issuer == configuration.issuer)
         #expect(account.clientID == configuration.clientID)
@@ -44,7 +44,7 @@ import TestSupport
 
         try vault.deleteTokens(accountID: accountID)
         #expect(try vault.loadTokens(accountID: accountID) == nil)
-        try vault.removeAccount(named: "work")
+        try vault.removeAccount(named: "work", owner: 1000)
         #expect(try vault.accounts().isEmpty)
     }
 
@@ -52,7 +52,7 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        let account = try vault.addAccount(sampleAccount("public", secret: nil), now: 0)
+        let account = try vault.addAccount(sampleAccount("public", secret: nil), owner: 1000, now: 0)
         #expect(!account.hasClientSecret)
         #expect(try vault.clientSecret(for: account) == nil)
         let tokens = TokenSet(accessToken: Secret("only-access"), obtainedAt: 3)
@@ -64,20 +64,20 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        let first = try vault.addAccount(sampleAccount("dup"), now: 0)
-        #expect(storeError { try vault.addAccount(sampleAccount("dup"), now: 0) } == .duplicateAccount(name: "dup"))
-        let other = try vault.addAccount(sampleAccount("other"), now: 0)
+        let first = try vault.addAccount(sampleAccount("dup"), owner: 1000, now: 0)
+        #expect(storeError { try vault.addAccount(sampleAccount("dup"), owner: 1000, now: 0) } == .duplicateAccount(name: "dup"))
+        let other = try vault.addAccount(sampleAccount("other"), owner: 1000, now: 0)
         #expect(
             storeError { try vault.updateAccount(id: other.id, with: sampleAccount("dup")) }
                 == .duplicateAccount(name: "dup"))
-        #expect(storeError { try vault.removeAccount(named: "ghost") } == .unknownAccount(name: "ghost"))
+        #expect(storeError { try vault.removeAccount(named: "ghost", owner: 1000) } == .unknownAccount(name: "ghost"))
         #expect(storeError { try vault.saveTokens(sampleTokens("x"), accountID: 9999) } == .unknownAccountID(9999))
         #expect(try vault.accounts().map(\.name) == ["dup", "other"])
         // Bad options JSON is refused by the schema, without partial rows.
         var bad = sampleAccount("bad")
         bad.optionsJSON = "{not json"
-        #expect(throws: StoreError.self) { try vault.addAccount(bad, now: 0) }
-        #expect(try vault.account(named: "bad") == nil)
+        #expect(throws: StoreError.self) { try vault.addAccount(bad, owner: 1000, now: 0) }
+        #expect(try vault.account(named: "bad", owner: 1000) == nil)
         #expect(try vault.account(id: first.id).name == "dup")
     }
 
@@ -85,9 +85,9 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        let account = try vault.addAccount(sampleAccount("gone"), now: 0)
+        let account = try vault.addAccount(sampleAccount("gone"), owner: 1000, now: 0)
         try vault.saveTokens(sampleTokens("gone"), accountID: account.id)
-        try vault.removeAccount(named: "gone")
+        try vault.removeAccount(named: "gone", owner: 1000)
         #expect(try vault.connection.query("SELECT count(*) FROM tokens") { $0.int64(0) } == [0])
     }
 
@@ -96,7 +96,7 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        let account = try vault.addAccount(sampleAccount("atomic"), now: 0)
+        let account = try vault.addAccount(sampleAccount("atomic"), owner: 1000, now: 0)
         let original = sampleTokens("v1", obtainedAt: 100)
         try vault.saveTokens(original, accountID: account.id)
         // Inject a failure after the row is written but before the commit.
@@ -125,7 +125,7 @@ import TestSupport
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let vault = try fixture.open()
-        let account = try vault.addAccount(sampleAccount("status"), now: 0)
+        let account = try vault.addAccount(sampleAccount("status"), owner: 1000, now: 0)
         try vault.updateStatus(
             TokenStatus(lastRefreshAt: 1, lastErrorCode: "invalid_grant", lastErrorMessage: "expired", subject: "s"),
             accountID: account.id)

@@ -25,9 +25,9 @@ func torture(arguments: [String]) throws {
     let seconds = arguments.count > 3 ? Int(arguments[3]) ?? 5 : 5
     let vault = try Vault.open(databasePath: arguments[1], keySource: .keyFile(path: arguments[2]))
     let account =
-        try vault.account(named: "torture")
+        try vault.account(named: "torture", owner: 1000)
         ?? vault.addAccount(
-            AccountConfiguration(name: "torture", issuer: "https://idp.example", clientID: "torture"), now: 0)
+            AccountConfiguration(name: "torture", issuer: "https://idp.example", clientID: "torture"), owner: 1000, now: 0)
     // obtainedAt carries the counter: it is not secret, so it can be read without revealing a token.
     var counter = Int(try vault.loadTokens(accountID: account.id)?.obtainedAt ?? 0)
     let deadline = ContinuousClock.now + .seconds(seconds)

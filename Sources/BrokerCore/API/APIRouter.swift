@@ -8,12 +8,14 @@ import BrokerProtocol
 /// The socket API (docs/api.md) as an `HTTPHandler` over any `BrokerService`.
 ///
 /// Every request is first checked against the `PeerPolicy` (SO_PEERCRED uid; 403 `forbidden`
-/// otherwise), then routed: unknown paths 404, wrong methods 405 (with `Allow`), malformed JSON or
+/// otherwise), then routed with the caller's uid as the owner of every account it names (another
+/// uid's accounts and logins do not exist for it: 404 `unknown_account`, absent from lists): unknown paths 404, wrong methods 405 (with `Allow`), malformed JSON or
 /// query parameters 400, service errors with the status of their `WireErrorCode`. Every error body
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH` (`audit: id_token …` for ID tokens) — never the token itself.
+/// `audit: token account=NAME pid=P uid=U exe=PATH owner=U` (`audit: id_token …` for ID tokens) — never
+/// the token itself. The owner is always the caller: only owners are served.
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
 /// `BrokerService.cachedToken` on the connection thread, with no await (the hot path).
 public struct APIRouter: HTTPHandler {
@@ -66,9 +68,10 @@ public struct APIRouter: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let admitted): (peer, route) = admitted
         }
-        guard case .token(let account) = route, request.query == nil,
-            let grant = service.cachedToken(account: account, now: now())
+        guard case .token(let name) = route, request.query == nil,
+            let grant = service.cachedToken(account: peer.account(name), now: now())
         else { return nil }
+        let account = peer.account(name)
         return served(grant, account: account, to: peer, request: request)
     }
 
@@ -134,15 +137,15 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
         case .status:
             try RouterQuery.expectNone(request)
-            return try Self.json(await service.status())
+            return try Self.json(await service.status(owner: peer.uid))
         case .accounts where request.method == "POST":
             guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
                 throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
             }
-            return try Self.json(await service.addAccount(body), status: 201)
+            return try Self.json(await service.addAccount(body, owner: peer.uid), status: 201)
         case .accounts:
             try RouterQuery.expectNone(request)
-            return try Self.json(await service.accounts())
+            return try Self.json(await service.accounts(owner: peer.uid))
         case .account(let name) where request.method == "PUT":
             guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
                 throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
@@ -152,18 +155,20 @@ public struct APIRouter: HTTPHandler {
                 throw WireError(
                     code: .invalidRequest, message: "The body's name '\(body.name)' differs from '\(name)' in the path.")
             }
-            return try Self.json(await service.updateAccount(body))
+            return try Self.json(await service.updateAccount(body, owner: peer.uid))
         case .account(let name) where request.method == "DELETE":
-            try await service.removeAccount(named: name)
+            try await service.removeAccount(peer.account(name))
             return HTTPResponse(status: 204)
         case .account(let name):
-            return try Self.json(await service.account(named: name))
-        case .token(let account):
+            return try Self.json(await service.account(peer.account(name)))
+        case .token(let name):
+            let account = peer.account(name)
             let query = try RouterQuery(request, allowed: ["min_ttl"])
             let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
             let grant = try await service.token(account: account, minTTL: minTTL, requester: peer)
             return served(grant, account: account, to: peer, request: request)
-        case .idToken(let account):
+        case .idToken(let name):
+            let account = peer.account(name)
             let query = try RouterQuery(request, allowed: ["min_ttl"])
             let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
             let grant = try await service.idToken(account: account, minTTL: minTTL, requester: peer)
@@ -171,34 +176,41 @@ public struct APIRouter: HTTPHandler {
             var response = try Self.json(grant)
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
-        case .tokenRejected(let account):
+        case .tokenRejected(let name):
             guard let body = try RouterBody.decode(TokenRejection.self, from: request, emptyAllowed: false) else {
                 throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
             }
-            return try Self.json(await service.tokenRejected(account: account, accessToken: body.accessToken))
-        case .login(let account):
+            return try Self.json(await service.tokenRejected(account: peer.account(name), accessToken: body.accessToken))
+        case .login(let name):
             let body = try RouterBody.decode(LoginRequest.self, from: request, emptyAllowed: true) ?? LoginRequest()
-            return try Self.json(await service.startLogin(account: account, request: body))
+            return try Self.json(await service.startLogin(account: peer.account(name), request: body))
         case .loginStatus(let id):
             let query = try RouterQuery(request, allowed: ["wait"])
             let wait = try query.integer("wait", in: Self.waitRange) ?? 0
-            return try Self.json(await service.loginStatus(id: id, wait: Double(wait)))
-        case .logout(let account):
+            return try Self.json(await service.loginStatus(id: id, owner: peer.uid, wait: Double(wait)))
+        case .logout(let name):
             _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
-            return try Self.json(await service.logout(account: account))
+            return try Self.json(await service.logout(account: peer.account(name)))
         case .rekey:
+            // One key seals every owner's secrets: rotating it is the daemon user's business.
+            guard peer.uid == configuration.policy.daemonUID else {
+                throw WireError(
+                    code: .forbidden,
+                    message: "Only the daemon's own user (uid \(configuration.policy.daemonUID)) can rotate its key; "
+                        + "ask its administrator.")
+            }
             _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
             return try Self.json(await service.rekey())
         case .metrics:
             try RouterQuery.expectNone(request)
             return HTTPResponse(
                 status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
-                body: Array(service.metrics().utf8))
+                body: Array(service.metrics(owner: peer.uid).utf8))
         }
     }
 
     /// The token answer (plain text or JSON), after writing the audit line.
-    private func served(_ grant: TokenGrant, account: String, to peer: PeerCredentials, request: HTTPRequest)
+    private func served(_ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, request: HTTPRequest)
         -> HTTPResponse
     {
         audit("token", account: account, peer: peer)
@@ -215,11 +227,15 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME pid=P uid=U exe=PATH`, for each token that leaves the daemon (never the token).
-    private func audit(_ kind: String, account: String, peer: PeerCredentials) {
+    /// `audit: KIND account=NAME pid=P uid=U exe=PATH owner=U`, for each token that leaves the daemon
+    /// (never the token). Names collide across owners, so the line names the owner too.
+    private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials) {
         logger.info(
             "audit: \(kind)",
-            ["account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid)])
+            [
+                "account": account.name, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid),
+                "owner": String(account.owner),
+            ])
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).

@@ -4,43 +4,49 @@ import HTTPCodec
 /// What the socket API can ask of the broker. The `APIRouter` (HTTP, JSON, peer checks, audit) calls
 /// it; the `TokenBroker` actor implements it. Errors are wire errors with stable codes, already
 /// phrased for people (they end up in `authctl`'s one-line messages).
+///
+/// Every account belongs to an owner uid. The router passes the caller's SO_PEERCRED uid as the
+/// owner (inside an `AccountKey` for one account): another owner's account does not exist for the
+/// caller (`unknown_account`), in lists, logins and metrics alike.
 public protocol BrokerService: Sendable {
-    /// `GET /v1/status`: every account's state.
-    func status() async -> AccountList
-    /// `GET /v1/accounts`: every account's state and configuration (never the client secret).
-    func accounts() async -> AccountList
+    /// `GET /v1/status`: the state of every account `owner` has.
+    func status(owner: UInt32) async -> AccountList
+    /// `GET /v1/accounts`: `owner`'s accounts, state and configuration (never the client secret).
+    func accounts(owner: UInt32) async -> AccountList
     /// `GET /v1/accounts/{name}`.
-    func account(named name: String) async throws(WireError) -> AccountStatus
-    /// `POST /v1/accounts`: runs discovery at once unless manual endpoints are given.
-    func addAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountStatus
+    func account(_ key: AccountKey) async throws(WireError) -> AccountStatus
+    /// `POST /v1/accounts`: a new account of `owner`; runs discovery at once unless manual endpoints are given.
+    func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus
     /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account.
-    func removeAccount(named name: String) async throws(WireError)
-    /// `PUT /v1/accounts/{name}`: replaces the configuration of the account `configuration.name`.
+    func removeAccount(_ key: AccountKey) async throws(WireError)
+    /// `PUT /v1/accounts/{name}`: replaces the configuration of `owner`'s account `configuration.name`.
     /// A change to its security profile (or client secret) logs the account out; others keep the tokens.
-    func updateAccount(_ configuration: AccountConfiguration) async throws(WireError) -> AccountUpdateResult
+    func updateAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
+        -> AccountUpdateResult
 
     /// The synchronous fast path for `GET /v1/accounts/{name}/token` without `min_ttl`: a token that is
     /// valid and outside the refresh margin, served from memory on the connection thread. nil means
     /// "ask `token(account:minTTL:requester:)`" (refresh due, no token, unknown account…).
-    func cachedToken(account: String, now: Double) -> TokenGrant?
+    func cachedToken(account: AccountKey, now: Double) -> TokenGrant?
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
-    func token(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant
+    func token(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant
     /// `POST /v1/accounts/{name}/token/rejected`: a resource server refused `accessToken`; when it is the
     /// current one it is no longer served and the next request refreshes. Never a logout.
-    func tokenRejected(account: String, accessToken: String) async throws(WireError) -> TokenRejectionResult
+    func tokenRejected(account: AccountKey, accessToken: String) async throws(WireError) -> TokenRejectionResult
     /// `GET /v1/accounts/{name}/id_token?min_ttl=S`: the current ID token while it has `minTTL` seconds
     /// left (its own `exp`), else after a refresh; `login_required` when there is none.
-    func idToken(account: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant
+    func idToken(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
-    func startLogin(account: String, request: LoginRequest) async throws(WireError) -> LoginStarted
-    /// `GET /v1/logins/{id}?wait=S`: the login's outcome, waiting up to `wait` seconds while pending.
-    func loginStatus(id: String, wait: Double) async throws(WireError) -> LoginStatus
+    func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted
+    /// `GET /v1/logins/{id}?wait=S`: the outcome of `owner`'s login, waiting up to `wait` seconds while
+    /// pending. Another owner's login id is answered like an unknown one.
+    func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus
     /// `POST /v1/accounts/{name}/logout`.
-    func logout(account: String) async throws(WireError) -> LogoutResult
-    /// `POST /v1/rekey`.
+    func logout(account: AccountKey) async throws(WireError) -> LogoutResult
+    /// `POST /v1/rekey` (the router lets only the daemon's own uid ask: the key protects every owner).
     func rekey() async throws(WireError) -> RekeyResult
 
-    /// `GET /metrics`: Prometheus text exposition.
-    func metrics() -> String
+    /// `GET /metrics`: Prometheus text exposition; the account gauge counts only `owner`'s accounts.
+    func metrics(owner: UInt32) -> String
 }

@@ -8,6 +8,8 @@ import FoundationEssentials
 /// resolved OAuth client, provider metadata, and the state machine.
 struct AccountRuntime: Sendable {
     let id: Int64
+    /// The uid that created the account: only it can see or use the account.
+    let owner: UInt32
     /// As the user configured it, without the client secret (never returned).
     var configuration: BrokerProtocol.AccountConfiguration
     var client: ClientConfiguration
@@ -21,6 +23,7 @@ struct AccountRuntime: Sendable {
     var persistedTokens: AccountTokens?
 
     var name: String { configuration.name }
+    var key: AccountKey { AccountKey(owner: owner, name: name) }
     var manualEndpoints: ManualEndpoints? {
         configuration.endpoints.flatMap { $0.isEmpty ? nil : $0 }
     }

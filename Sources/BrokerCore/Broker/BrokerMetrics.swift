@@ -2,7 +2,8 @@ import BrokerProtocol
 import Synchronization
 
 /// Counters for `GET /metrics`, readable without the actor (Prometheus text exposition 0.0.4).
-/// Labels are fixed words and account states, never account data or secrets.
+/// Labels are fixed words and account states, never account data or secrets. The account gauge is
+/// rendered for one owner (the caller); the counters are daemon-wide totals without names.
 final class BrokerMetrics: Sendable {
     enum RefreshOutcome: String, CaseIterable { case success, transient, terminal }
     enum LoginOutcome: String, CaseIterable {
@@ -18,7 +19,7 @@ final class BrokerMetrics: Sendable {
         var rejections: [Bool: Int] = [:]
         var logins: [LoginOutcome: Int] = [:]
         var errors: [WireErrorCode: Int] = [:]
-        var states: [String: AccountState] = [:]
+        var states: [AccountKey: AccountState] = [:]
     }
 
     private let counts = Mutex(Counts())
@@ -30,10 +31,10 @@ final class BrokerMetrics: Sendable {
     func tokenRejected(refreshScheduled: Bool) { counts.withLock { $0.rejections[refreshScheduled, default: 0] += 1 } }
     func login(_ outcome: LoginOutcome) { counts.withLock { $0.logins[outcome, default: 0] += 1 } }
     func error(_ code: WireErrorCode) { counts.withLock { $0.errors[code, default: 0] += 1 } }
-    func state(_ state: AccountState?, account: String) { counts.withLock { $0.states[account] = state } }
+    func state(_ state: AccountState?, account: AccountKey) { counts.withLock { $0.states[account] = state } }
 
-    /// The exposition text; `cacheHits` are the tokens served by the fast path.
-    func render(cacheHits: Int) -> String {
+    /// The exposition text for `owner`; `cacheHits` are the tokens served by the fast path.
+    func render(owner: UInt32, cacheHits: Int) -> String {
         let counts = counts.withLock { $0 }
         var text = ""
         func family(_ name: String, _ help: String, _ type: String = "counter") {
@@ -61,7 +62,7 @@ final class BrokerMetrics: Sendable {
         }
         family("authbroker_accounts", "Accounts by state.", "gauge")
         for state in AccountState.allCases {
-            let count = counts.states.values.filter { $0 == state }.count
+            let count = counts.states.filter { $0.key.owner == owner && $0.value == state }.count
             text += "authbroker_accounts{state=\"\(state.rawValue)\"} \(count)\n"
         }
         return text

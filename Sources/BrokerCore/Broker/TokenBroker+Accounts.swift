@@ -3,18 +3,26 @@ import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 
-// Accounts: listing, adding (with discovery), removing.
+// Accounts: listing, adding (with discovery), removing. Each caller sees only the accounts it owns.
 extension TokenBroker {
-    public func status() async -> AccountList {
-        AccountList(accounts: accounts.values.sorted { $0.name < $1.name }.map { accountStatus($0, configuration: false) })
+    public func status(owner: UInt32) async -> AccountList {
+        AccountList(accounts: owned(by: owner).map { accountStatus($0, configuration: false) })
     }
 
-    public func accounts() async -> AccountList {
-        AccountList(accounts: accounts.values.sorted { $0.name < $1.name }.map { accountStatus($0, configuration: true) })
+    public func accounts(owner: UInt32) async -> AccountList {
+        AccountList(accounts: owned(by: owner).map { accountStatus($0, configuration: true) })
     }
 
-    public func account(named name: String) async throws(WireError) -> AccountStatus {
-        guard let runtime = accounts[name] else { throw unknownAccount(name) }
+    /// `owner`'s accounts by name.
+    private func owned(by owner: UInt32) -> [AccountRuntime] {
+        accounts.values.filter { $0.owner == owner }.sorted { $0.name < $1.name }
+    }
+
+    /// Every owner's accounts (the daemon's status line; never answered to a client).
+    public var accountCount: Int { accounts.count }
+
+    public func account(_ key: AccountKey) async throws(WireError) -> AccountStatus {
+        guard let runtime = accounts[key] else { throw unknownAccount(key) }
         return accountStatus(runtime, configuration: true)
     }
 
@@ -29,31 +37,33 @@ extension TokenBroker {
     }
 
     /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the
-    /// account (client secret sealed) and its metadata.
-    public func addAccount(_ configuration: BrokerProtocol.AccountConfiguration) async throws(WireError) -> AccountStatus {
+    /// account (client secret sealed) as `owner`'s, and its metadata.
+    public func addAccount(_ configuration: BrokerProtocol.AccountConfiguration, owner: UInt32) async throws(WireError)
+        -> AccountStatus
+    {
         let configuration = try AccountValidation.check(configuration).get()
-        let name = configuration.name
-        guard accounts[name] == nil else { throw conflict(name) }
+        let key = AccountKey(owner: owner, name: configuration.name)
+        guard accounts[key] == nil else { throw conflict(key.name) }
         let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
         do {
             let vaultConfiguration = configuration.vaultConfiguration
             let time = now()
-            stored = try await worker.perform { vault in try vault.addAccount(vaultConfiguration, now: time) }
+            stored = try await worker.perform { vault in try vault.addAccount(vaultConfiguration, owner: owner, now: time) }
         } catch StoreError.duplicateAccount {
-            throw conflict(name)
+            throw conflict(key.name)
         } catch {
-            logger.error("cannot store the account: \(error)", ["account": name])
+            logger.with(key).error("cannot store the account: \(error)")
             throw fail(WireError(code: .internal, message: "The account could not be stored: \(error)"))
         }
         var runtime = makeRuntime(stored, secret: configuration.clientSecret.map { Secret($0) }, document: nil)
         runtime.metadata = metadata
         runtime.client = configuration.clientConfiguration(secret: runtime.clientSecret, metadata: metadata.metadata)
-        accounts[name] = runtime
+        accounts[key] = runtime
         if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }
-        event(name) { machine, now in machine.restored(nil, now: now) }
-        logger.info("account added", ["account": name, "issuer": configuration.issuer])
-        return accountStatus(accounts[name]!, configuration: true)
+        event(key) { machine, now in machine.restored(nil, now: now) }
+        logger.with(key).info("account added", ["issuer": configuration.issuer])
+        return accountStatus(accounts[key]!, configuration: true)
     }
 
     /// The provider metadata a new or changed configuration will use: its manual endpoints
@@ -74,22 +84,23 @@ extension TokenBroker {
     }
 
     /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.
-    public func removeAccount(named name: String) async throws(WireError) {
-        guard accounts[name] != nil else { throw unknownAccount(name) }
-        _ = try? await logout(account: name)
-        guard let id = accounts[name]?.id else { return }  // removed meanwhile by another call
+    public func removeAccount(_ key: AccountKey) async throws(WireError) {
+        guard accounts[key] != nil else { throw unknownAccount(key) }
+        _ = try? await logout(account: key)
+        guard let id = accounts[key]?.id else { return }  // removed meanwhile by another call
+        let (name, owner) = (key.name, key.owner)
         do {
-            try await worker.perform { vault in try vault.removeAccount(named: name) }
+            try await worker.perform { vault in try vault.removeAccount(named: name, owner: owner) }
         } catch StoreError.unknownAccount {
             // Already gone from the vault: forget it in memory too.
         } catch {
             throw fail(WireError(code: .internal, message: "The account could not be removed: \(error)"))
         }
-        guard accounts[name]?.id == id else { return }
-        accounts[name] = nil
-        wakeUps[name] = nil
-        sync(name, now: now())
-        logger.info("account removed", ["account": name])
+        guard accounts[key]?.id == id else { return }
+        accounts[key] = nil
+        wakeUps[key] = nil
+        sync(key, now: now())
+        logger.with(key).info("account removed")
     }
 
     private func conflict(_ name: String) -> WireError {

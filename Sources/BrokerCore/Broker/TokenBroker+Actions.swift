@@ -6,24 +6,24 @@ import FoundationEssentials
 extension TokenBroker {
     typealias Action = AccountStateMachine.Action
 
-    /// Feeds one event to `name`'s machine (at `time`, default now), performs the actions, then
+    /// Feeds one event to `key`'s machine (at `time`, default now), performs the actions, then
     /// refreshes the fast-path snapshot, the metrics and the stored status. False: no such account.
     @discardableResult
     func event(
-        _ name: String, at time: Double? = nil, _ body: (inout AccountStateMachine, Double) -> [Action]
+        _ key: AccountKey, at time: Double? = nil, _ body: (inout AccountStateMachine, Double) -> [Action]
     ) -> Bool {
-        guard accounts[name] != nil else { return false }
+        guard accounts[key] != nil else { return false }
         let time = time ?? now()
-        let actions = body(&accounts[name]!.machine, time)
-        perform(actions, account: name)
-        sync(name, now: time)
+        let actions = body(&accounts[key]!.machine, time)
+        perform(actions, account: key)
+        sync(key, now: time)
         return true
     }
 
     /// Performs `actions` in order. Nothing here awaits: slow work (network, waits) runs in tracked
     /// tasks that report back with a new event, and vault writes are queued on the vault thread in
     /// this order, so the sequence the machine asked for is the sequence that reaches the disk.
-    func perform(_ actions: [Action], account name: String) {
+    func perform(_ actions: [Action], account key: AccountKey) {
         for action in actions {
             switch action {
             case .serveToken(let tokens, let ids):
@@ -35,17 +35,17 @@ extension TokenBroker {
             case .waitForRefresh:
                 break  // the caller parks itself when no answer was delivered
             case .startRefresh(_, let generation, let attempt):
-                background { broker in await broker.refresh(name, generation: generation, attempt: attempt) }
+                background { broker in await broker.refresh(key, generation: generation, attempt: attempt) }
             case .scheduleWakeUp(let at):
-                arm(name, at: at)
+                arm(key, at: at)
             case .cancelWakeUp:
-                wakeUps[name] = nil
+                wakeUps[key] = nil
             case .persistTokens(let tokens):
-                persistIfNeeded(tokens, account: name)
+                persistIfNeeded(tokens, account: key)
             case .deleteTokens:
-                deleteTokens(account: name)
+                deleteTokens(account: key)
             case .revoke(let tokens):
-                background { broker in _ = await broker.revoke(tokens, account: name) }
+                background { broker in _ = await broker.revoke(tokens, account: key) }
             case .cancelLogin(let loginID, let reason):
                 cancelLogin(loginID, reason: reason)
             case .notifyUser(let note):
@@ -55,10 +55,10 @@ extension TokenBroker {
     }
 
     /// Brings the fast-path snapshot, the account-state gauge and the stored status up to date.
-    func sync(_ name: String, now time: Double) {
-        guard let runtime = accounts[name] else {
-            cache.set(nil, account: name)
-            counters.state(nil, account: name)
+    func sync(_ key: AccountKey, now time: Double) {
+        guard let runtime = accounts[key] else {
+            cache.set(nil, account: key)
+            counters.state(nil, account: key)
             return
         }
         let machine = runtime.machine
@@ -71,23 +71,23 @@ extension TokenBroker {
                 accessToken: tokens.accessToken, tokenType: tokens.tokenType,
                 expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, scope: tokens.scope, serveUntil: serveUntil)
         }
-        cache.set(entry, account: name)
-        counters.state(machine.wireState(now: time), account: name)
+        cache.set(entry, account: key)
+        counters.state(machine.wireState(now: time), account: key)
         let status = TokenStatus(
             lastRefreshAt: machine.lastRefreshAt, lastErrorCode: machine.lastError?.code.rawValue,
             lastErrorMessage: machine.lastError?.message, subject: runtime.subject)
         guard status != runtime.persistedStatus else { return }
-        accounts[name]?.persistedStatus = status
+        accounts[key]?.persistedStatus = status
         let id = runtime.id
-        worker.enqueue({ try $0.updateStatus(status, accountID: id) }, onError: vaultErrorLogger(name))
+        worker.enqueue({ try $0.updateStatus(status, accountID: id) }, onError: vaultErrorLogger(key))
     }
 
     // MARK: Persistence
 
     /// Commits `tokens` (and the status that goes with them) before the machine hears of them.
     /// Returns false when the write failed (logged).
-    func persist(_ tokens: AccountTokens, status: TokenStatus, account name: String) async -> Bool {
-        guard let id = accounts[name]?.id else { return false }
+    func persist(_ tokens: AccountTokens, status: TokenStatus, account key: AccountKey) async -> Bool {
+        guard let id = accounts[key]?.id else { return false }
         let stored = tokens.stored
         do {
             try await worker.perform { vault in
@@ -95,40 +95,40 @@ extension TokenBroker {
                 try vault.updateStatus(status, accountID: id)
             }
         } catch {
-            logger.error("cannot store the new tokens: \(error)", ["account": name])
+            logger.with(key).error("cannot store the new tokens: \(error)")
             return false
         }
-        accounts[name]?.persistedTokens = tokens
-        accounts[name]?.persistedStatus = status
+        accounts[key]?.persistedTokens = tokens
+        accounts[key]?.persistedStatus = status
         return true
     }
 
     /// `persistTokens`: normally already done before the event; queued otherwise (e.g. a failed write).
-    private func persistIfNeeded(_ tokens: AccountTokens, account name: String) {
-        guard let runtime = accounts[name], runtime.persistedTokens != tokens else { return }
-        accounts[name]?.persistedTokens = tokens
+    private func persistIfNeeded(_ tokens: AccountTokens, account key: AccountKey) {
+        guard let runtime = accounts[key], runtime.persistedTokens != tokens else { return }
+        accounts[key]?.persistedTokens = tokens
         let (id, stored) = (runtime.id, tokens.stored)
-        worker.enqueue({ try $0.saveTokens(stored, accountID: id) }, onError: vaultErrorLogger(name))
+        worker.enqueue({ try $0.saveTokens(stored, accountID: id) }, onError: vaultErrorLogger(key))
     }
 
-    private func deleteTokens(account name: String) {
-        guard let id = accounts[name]?.id else { return }
-        accounts[name]?.persistedTokens = nil
-        accounts[name]?.persistedStatus = nil  // the row (status included) goes: rewrite it at the next sync
-        worker.enqueue({ try $0.deleteTokens(accountID: id) }, onError: vaultErrorLogger(name))
+    private func deleteTokens(account key: AccountKey) {
+        guard let id = accounts[key]?.id else { return }
+        accounts[key]?.persistedTokens = nil
+        accounts[key]?.persistedStatus = nil  // the row (status included) goes: rewrite it at the next sync
+        worker.enqueue({ try $0.deleteTokens(accountID: id) }, onError: vaultErrorLogger(key))
     }
 
-    func vaultErrorLogger(_ name: String) -> @Sendable (any Error) -> Void {
-        let logger = logger
-        return { error in logger.error("token store write failed: \(error)", ["account": name]) }
+    func vaultErrorLogger(_ key: AccountKey) -> @Sendable (any Error) -> Void {
+        let logger = logger.with(key)
+        return { error in logger.error("token store write failed: \(error)") }
     }
 
     // MARK: Timers
 
-    /// (Re)arms `name`'s single wake-up for the wall-clock time `at`.
-    private func arm(_ name: String, at: Double) {
+    /// (Re)arms `key`'s single wake-up for the wall-clock time `at`.
+    private func arm(_ key: AccountKey, at: Double) {
         guard !isShutDown else { return }
-        wakeUps[name] = at
+        wakeUps[key] = at
         reschedule()
     }
 
@@ -149,9 +149,9 @@ extension TokenBroker {
         guard scheduler?.deadline == deadline else { return }  // superseded by an earlier arming
         scheduler = nil
         let time = now()
-        for (name, at) in wakeUps where at <= time {
-            wakeUps[name] = nil
-            event(name, at: time) { machine, now in machine.timerFired(now: now) }
+        for (key, at) in wakeUps where at <= time {
+            wakeUps[key] = nil
+            event(key, at: time) { machine, now in machine.timerFired(now: now) }
         }
         reschedule()
     }

@@ -3,7 +3,8 @@ import BrokerStore
 
 /// One login the broker started, and what became of it (kept a while after it ends, for `loginStatus`).
 struct LoginRecord: Sendable {
-    let account: String
+    /// Whose login it is: only its owner may see its status (and so its authorization URL).
+    let account: AccountKey
     let login: BrokerLogin?
     let started: LoginStarted
     var outcome: LoginStatus.Outcome = .pending
@@ -14,7 +15,7 @@ struct LoginRecord: Sendable {
     var endedAt: Double?
 
     func status(id: String) -> LoginStatus {
-        LoginStatus(loginID: id, account: account, outcome: outcome, error: error, subject: subject)
+        LoginStatus(loginID: id, account: account.name, outcome: outcome, error: error, subject: subject)
     }
 }
 
@@ -23,21 +24,24 @@ extension TokenBroker {
     /// Finished logins are kept this long for `loginStatus`.
     static let loginRecordLifetime: Double = 600
 
-    public func startLogin(account name: String, request: LoginRequest) async throws(WireError) -> LoginStarted {
-        guard let runtime = accounts[name] else { throw unknownAccount(name) }
+    /// Starts (or joins) `key`'s login. Keyed by owner: another user's `startLogin` for an account of
+    /// the same name reaches that user's own account, never this pending login or its URL.
+    public func startLogin(account key: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
+        guard let runtime = accounts[key] else { throw unknownAccount(key) }
         // Only one pending login per account: a second start joins the first.
         if let pending = runtime.machine.pendingLogin, let record = logins[pending.loginID], record.outcome == .pending {
             return record.started
         }
-        if let starting = loginStarts[name] { return try await starting.value.get() }
-        let task = Task { await self.beginLogin(name, request: request) }
-        loginStarts[name] = task
+        if let starting = loginStarts[key] { return try await starting.value.get() }
+        let task = Task { await self.beginLogin(key, request: request) }
+        loginStarts[key] = task
         let result = await task.value
-        loginStarts[name] = nil
+        loginStarts[key] = nil
         return try result.get()
     }
 
-    private func beginLogin(_ name: String, request: LoginRequest) async -> Result<LoginStarted, WireError> {
+    private func beginLogin(_ key: AccountKey, request: LoginRequest) async -> Result<LoginStarted, WireError> {
+        let name = key.name
         let timeout = request.timeoutSeconds.map(Double.init) ?? options.defaultLoginTimeout
         guard timeout >= 1, timeout <= options.maximumLoginTimeout else {
             return .failure(fail(WireError(
@@ -46,8 +50,8 @@ extension TokenBroker {
         }
         let login: BrokerLogin
         do throws(OIDCError) {
-            let metadata = try await metadata(for: name)
-            guard let runtime = accounts[name] else { return .failure(unknownAccount(name)) }
+            let metadata = try await metadata(for: key)
+            guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             if request.device == true {
                 login = try await BrokerLogin.device(client: oidc, metadata: metadata, configuration: runtime.client)
             } else {
@@ -70,9 +74,9 @@ extension TokenBroker {
             return .failure(fail(WireError(code: code, message: "Cannot start a login for '\(name)': \(error.description)")))
         }
         let flow = login.flow
-        guard accounts[name] != nil, !isShutDown else {
+        guard accounts[key] != nil, !isShutDown else {
             flow.cancel()
-            return .failure(unknownAccount(name))
+            return .failure(unknownAccount(key))
         }
         // The login's own deadline, or the requested timeout when that is sooner (device codes).
         let deadline = min(flow.expiresAt.timeIntervalSince1970, now() + timeout)
@@ -81,17 +85,17 @@ extension TokenBroker {
             expiresAt: RFC3339.format(unixSeconds: deadline), userCode: login.userCode,
             verificationURI: login.verificationURI)
         pruneLogins()
-        logins[flow.loginID] = LoginRecord(account: name, login: login, started: started)
+        logins[flow.loginID] = LoginRecord(account: key, login: login, started: started)
         let pending = AccountStateMachine.PendingLogin(
             loginID: flow.loginID, authorizationURL: login.authorizationURL, deadline: deadline)
-        event(name) { machine, now in machine.loginStarted(pending, now: now) }
-        logger.info("login started", ["account": name, "device": request.device == true ? "yes" : "no"])
-        background { broker in await broker.awaitLogin(flow, account: name) }
+        event(key) { machine, now in machine.loginStarted(pending, now: now) }
+        logger.with(key).info("login started", ["device": request.device == true ? "yes" : "no"])
+        background { broker in await broker.awaitLogin(flow, account: key) }
         return .success(started)
     }
 
     /// Waits for the flow's outcome, commits the tokens, then tells the machine.
-    private func awaitLogin(_ flow: any LoginFlow, account name: String) async {
+    private func awaitLogin(_ flow: any LoginFlow, account key: AccountKey) async {
         let result = await flow.result()
         let loginID = flow.loginID
         guard logins[loginID]?.outcome == .pending else { return }  // cancelled or timed out meanwhile
@@ -99,33 +103,33 @@ extension TokenBroker {
         case .success(let success):
             let tokenSet = success.tokens
             var subject = success.subject
-            if subject == nil { subject = await userInfoSubject(tokenSet, account: name) }
+            if subject == nil { subject = await userInfoSubject(tokenSet, account: key) }
             let tokens = AccountTokens(tokenSet)
-            guard let runtime = accounts[name], runtime.machine.pendingLogin?.loginID == loginID else {
-                background { broker in _ = await broker.revoke(tokens, account: name) }
+            guard let runtime = accounts[key], runtime.machine.pendingLogin?.loginID == loginID else {
+                background { broker in _ = await broker.revoke(tokens, account: key) }
                 return
             }
             let time = now()
             let status = TokenStatus(lastRefreshAt: runtime.machine.lastRefreshAt, subject: subject)
-            _ = await persist(tokens, status: status, account: name)
-            accounts[name]?.subject = subject
-            event(name, at: time) { machine, now in machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now) }
-            logger.info("login succeeded", ["account": name, "subject": subject ?? "unknown"])
+            _ = await persist(tokens, status: status, account: key)
+            accounts[key]?.subject = subject
+            event(key, at: time) { machine, now in machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now) }
+            logger.with(key).info("login succeeded", ["subject": subject ?? "unknown"])
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)
         case .failure(let error) where error == .loginExpired:
-            event(name) { machine, now in machine.loginTimedOut(loginID: loginID, now: now) }
-            endLogin(loginID, outcome: .timedOut, error: accounts[name]?.machine.lastError, subject: nil)
+            event(key) { machine, now in machine.loginTimedOut(loginID: loginID, now: now) }
+            endLogin(loginID, outcome: .timedOut, error: accounts[key]?.machine.lastError, subject: nil)
         case .failure(let error):
-            logger.warning("login failed: \(error)", ["account": name])
-            event(name) { machine, now in machine.loginFailed(loginID: loginID, reason: error.description, now: now) }
-            let wire = WireError(code: .loginRequired, message: "The login for '\(name)' failed: \(error.description)")
+            logger.with(key).warning("login failed: \(error)")
+            event(key) { machine, now in machine.loginFailed(loginID: loginID, reason: error.description, now: now) }
+            let wire = WireError(code: .loginRequired, message: "The login for '\(key.name)' failed: \(error.description)")
             endLogin(loginID, outcome: .failed, error: wire, subject: nil)
         }
     }
 
     /// The subject from userinfo when the login gave no ID token (best effort, display only).
-    private func userInfoSubject(_ tokens: TokenSet, account name: String) async -> String? {
-        guard let metadata = try? await metadata(for: name), metadata.userinfoEndpoint != nil else { return nil }
+    private func userInfoSubject(_ tokens: TokenSet, account key: AccountKey) async -> String? {
+        guard let metadata = try? await metadata(for: key), metadata.userinfoEndpoint != nil else { return nil }
         return try? await oidc.userInfo(metadata: metadata, tokens: tokens).subject
     }
 
@@ -156,8 +160,9 @@ extension TokenBroker {
         for id in waiters { loginWaits.deliver(record.status(id: loginID), to: id) }
     }
 
-    public func loginStatus(id: String, wait: Double) async throws(WireError) -> LoginStatus {
-        guard let record = logins[id] else {
+    /// Another owner's login is answered exactly like a login that does not exist.
+    public func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
+        guard let record = logins[id], record.account.owner == owner else {
             throw fail(WireError(
                 code: .invalidRequest, message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
         }

@@ -5,16 +5,16 @@ import BrokerStore
 extension TokenBroker {
     /// Revokes at the provider (refresh token, then access token; best effort, reported), deletes the
     /// local tokens, and returns the provider's end-session URL when it has one.
-    public func logout(account name: String) async throws(WireError) -> LogoutResult {
-        guard let runtime = accounts[name] else { throw unknownAccount(name) }
+    public func logout(account key: AccountKey) async throws(WireError) -> LogoutResult {
+        guard let runtime = accounts[key] else { throw unknownAccount(key) }
         let tokens = runtime.machine.currentTokens
         var endSessionURL: String?
         if let metadata = runtime.metadata?.metadata, metadata.endSessionEndpoint != nil {
             endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: tokens?.engineTokens)
         }
         var revokeNow: [AccountTokens] = []
-        accounts[name]?.subject = nil
-        event(name) { machine, now in
+        accounts[key]?.subject = nil
+        event(key) { machine, now in
             // The revocation is done here, awaited, so its outcome can be reported.
             machine.logout(now: now).filter { action in
                 guard case .revoke(let held) = action else { return true }
@@ -22,11 +22,11 @@ extension TokenBroker {
                 return false
             }
         }
-        logger.info("logged out", ["account": name])
+        logger.with(key).info("logged out")
         guard let held = revokeNow.first ?? tokens else {
             return LogoutResult(revoked: false, revocationNote: "no tokens were held", endSessionURL: endSessionURL)
         }
-        let outcome = await revoke(held, account: name)
+        let outcome = await revoke(held, account: key)
         return LogoutResult(revoked: outcome.revoked, revocationNote: outcome.note, endSessionURL: endSessionURL)
     }
 

@@ -7,31 +7,31 @@ extension TokenBroker {
     /// `startRefresh`: calls the token endpoint, commits the answer, then reports to the machine.
     /// The generation is checked after every await; a stale answer is reported anyway and the
     /// machine drops it (revoking its tokens), but it is never committed.
-    func refresh(_ name: String, generation: UInt64, attempt: Int) async {
-        guard let runtime = accounts[name], case .refreshing(let old, _) = runtime.machine.state else { return }
-        let log = logger.with(["account": name, "attempt": String(attempt)])
+    func refresh(_ key: AccountKey, generation: UInt64, attempt: Int) async {
+        guard let runtime = accounts[key], case .refreshing(let old, _) = runtime.machine.state else { return }
+        let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
-            let metadata = try await metadata(for: name)
-            guard let client = accounts[name]?.client else { return }
+            let metadata = try await metadata(for: key)
+            guard let client = accounts[key]?.client else { return }
             result = .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
         } catch {
             result = .failure(error)
         }
-        guard !Task.isCancelled, accounts[name] != nil else { return }
+        guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
         case .success(let fresh):
             let tokens = AccountTokens(fresh).carryingOver(from: old)
             let time = now()
-            if isRefreshCurrent(name, generation: generation) {
-                let status = TokenStatus(lastRefreshAt: time, subject: accounts[name]?.subject)
-                _ = await persist(tokens, status: status, account: name)
+            if isRefreshCurrent(key, generation: generation) {
+                let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
+                _ = await persist(tokens, status: status, account: key)
             }
             counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
-            event(name, at: time) { machine, now in machine.refreshSucceeded(tokens, generation: generation, now: now) }
+            event(key, at: time) { machine, now in machine.refreshSucceeded(tokens, generation: generation, now: now) }
         case .failure(let error):
             let failure = Self.refreshFailure(error)
             if case .terminal = failure {
@@ -41,13 +41,13 @@ extension TokenBroker {
                 counters.refresh(.transient)
                 log.warning("refresh failed, will retry: \(error)")
             }
-            event(name) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
+            event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         }
     }
 
     /// Whether a refresh started under `generation` is still the one the machine waits for.
-    func isRefreshCurrent(_ name: String, generation: UInt64) -> Bool {
-        guard let machine = accounts[name]?.machine, machine.generation == generation,
+    func isRefreshCurrent(_ key: AccountKey, generation: UInt64) -> Bool {
+        guard let machine = accounts[key]?.machine, machine.generation == generation,
             case .refreshing(_, let attempt) = machine.state, case .inFlight = attempt.phase
         else { return false }
         return true
@@ -65,14 +65,14 @@ extension TokenBroker {
     }
 
     /// Revokes `tokens` at the provider, best effort: (revoked, note for people). Never throws.
-    func revoke(_ tokens: AccountTokens, account name: String) async -> (revoked: Bool, note: String?) {
+    func revoke(_ tokens: AccountTokens, account key: AccountKey) async -> (revoked: Bool, note: String?) {
         let metadata: ProviderMetadata
         do throws(OIDCError) {
-            metadata = try await self.metadata(for: name)
+            metadata = try await self.metadata(for: key)
         } catch {
             return (false, "the provider could not be reached: \(error)")
         }
-        guard metadata.revocationEndpoint != nil, let client = accounts[name]?.client else {
+        guard metadata.revocationEndpoint != nil, let client = accounts[key]?.client else {
             return (false, "the provider has no revocation endpoint")
         }
         let results: [RevocationResult]
@@ -83,22 +83,22 @@ extension TokenBroker {
         }
         let failures = results.compactMap { result in result.error.map { "\(result.tokenTypeHint): \($0)" } }
         if failures.isEmpty {
-            logger.info("tokens revoked at the provider", ["account": name])
+            logger.with(key).info("tokens revoked at the provider")
             return (true, nil)
         }
-        logger.warning("revocation failed: \(failures.joined(separator: "; "))", ["account": name])
+        logger.with(key).warning("revocation failed: \(failures.joined(separator: "; "))")
         return (false, "revocation failed: " + failures.joined(separator: "; "))
     }
 
     /// The account's provider metadata through the discovery cache policy (24 h; the last good copy
     /// is served with a warning when a refetch fails). New documents are stored in the vault.
-    func metadata(for name: String) async throws(OIDCError) -> ProviderMetadata {
-        guard let runtime = accounts[name] else { throw .cancelled }
+    func metadata(for key: AccountKey) async throws(OIDCError) -> ProviderMetadata {
+        guard let runtime = accounts[key] else { throw .cancelled }
         if runtime.manualEndpoints != nil, let cached = runtime.metadata { return cached.metadata }
         let configuration = runtime.configuration
         let outcome = try await oidc.discover(
             issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)
-        if let warning = outcome.warning { logger.warning(warning, ["account": name]) }
+        if let warning = outcome.warning { logger.with(key).warning(warning) }
         if outcome.isNew { adopt(outcome.cached, for: configuration) }
         return outcome.metadata
     }
@@ -109,10 +109,10 @@ extension TokenBroker {
         let issuer = configuration.issuer
         guard let documentURL = cached.documentURL, cached.belongs(issuer: issuer, documentURL: configuration.metadataDocumentURL)
         else { return }
-        for (name, runtime) in accounts
+        for (key, runtime) in accounts
         where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
-            accounts[name]?.metadata = cached
-            accounts[name]?.client = runtime.configuration.clientConfiguration(
+            accounts[key]?.metadata = cached
+            accounts[key]?.client = runtime.configuration.clientConfiguration(
                 secret: runtime.clientSecret, metadata: cached.metadata)
         }
         let encoder = JSONEncoder()

@@ -4,34 +4,34 @@ import BrokerProtocol
 extension TokenBroker {
     /// The fast path: the snapshot's grant while it is valid and outside the refresh margin. No actor
     /// hop, no allocation beyond the grant, one lock.
-    public nonisolated func cachedToken(account: String, now: Double) -> TokenGrant? {
+    public nonisolated func cachedToken(account: AccountKey, now: Double) -> TokenGrant? {
         cache.grant(account: account, now: now)
     }
 
     /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
     /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
     /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.
-    public func token(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+    public func token(account key: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
         -> TokenGrant
     {
         if let minTTL, !minTTL.isFinite || minTTL < 0 {
             throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
         }
-        return try await answer(account: name) { machine, id, now in machine.tokenRequested(id, minTTL: minTTL, now: now) }
+        return try await answer(account: key) { machine, id, now in machine.tokenRequested(id, minTTL: minTTL, now: now) }
     }
 
     /// Feeds a request event to the account's machine and returns its answer: at once, or after the
     /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`).
     func answer(
-        account name: String,
+        account key: AccountKey,
         _ request: (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]
     ) async throws(WireError) -> TokenGrant {
-        guard accounts[name] != nil else { throw unknownAccount(name) }
+        guard accounts[key] != nil else { throw unknownAccount(key) }
         guard !isShutDown else {
             throw fail(WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))
         }
         let id = number()
-        event(name) { machine, now in request(&machine, AccountRequestID(id), now) }
+        event(key) { machine, now in request(&machine, AccountRequestID(id), now) }
         let result: Result<TokenGrant, WireError>
         if let answer = answers.take(id) {
             result = answer
@@ -39,7 +39,7 @@ extension TokenBroker {
             let deadline = now() + options.tokenWaitTimeout
             let timeout = Task {
                 do { try await self.sleep(until: deadline) } catch { return }
-                self.abandon(id, account: name)
+                self.abandon(id, account: key)
             }
             result = await withCheckedContinuation { continuation in answers.park(id, continuation) }
             timeout.cancel()
@@ -48,17 +48,17 @@ extension TokenBroker {
     }
 
     /// A parked token request waited too long: the machine forgets it and the caller is told.
-    private func abandon(_ id: UInt64, account name: String) {
+    private func abandon(_ id: UInt64, account key: AccountKey) {
         guard answers.isWaiting(id) else { return }
-        event(name) { machine, _ in machine.requestAbandoned(AccountRequestID(id)) }
+        event(key) { machine, _ in machine.requestAbandoned(AccountRequestID(id)) }
         let error = WireError(
             code: .providerUnavailable,
-            message: "The provider for '\(name)' did not answer the refresh in time. Try again shortly.")
+            message: "The provider for '\(key.name)' did not answer the refresh in time. Try again shortly.")
         answers.deliver(.failure(fail(error)), to: id)
     }
 
-    /// Prometheus text exposition.
-    public nonisolated func metrics() -> String {
-        counters.render(cacheHits: cache.hits.load(ordering: .relaxed))
+    /// Prometheus text exposition; the account gauge counts only `owner`'s accounts.
+    public nonisolated func metrics(owner: UInt32) -> String {
+        counters.render(owner: owner, cacheHits: cache.hits.load(ordering: .relaxed))
     }
 }

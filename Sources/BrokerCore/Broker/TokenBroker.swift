@@ -54,16 +54,17 @@ public actor TokenBroker: BrokerService {
     nonisolated let cache = TokenCache()
     nonisolated let counters = BrokerMetrics()
 
-    var accounts: [String: AccountRuntime] = [:]
+    /// Keyed by owner and name: names are unique per owner only.
+    var accounts: [AccountKey: AccountRuntime] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
     /// Each account's next wake-up (wall-clock seconds). One scheduler task sleeps until the
     /// earliest: a sleeping task per account cost ≈ 10 KB each with 1,000 accounts.
-    var wakeUps: [String: Double] = [:]
+    var wakeUps: [AccountKey: Double] = [:]
     /// The scheduler task and the deadline it sleeps until.
     var scheduler: (deadline: Double, task: Task<Void, Never>)?
     var logins: [String: LoginRecord] = [:]
     /// Logins being started, so a second `startLogin` for the account joins the first.
-    var loginStarts: [String: Task<Result<LoginStarted, WireError>, Never>] = [:]
+    var loginStarts: [AccountKey: Task<Result<LoginStarted, WireError>, Never>] = [:]
     var loginWaits = Parking<LoginStatus>()
     /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
     var tasks: [UInt64: Task<Void, Never>] = [:]
@@ -112,7 +113,8 @@ public actor TokenBroker: BrokerService {
         // Accounts of one provider share its discovery document: decode each document once.
         var decodedDocuments: [String: ProviderMetadata] = [:]
         for (account, tokens, status, secret, document, problem) in loaded {
-            if let problem { logger.error("cannot restore the tokens: \(problem)", ["account": account.name]) }
+            let key = AccountKey(owner: account.ownerUID, name: account.name)
+            if let problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
             if let json = document?.json, decodedDocuments[json] == nil {
                 decodedDocuments[json] = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(json.utf8))
             }
@@ -125,9 +127,9 @@ public actor TokenBroker: BrokerService {
             if let code = status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
                 runtime.machine.lastError = WireError(code: code, message: status?.lastErrorMessage ?? "")
             }
-            accounts[account.name] = runtime
+            accounts[key] = runtime
             let restored = tokens.map(AccountTokens.init)
-            event(account.name) { machine, now in machine.restored(restored, now: now) }
+            event(key) { machine, now in machine.restored(restored, now: now) }
         }
         logger.info("broker started", ["accounts": String(accounts.count)])
     }
@@ -171,7 +173,7 @@ public actor TokenBroker: BrokerService {
             account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
             jitter: RefreshJitter(seed: seed))
         return AccountRuntime(
-            id: account.id, configuration: configuration,
+            id: account.id, owner: account.ownerUID, configuration: configuration,
             client: configuration.clientConfiguration(secret: secret, metadata: metadata?.metadata),
             clientSecret: secret, metadata: metadata, machine: machine)
     }
@@ -198,8 +200,9 @@ public actor TokenBroker: BrokerService {
         return error
     }
 
-    func unknownAccount(_ name: String) -> WireError {
-        let shown = AccountName.problem(with: name) == nil ? name : "NAME"
+    /// Also the answer for another owner's account: to the caller it does not exist.
+    func unknownAccount(_ key: AccountKey) -> WireError {
+        let shown = AccountName.problem(with: key.name) == nil ? key.name : "NAME"
         return fail(WireError(
             code: .unknownAccount,
             message: "No account named '\(shown)'. Add one with: authctl account add \(shown) --issuer URL --client-id ID"))

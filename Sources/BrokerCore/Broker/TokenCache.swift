@@ -22,12 +22,13 @@ final class TokenCache: Sendable {
         }
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    /// Keyed by owner and name, so a caller can only ever hit its own account's entry.
+    private let entries = Mutex<[AccountKey: Entry]>([:])
     /// Tokens handed out from the cache (for `authbroker_tokens_served_total`).
     let hits = Atomic<Int>(0)
 
     /// The grant for `account` when it may be served at `now` without network, else nil.
-    func grant(account: String, now: Double) -> TokenGrant? {
+    func grant(account: AccountKey, now: Double) -> TokenGrant? {
         let found = entries.withLock { entries -> Entry? in
             guard let entry = entries[account], now < entry.serveUntil else { return nil }
             return entry
@@ -37,7 +38,7 @@ final class TokenCache: Sendable {
         return found.grant
     }
 
-    func set(_ entry: Entry?, account: String) {
+    func set(_ entry: Entry?, account: AccountKey) {
         entries.withLock { $0[account] = entry }
     }
 
