@@ -99,6 +99,11 @@ final class BrokerHarness: @unchecked Sendable {
         return Run(status: status, stdout: process.stdout, stderr: process.stderr, pid: process.pid)
     }
 
+    /// `authctl --socket SOCKET ARGS…` as `user` (nil: the test's own user).
+    func authctl(_ arguments: [String], as user: OtherUser?) async throws -> Run {
+        try await authctl(arguments, prefix: user?.prefix ?? [], authctlPath: user?.authctlPath)
+    }
+
     /// `authctl --socket SOCKET ARGS…` left running (e.g. a login the test answers as the browser).
     func spawnAuthctl(_ arguments: [String], prefix: [String] = [], authctlPath: String? = nil) throws -> SpawnedProcess {
         let name = root + "/authctl-\(UInt64.random(in: 0...UInt64.max))"
@@ -107,17 +112,22 @@ final class BrokerHarness: @unchecked Sendable {
     }
 
     /// `authctl account add NAME` for the mock provider's public client, offline_access included.
-    func addAccount(_ name: String, provider: MockProviderProcess) async throws {
+    /// `user`: run as another user (the prefix and binary of `OtherUser.authctl`).
+    func addAccount(_ name: String, provider: MockProviderProcess, as user: OtherUser? = nil) async throws {
         let add = try await authctl([
             "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
             "--scope", "openid", "--scope", "offline_access",
-        ])
+        ], as: user)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(daemonLog)") }
     }
 
     /// `authctl login NAME --no-browser` with the test as the browser; returns the finished run.
-    func login(_ name: String, provider: MockProviderProcess, timeout: Int = 30) async throws -> Run {
-        let login = try spawnAuthctl(["login", name, "--no-browser", "--timeout", "\(timeout)"])
+    func login(_ name: String, provider: MockProviderProcess, timeout: Int = 30, as user: OtherUser? = nil) async throws
+        -> Run
+    {
+        let login = try spawnAuthctl(
+            ["login", name, "--no-browser", "--timeout", "\(timeout)"], prefix: user?.prefix ?? [],
+            authctlPath: user?.authctlPath)
         let url = try await authorizationURL(printedBy: login)
         _ = try await provider.playBrowser(url)
         let status = await login.waitForExit(timeout: Double(timeout) + 10)
@@ -136,15 +146,15 @@ final class BrokerHarness: @unchecked Sendable {
     }
 
     /// Adds `name` at the mock and signs in; the test fails with the logs when either step does.
-    func signIn(_ name: String, provider: MockProviderProcess) async throws {
-        try await addAccount(name, provider: provider)
-        let login = try await login(name, provider: provider)
+    func signIn(_ name: String, provider: MockProviderProcess, as user: OtherUser? = nil) async throws {
+        try await addAccount(name, provider: provider, as: user)
+        let login = try await login(name, provider: provider, as: user)
         guard login.status == 0 else { throw HarnessError.unexpected("login: \(login)\n\(daemonLog)") }
     }
 
     /// `authctl token NAME [ARGS…]`, requiring success and exactly one line on stdout.
-    func token(_ name: String, _ arguments: [String] = []) async throws -> String {
-        let run = try await authctl(["token", name] + arguments)
+    func token(_ name: String, _ arguments: [String] = [], as user: OtherUser? = nil) async throws -> String {
+        let run = try await authctl(["token", name] + arguments, as: user)
         guard run.status == 0, run.stdout == run.line + "\n", !run.line.isEmpty else {
             throw HarnessError.unexpected("token \(name): \(run)\n\(daemonLog)")
         }

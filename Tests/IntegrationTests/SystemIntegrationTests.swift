@@ -17,12 +17,9 @@ import Testing
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
 
-        // Let nobody reach the socket (the file mode is only the first fence; the peer check is
-        // the one under test) and run an authctl it can execute.
-        chmod(harness.root, 0o711)
-        chmod(harness.runtime, 0o711)
-        chmod(harness.socket, 0o666)
-        let authctl = try Self.authctlForOthers(in: harness.root)
+        // Let nobody reach the socket and run an authctl it can execute.
+        OtherUser.openSocket(of: harness)
+        let authctl = try OtherUser.authctlForOthers(in: harness.root)
         let asNobody = [Self.setpriv!, "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"]
 
         let refused = try await harness.authctl(["token", "work"], prefix: asNobody, authctlPath: authctl)
@@ -67,23 +64,6 @@ import Testing
         #expect(try await harness.token("work") == token, "the token did not survive the re-activation")
         #expect(try await provider.stats.codeExchanges == 1)
         #expect(await second.stop() == 0, "\(second.stderr)")
-    }
-
-    /// The built authctl when other users can execute it where it is; else a copy in `directory`
-    /// (a checkout under /root is out of nobody's reach).
-    private static func authctlForOthers(in directory: String) throws -> String {
-        let built = try BrokerHarness.binary("authctl")
-        var path = built, reachable = true
-        while reachable, !path.isEmpty, path != "/" {
-            var info = stat()
-            reachable = stat(path, &info) == 0 && info.st_mode & S_IXOTH != 0
-            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        }
-        if reachable { return built }
-        let copy = directory + "/authctl-for-nobody"
-        try FileManager.default.copyItem(atPath: built, toPath: copy)
-        chmod(copy, 0o755)
-        return copy
     }
 
     /// `systemd-socket-activate -l SOCKET authbrokerd` with the harness's environment; the daemon
