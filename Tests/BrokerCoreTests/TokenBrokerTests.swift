@@ -149,6 +149,7 @@ struct TokenBrokerTests {
         let lines = text.split(separator: "\n")
         #expect(lines.filter { $0 == "run" }.count == 1)
         #expect(lines.contains("AUTHBROKER_ACCOUNT=work"))
+        #expect(lines.contains("AUTHBROKER_OWNER_UID=\(testRequester.uid)"))
         #expect(lines.contains { $0.hasPrefix("AUTHBROKER_REASON=the provider rejected the refresh") })
         #expect(!lines.contains { $0.hasPrefix("AUTHBROKER_URL=") })
         #expect(await broker.status().accounts.first?.state == .loginRequired)

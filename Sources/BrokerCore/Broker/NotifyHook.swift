@@ -4,8 +4,8 @@ import Glibc
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
 ///
-/// The command gets AUTHBROKER_ACCOUNT, AUTHBROKER_REASON and (when a login is pending)
-/// AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
+/// The command gets AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
+/// system mode), AUTHBROKER_REASON and (when a login is pending) AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
 /// It is spawned and reaped on a dedicated thread: the actor never blocks and never waits for it.
 /// The state machine asks for one notification per terminal failure, so this never loops.
 struct NotifyHook: Sendable {
@@ -19,11 +19,12 @@ struct NotifyHook: Sendable {
         self.logger = logger
     }
 
-    func notify(_ note: AccountStateMachine.Notification) {
-        let log = logger.with(["account": note.account])
+    func notify(_ note: AccountStateMachine.Notification, owner: UInt32) {
+        let log = logger.with(AccountKey(owner: owner, name: note.account))
         log.warning("login required: \(note.reason). Log in with: authctl login \(note.account)")
         var env = environment
         env["AUTHBROKER_ACCOUNT"] = note.account
+        env["AUTHBROKER_OWNER_UID"] = String(owner)
         env["AUTHBROKER_REASON"] = note.reason
         env["AUTHBROKER_URL"] = note.url
         let argv: [String]

@@ -49,7 +49,7 @@ extension TokenBroker {
             case .cancelLogin(let loginID, let reason):
                 cancelLogin(loginID, reason: reason)
             case .notifyUser(let note):
-                notifier.notify(note)
+                notifier.notify(note, owner: key.owner)
             }
         }
     }

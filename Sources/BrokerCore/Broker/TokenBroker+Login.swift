@@ -164,7 +164,7 @@ extension TokenBroker {
     public func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
         guard let record = logins[id], record.account.owner == owner else {
             throw fail(WireError(
-                code: .invalidRequest, message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
+                code: .unknownAccount, message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
         }
         let wait = min(max(wait.isFinite ? wait : 0, 0), options.maximumLoginWait)
         guard record.outcome == .pending, wait > 0 else { return record.status(id: id) }
