@@ -37,7 +37,7 @@ import TestSupport
         #expect(try vault.accounts().map { "\($0.ownerUID)/\($0.name)" } == ["1001/home", "1002/home", "1002/work"])
     }
 
-    @Test func aVaultOfTheFirstSchemaMigratesWithItsAccountsOwnedByTheDaemon() throws {
+    @Test func aVaultFromBeforeOwnersMigratesWithItsAccountsOwnedByTheDaemon() throws {
         let fixture = try VaultFixture()
         defer { fixture.remove() }
         let secret = Secret("client-secret-old")
@@ -67,14 +67,15 @@ import TestSupport
         #expect(try vault.connection.query("SELECT count(*) FROM tokens") { $0.int64(0) } == [0])
     }
 
-    /// The database as authbroker wrote it before accounts had owners: schema version 1, accounts
-    /// 1 and 2 left (3 was added and removed), and sealed tokens for account 1.
+    /// The database as authbroker wrote it before accounts had owners (every migration before
+    /// `account-owners`): accounts 1 and 2 left (3 was added and removed), sealed tokens for account 1.
     private func writeFirstSchemaVault(_ fixture: VaultFixture, secret: Secret, access: Secret, refresh: Secret) throws {
         try FileManager.default.createDirectory(
             atPath: (fixture.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let connection = try SQLiteConnection(path: fixture.databasePath)
-        try Migrator.migrate(connection, migrations: Array(VaultSchema.migrations(existingOwner: 0).prefix(1)))
-        #expect(try Migrator.version(of: connection) == 1)
+        let before = Array(VaultSchema.migrations(existingOwner: 0).prefix { $0.name != "account-owners" })
+        try Migrator.migrate(connection, migrations: before)
+        #expect(try Migrator.version(of: connection) == before.count)
         func sealed(_ value: Secret, _ id: Int64, _ field: SealedField) throws -> SQLValue {
             .blob(try value.withUnsafeBytes {
                 try AESGCM.seal($0, key: fixture.key, associatedData: field.associatedData(accountID: id))
