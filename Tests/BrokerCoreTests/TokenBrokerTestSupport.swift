@@ -201,8 +201,9 @@ struct BrokerHarness {
     }
 
     /// Adds "work" and logs it in; returns the login's final status.
-    func addAndLogin(_ broker: TokenBroker, name: String = "work") async throws -> LoginStatus {
-        _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(name: name, issuer: provider.issuer, clientID: "cli"))
+    func addAndLogin(_ broker: TokenBroker, name: String = "work", clientSecret: String? = nil) async throws -> LoginStatus {
+        _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(
+            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret))
         let started = try await broker.startLogin(account: name, request: LoginRequest())
         var status = try await broker.loginStatus(id: started.loginID, wait: 5)
         for _ in 0..<50 where status.outcome == .pending {

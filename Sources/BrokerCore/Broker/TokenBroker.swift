@@ -100,7 +100,14 @@ public actor TokenBroker: BrokerService {
                     var problem: String?
                     var tokens: BrokerStore.TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
-                    let secret = try? vault.clientSecret(for: account)
+                    var secret: Secret?
+                    do {
+                        secret = try vault.clientSecret(for: account)
+                    } catch {
+                        // Without its secret the account would refresh as a public client, be told
+                        // invalid_client and lose its refresh token: keep the tokens stored, unused.
+                        (tokens, problem) = (nil, "\(error)")
+                    }
                     let documentURL = BrokerProtocol.AccountConfiguration(stored: account).metadataDocumentURL
                     let metadata = documentURL.flatMap { try? vault.providerMetadata(issuer: account.issuer, documentURL: $0) }
                     return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
@@ -127,11 +134,21 @@ public actor TokenBroker: BrokerService {
             if let code = status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
                 runtime.machine.lastError = WireError(code: code, message: status?.lastErrorMessage ?? "")
             }
+            if let problem { runtime.machine.lastError = Self.unreadable(account.name, problem) }
             accounts[key] = runtime
             let restored = tokens.map(AccountTokens.init)
             event(key) { machine, now in machine.restored(restored, now: now) }
         }
         logger.info("broker started", ["accounts": String(accounts.count)])
+    }
+
+    /// The status error of an account whose sealed values do not open (wrong key, tampered database).
+    static func unreadable(_ name: String, _ problem: String) -> WireError {
+        WireError(
+            code: .internal,
+            message: "The stored tokens of '\(name)' cannot be used (\(problem)); they are kept unused. "
+                + "Start the daemon with the key they were sealed with, or set the account up again "
+                + "(authctl account remove \(name), then add it and log in)")
     }
 
     /// Cancels timers, logins and background work, answers parked callers, then lets queued vault
