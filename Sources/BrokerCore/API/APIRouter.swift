@@ -13,7 +13,8 @@ import BrokerProtocol
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH` (`audit: id_token …` for ID tokens) — never the token itself.
+/// `audit: token account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS` (`audit: id_token …` for ID
+/// tokens) — never the token itself (`ProcessIdentity` says what those fields prove).
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
 /// `BrokerService.cachedToken` on the connection thread, with no await (the hot path).
 public struct APIRouter: HTTPHandler {
@@ -40,22 +41,22 @@ public struct APIRouter: HTTPHandler {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Double
-    let executable: @Sendable (Int32) -> String
+    let process: @Sendable (Int32) -> ProcessIdentity
     let refusals = RefusalThrottle()
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
-    ///   - executable: the executable of a pid, for the audit line (`/proc/PID/exe` by default).
+    ///   - process: what the audit line records about a pid (`/proc/PID/exe` and `stat` by default).
     public init(
         service: any BrokerService, configuration: Configuration, logger: Logger,
         now: @escaping @Sendable () -> Double = WallClock.now,
-        executable: @escaping @Sendable (Int32) -> String = ProcessExecutable.path(of:)
+        process: @escaping @Sendable (Int32) -> ProcessIdentity = ProcessIdentity.of(pid:)
     ) {
         self.service = service
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        self.executable = executable
+        self.process = process
     }
 
     public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? {
@@ -215,11 +216,16 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME pid=P uid=U exe=PATH`, for each token that leaves the daemon (never the token).
+    /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS`, for each token that
+    /// leaves the daemon (never the token).
     private func audit(_ kind: String, account: String, peer: PeerCredentials) {
+        let identity = process(peer.pid)
         logger.info(
             "audit: \(kind)",
-            ["account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid)])
+            [
+                "account": account, "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable,
+                "comm": identity.command, "start": identity.startTime,
+            ])
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).
