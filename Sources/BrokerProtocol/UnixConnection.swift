@@ -43,12 +43,16 @@ struct UnixConnection {
 
     func close() { _ = Glibc.close(fd) }
 
+    /// Sends the request. A daemon that refuses our uid answers 403 at accept and closes at once,
+    /// so a send can fail with EPIPE after its answer arrived: stop sending and let
+    /// `readResponse` read that answer (or report the close).
     func sendAll(_ bytes: [UInt8]) throws(BrokerClientError) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if sent < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE || errno == ECONNRESET { return }
                 throw .daemonNotRunning(socket: path, reason: "connection closed: \(String(cString: strerror(errno)))")
             }
             offset += sent

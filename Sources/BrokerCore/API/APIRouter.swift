@@ -86,20 +86,36 @@ public struct APIRouter: HTTPHandler {
         }
     }
 
-    /// The peer check, then the route and method: a response when the request stops here.
+    /// The peer check at accept: a uid that may not use the API is answered 403 and closed at
+    /// once by the server, so it never holds a connection slot (docs/security.md, "The socket").
+    public func refusal(for connection: ConnectionInfo) -> HTTPResponse? {
+        guard configuration.policy.admit(connection) == nil else { return nil }
+        logRefusal(connection, what: "a connection", [:])
+        return forbidden
+    }
+
+    private var forbidden: HTTPResponse {
+        Self.errorResponse(WireError(
+            code: .forbidden,
+            message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
+                + "run your own daemon, or ask its administrator for --allow-uid."))
+    }
+
+    private func logRefusal(_ connection: ConnectionInfo, what: String, _ metadata: KeyValuePairs<String, String>) {
+        let uid = connection.credentials?.uid ?? UInt32.max
+        guard refusals.shouldLog(uid: uid, now: now()) else { return }
+        let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
+        logger.warning("refused \(what) from \(who) (logged once a minute per uid)", metadata)
+    }
+
+    /// The peer check (again: the router may run behind a server that did not call `refusal`),
+    /// then the route and method: a response when the request stops here.
     private func admit(
         _ request: HTTPRequest, connection: ConnectionInfo
     ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
         guard let peer = configuration.policy.admit(connection) else {
-            let uid = connection.credentials?.uid ?? UInt32.max
-            if refusals.shouldLog(uid: uid, now: now()) {
-                let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
-                logger.warning("refused a request from \(who) (logged once a minute per uid)", ["path": String(request.path)])
-            }
-            return .failure(RouterRefusal(Self.errorResponse(WireError(
-                code: .forbidden,
-                message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
-                    + "run your own daemon, or ask its administrator for --allow-uid."))))
+            logRefusal(connection, what: "a request", ["path": String(request.path)])
+            return .failure(RouterRefusal(forbidden))
         }
         let route: APIRoute
         do {

@@ -111,12 +111,16 @@ public final class LoginSession: LoginFlow {
     // MARK: Listener
 
     /// Small limits and short timeouts: a browser sends one small GET; anything else is noise.
+    /// TCP has no peer credentials, so any local user can connect: a connection that sends no
+    /// request is closed after 5 s, and at the cap a new connection (the browser's) evicts the
+    /// oldest one that is still waiting for input — idle connections cannot hold a login hostage.
     static var listenerConfiguration: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
         configuration.limits = HTTPLimits(maxHeaderBytes: 8 * 1024, maxHeaderFields: 64, maxBodyBytes: 1024)
         configuration.readTimeout = .seconds(5)
         configuration.requestDeadline = .seconds(10)
         configuration.idleTimeout = .seconds(10)
+        configuration.firstRequestTimeout = .seconds(5)
         configuration.maxConnections = 16
         configuration.drainTimeout = .seconds(2)
         return configuration
