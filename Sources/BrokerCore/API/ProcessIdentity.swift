@@ -47,14 +47,27 @@ public struct ProcessIdentity: Sendable, Equatable {
         guard let open = line.firstIndex(of: UInt8(ascii: "(")), let close = line.lastIndex(of: UInt8(ascii: ")")),
             open < close
         else { return nil }
-        let fields = line[(close + 1)...].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
-        let startIndex = 22 - 3  // fields after ")" start at field 3
-        guard fields.count > startIndex else { return nil }
-        let start = fields[startIndex]
-        guard !start.isEmpty, start.count <= 20, start.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        // One pass over the bytes after ")" (this runs for every token handed out): find the
+        // start and end of field 22, counting fields from 3.
+        var field = 2
+        var start: Int?
+        var index = close + 1
+        while index < line.count {
+            let byte = line[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if start != nil { break }
+            } else if index == close + 1 || line[index - 1] == UInt8(ascii: " ") {
+                field += 1
+                if field == 22 { start = index }
+            }
+            if start == nil, field > 22 { break }
+            index += 1
+        }
+        guard let start, index - start <= 20,
+            line[start..<index].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         let command = String(decoding: line[(open + 1)..<close], as: UTF8.self)
-        return (command, String(decoding: start, as: UTF8.self))
+        return (command, String(decoding: line[start..<index], as: UTF8.self))
     }
 
     /// The path, or "unknown". (Linux appends " (deleted)" when the file was replaced since the
@@ -66,19 +79,18 @@ public struct ProcessIdentity: Sendable, Equatable {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The stat line, bounded: it is well under 1 KiB (comm ≤ 64 bytes, 52 numeric fields).
+    /// The stat line's first KiB: field 22 comes within it (comm ≤ 64 bytes, then 21 short
+    /// fields); the rest of the line is not needed.
     private static func readStat(of pid: Int32) -> [UInt8]? {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        var total = 0
-        while total < buffer.count {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            total += count
+        // One read: /proc files are generated whole on the first read of the open file.
+        let line = [UInt8](unsafeUninitializedCapacity: 1024) { buffer, count in
+            var result = -1
+            repeat { result = read(fd, buffer.baseAddress, buffer.count) } while result < 0 && errno == EINTR
+            count = max(0, result)
         }
-        return total > 0 ? Array(buffer[0..<total]) : nil
+        return line.isEmpty ? nil : line
     }
 }
