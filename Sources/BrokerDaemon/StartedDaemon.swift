@@ -22,7 +22,7 @@ struct StartedDaemon: Sendable {
         let startedAt = WallClock.now()
         let options = context.options
         try ProcessHardening.apply()
-        try StateDirectory.prepare(options.stateDirectory)
+        let stateDirectory = try StateDirectory.open(options.stateDirectory)
         let keySource = try KeySource.resolve(
             environment: context.environment, keyFile: options.keyFile, passphraseFile: options.passphraseFile)
         // The socket first: a second daemon on the same socket is told "already running" (the
@@ -31,7 +31,7 @@ struct StartedDaemon: Sendable {
         let vault: Vault
         let transport: ReloadableTransport
         do {
-            try StateLock.acquire(stateDirectory: options.stateDirectory)
+            try StateLock.acquire(stateDirectory: options.stateDirectory, descriptor: stateDirectory)
             vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
             transport = try ReloadableTransport(configuration: httpConfiguration(context))
         } catch {
@@ -74,13 +74,19 @@ struct StartedDaemon: Sendable {
             throw .listener(error)
         }
         let path = context.options.socketPath
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex,
-            let problem = SocketPath.checkPrivateDirectory(String(path[..<slash]))
-        {
-            throw .unsafeSocketDirectory(problem)
+        var bindPath = path
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            // Bound through the checked directory's descriptor, never re-resolved by path.
+            let directory: Int32
+            do throws(PrivateDirectory.Problem) {
+                directory = try PrivateDirectories.open(String(path[..<slash]), forbidden: 0o077)
+            } catch {
+                throw .unsafeSocketDirectory(error.description)
+            }
+            bindPath = PrivateDirectory.path(in: directory, String(path[path.index(after: slash)...]))
         }
         let listener: HTTPListener
-        do { listener = try HTTPListener.unix(path: path) } catch {
+        do { listener = try HTTPListener.unix(path: bindPath) } catch {
             if case .alreadyRunning = error { throw .alreadyRunning(socket: path) }
             throw .listener(error)
         }
@@ -99,19 +105,31 @@ struct StartedDaemon: Sendable {
     }
 }
 
-/// The state directory (holds tokens.db): created 0700 with its parents when missing.
+/// The state directory (holds tokens.db and the lock): created 0700 when missing, then opened
+/// and checked by descriptor — owned by the daemon's uid, not writable by group or other
+/// (docs/security.md, "Encryption at rest"). The descriptor stays open for the daemon's life.
 enum StateDirectory {
-    static func prepare(_ path: String) throws(DaemonError) {
+    static func open(_ path: String) throws(DaemonError) -> Int32 {
+        do throws(PrivateDirectory.Problem) {
+            return try PrivateDirectories.open(path, forbidden: 0o022, fix: "chmod 700")
+        } catch {
+            throw .stateDirectory(path: path, reason: error.description)
+        }
+    }
+}
+
+/// Directories the daemon creates when missing (0700, with missing parents) and then opens
+/// through `PrivateDirectory`. The descriptors are kept open while the daemon runs.
+enum PrivateDirectories {
+    static func open(_ path: String, forbidden: UInt32, fix: String = "chmod 700") throws(PrivateDirectory.Problem) -> Int32 {
+        try create(path)
+        return try PrivateDirectory.open(path, forbidden: forbidden, fix: fix).get()
+    }
+
+    private static func create(_ path: String) throws(PrivateDirectory.Problem) {
         var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw .stateDirectory(path: path, reason: "not a directory") }
-            return
-        }
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try prepare(String(path[..<slash]))
-        }
-        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw .stateDirectory(path: path, reason: String(cString: strerror(errno)))
-        }
+        if lstat(path, &info) == 0 { return }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try create(String(path[..<slash])) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .system(path, call: "mkdir", errno: errno) }
     }
 }

@@ -14,9 +14,10 @@ enum StateLock {
     /// Takes the lock or throws `stateInUse` naming the pid that holds it. The descriptor is kept
     /// open on purpose (close-on-exec, so hooks do not inherit it) until the process exits.
     @discardableResult
-    static func acquire(stateDirectory: String) throws(DaemonError) -> Int32 {
-        let path = "\(stateDirectory)/\(fileName)"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    /// `descriptor` is the checked state directory (`StateDirectory.open`): the lock file is
+    /// opened through it, not by path.
+    static func acquire(stateDirectory: String, descriptor: Int32) throws(DaemonError) -> Int32 {
+        let fd = openat(descriptor, fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .stateDirectory(path: stateDirectory, reason: "cannot open \(fileName): \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = readPID(fd)

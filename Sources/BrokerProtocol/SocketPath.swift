@@ -30,21 +30,13 @@ public enum SocketPath {
         return "/tmp"
     }
 
-    /// Checks that `directory` is a directory owned by `uid` with no group/other access.
-    /// In a shared temp directory anyone could have created it first: refuse rather than trust it.
-    public static func checkPrivateDirectory(_ directory: String, uid: UInt32 = getuid()) -> String? {
-        var info = stat()
-        guard lstat(directory, &info) == 0 else { return nil }  // missing: the daemon creates it
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            return "'\(directory)' is not a directory; remove it or choose another socket with --socket"
-        }
-        guard info.st_uid == uid else {
-            return "'\(directory)' belongs to uid \(info.st_uid), not \(uid); remove it or choose another socket with --socket"
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            let mode = String(info.st_mode & 0o777, radix: 8)
-            return "'\(directory)' has mode \(mode); run: chmod 700 '\(directory)'"
-        }
-        return nil
+    /// The parent directory and file name when `path` lies in a temp-dir fallback directory
+    /// (`…/authbroker-UID/NAME`), which anyone could have created first; nil otherwise.
+    public static func fallbackComponents(of path: String, uid: UInt32) -> (directory: String, name: String)? {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        let directory = String(path[..<slash])
+        let base = directory.split(separator: "/").last ?? ""
+        guard base == "authbroker-\(uid)" else { return nil }
+        return (directory, String(path[path.index(after: slash)...]))
     }
 }

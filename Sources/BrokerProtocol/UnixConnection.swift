@@ -11,15 +11,29 @@ struct UnixConnection {
 
     init(path: String) throws(BrokerClientError) {
         self.path = path
+        // The temp-dir fallback (`authbroker-UID`) may have been made by another user: connect
+        // through its checked descriptor, so the directory checked is the one used.
+        var directory: Int32 = -1
+        defer { if directory >= 0 { Glibc.close(directory) } }
+        var connectPath = path
+        if let (parent, name) = SocketPath.fallbackComponents(of: path, uid: getuid()) {
+            switch PrivateDirectory.open(parent, forbidden: 0o077) {
+            case .success(let fd):
+                directory = fd
+                connectPath = PrivateDirectory.path(in: fd, name)
+            case .failure(.missing): throw .daemonNotRunning(socket: path, reason: "no socket")
+            case .failure(let problem): throw .protocolError("refusing the socket directory: \(problem)")
+            }
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else {
+        guard connectPath.utf8.count < capacity else {
             throw .protocolError("socket path is longer than \(capacity - 1) bytes: \(path)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
+            raw.copyBytes(from: connectPath.utf8)
+            raw[connectPath.utf8.count] = 0
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .protocolError("socket(): \(String(cString: strerror(errno)))") }
@@ -43,12 +57,16 @@ struct UnixConnection {
 
     func close() { _ = Glibc.close(fd) }
 
+    /// Sends the request. A daemon that refuses our uid answers 403 at accept and closes at once,
+    /// so a send can fail with EPIPE after its answer arrived: stop sending and let
+    /// `readResponse` read that answer (or report the close).
     func sendAll(_ bytes: [UInt8]) throws(BrokerClientError) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if sent < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE || errno == ECONNRESET { return }
                 throw .daemonNotRunning(socket: path, reason: "connection closed: \(String(cString: strerror(errno)))")
             }
             offset += sent

@@ -33,27 +33,35 @@ enum SecureFiles {
     }
 
     /// Creates the database file 0600 before SQLite opens it (SQLite would use 0644 under the
-    /// default umask), and tightens an existing db/-wal/-shm file that is looser than 0600.
+    /// default umask) and refuses an existing db/-wal/-shm file that group or other may access,
+    /// that another user owns, or that is not a regular file (opened without following a
+    /// symlink; checked by descriptor). Refused, not tightened: a loose mode means something
+    /// else touched the file, and the user should look (docs/security.md, "Encryption at rest").
     static func prepareDatabaseFile(_ path: String) throws(StoreError) {
         try createPrivateDirectory(directory(of: path))
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .filesystem(path: path, operation: "creating", errno: errno) }
         defer { close(descriptor) }
-        try tighten(descriptor: descriptor, path: path)
+        try checkPrivate(descriptor: descriptor, path: path)
         for suffix in ["-wal", "-shm"] {
-            let companion = open(path + suffix, O_RDWR | O_CLOEXEC)
-            guard companion >= 0 else { continue }
+            let companion = open(path + suffix, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            guard companion >= 0 else {
+                if errno == ENOENT { continue }
+                throw .filesystem(path: path + suffix, operation: "opening", errno: errno)
+            }
             defer { close(companion) }
-            try tighten(descriptor: companion, path: path + suffix)
+            try checkPrivate(descriptor: companion, path: path + suffix)
         }
     }
 
-    private static func tighten(descriptor: Int32, path: String) throws(StoreError) {
+    private static func checkPrivate(descriptor: Int32, path: String) throws(StoreError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .filesystem(path: path, operation: "stat", errno: errno) }
-        if info.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
-            throw .filesystem(path: path, operation: "chmod 600", errno: errno)
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .filesystem(path: path, operation: "using (not a regular file)", errno: EINVAL)
         }
+        guard info.st_uid == getuid() else { throw .wrongOwner(path: path, owner: info.st_uid) }
+        guard info.st_mode & 0o077 == 0 else { throw .permissionsTooOpen(path: path, mode: info.st_mode) }
     }
 
     /// Reads a key or passphrase file, refusing one that group/other may read or write, one owned

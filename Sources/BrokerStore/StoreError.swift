@@ -17,9 +17,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case integrityCheckFailed(database: String, problems: [String])
     /// A file-system call failed.
     case filesystem(path: String, operation: String, errno: Int32)
-    /// A key or passphrase file readable or writable by group or other (like ssh, we refuse).
+    /// A key, passphrase or database file readable or writable by group or other (like ssh, we refuse).
     case permissionsTooOpen(path: String, mode: UInt32)
-    /// A key or passphrase file owned by someone else than us or root.
+    /// A key or passphrase file owned by someone else than us or root; a database file not ours.
     case wrongOwner(path: String, owner: UInt32)
     /// A key file that is not one line of standard base64 encoding exactly 32 bytes.
     case invalidKeyFile(path: String, reason: String)
@@ -59,7 +59,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "permissions \(String(mode & 0o7777, radix: 8).leftPadded(to: 4)) for '\(path)' are too open; "
                 + "run: chmod 600 '\(path)'"
         case .wrongOwner(let path, let owner):
-            "'\(path)' is owned by uid \(owner), not by this user or root; refusing to use it as a key. "
+            "'\(path)' is owned by uid \(owner), not by this user (or root, for a key file); refusing to use it. "
                 + "Fix the owner (chown) or use another file."
         case .invalidKeyFile(let path, let reason):
             "The key file '\(path)' is invalid: \(reason). A key file holds 32 random bytes as one line of "

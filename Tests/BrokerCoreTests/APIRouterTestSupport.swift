@@ -126,7 +126,9 @@ struct RouterFixture {
             configuration: .init(
                 policy: PeerPolicy(daemonUID: Self.daemonUID, allowedUIDs: allowedUIDs), processID: 4242,
                 startedAt: 1_000),
-            logger: logs.logger, now: { 1_010 }, executable: { "/usr/bin/prog-\($0)" })
+            logger: logs.logger, now: { 1_010 }, process: {
+                ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog (\($0))", startTime: "9\($0)")
+            })
     }
 
     static func connection(uid: UInt32 = daemonUID, pid: Int32 = 77) -> ConnectionInfo {

@@ -1,7 +1,8 @@
-import BrokerCore
+@testable import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import Foundation
+import Glibc
 import Testing
 
 /// The loopback redirect flow against a canned token endpoint (the full provider cycle is in
@@ -45,6 +46,46 @@ import Testing
         #expect(formFields(exchange.body)["code"] == "c-1")
         #expect(formFields(exchange.body)["redirect_uri"] == redirect.description)
         await #expect(throws: HTTPClientError.self) { try await Self.get(redirect.description) }
+    }
+
+    /// Another local user fills the listener with silent connections and sends junk: the
+    /// browser is still served (an idle connection gives way) and the login is not consumed.
+    @Test func idleAndJunkConnectionsDoNotHoldTheLoginHostage() async throws {
+        let session = try await LoginSession.start(
+            client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth)
+        let port = session.redirectURI.port
+        let idle = try (0..<LoginSession.listenerConfiguration.maxConnections).map { _ in try Self.connect(port: port) }
+        defer { idle.forEach { close($0) } }
+        for junk in ["\u{0}\u{1} junk\r\n\r\n", "GET /callback?code=x HTTP/1.1\r\nno colon here\r\n\r\n"] {
+            let fd = try Self.connect(port: port)
+            defer { close(fd) }
+            _ = junk.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            var reply = [UInt8](repeating: 0, count: 64)
+            #expect(String(decoding: reply[0..<max(0, recv(fd, &reply, reply.count, 0))], as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+        }
+        #expect(session.outcome == nil)
+        let page = try await Self.get("\(session.redirectURI)?code=c-1&state=\(Self.state(of: session))")
+        #expect(page.status == 200)
+        #expect(try await session.result().get().tokens.accessToken == Secret("at-1"))
+    }
+
+    /// A plain TCP connection to 127.0.0.1:`port` that sends nothing (5 s receive timeout).
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return fd
     }
 
     @Test func cancelEndsTheLoginAndPastedURLIsChecked() async throws {

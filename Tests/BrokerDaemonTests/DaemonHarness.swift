@@ -96,7 +96,8 @@ struct DaemonHarness {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
-        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw POSIXError(.EPIPE) }
+        // A refused peer is answered and closed at accept: the send may fail after the answer came.
+        _ = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

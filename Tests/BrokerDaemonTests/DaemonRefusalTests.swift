@@ -47,6 +47,32 @@ import TestSupport
         #expect(FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data()))
         let daemon = try harness.launch()
         #expect(try await daemon.waitForExit() == 1)
-        #expect(daemon.log.contains("cannot use the state directory '\(harness.stateDirectory)': not a directory"))
+        #expect(daemon.log.contains("cannot use the state directory '\(harness.stateDirectory)': '\(harness.stateDirectory)' is not a directory"), "\(daemon.log)")
+    }
+
+    /// A shared (1777) or foreign state directory would let another user swap tokens.db.
+    @Test func aWorldWritableStateDirectoryIsRefusedSayingWhatToRun() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+        chmod(harness.stateDirectory, 0o1777)
+        let daemon = try harness.launch()
+        #expect(try await daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("has mode 1777; run: chmod 700 '\(harness.stateDirectory)'"), "\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.db"))
+    }
+
+    @Test func aDatabaseReadableByOthersIsRefusedNotTightened() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+        let database = harness.stateDirectory + "/tokens.db"
+        #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+        chmod(database, 0o644)
+        let daemon = try harness.launch()
+        #expect(try await daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("permissions 0644 for '\(database)' are too open; run: chmod 600 '\(database)'"), "\(daemon.log)")
+        var info = stat()
+        #expect(stat(database, &info) == 0 && info.st_mode & 0o777 == 0o644)
     }
 }

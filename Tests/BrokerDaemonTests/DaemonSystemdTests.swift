@@ -61,7 +61,7 @@ import TestSupport
             #expect(answer.contains(#""code":"forbidden""#))
             #expect(answer.contains("serves only its own user (uid \(Self.nobody))"))
         }
-        #expect(daemon.log.contains("warning: refused a request from uid 0"))
+        #expect(daemon.log.contains("warning: refused a connection from uid 0"))
 
         let allowed = try await harness.authctl(["ping"], prefix: asNobody)
         #expect(allowed.status == 0, "\(allowed.stderr)")

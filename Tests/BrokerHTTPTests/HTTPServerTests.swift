@@ -94,10 +94,22 @@ func tcpListenerReportsItsEphemeralPortAndPeer(host: String) async throws {
     await server.stop()
 }
 
-/// Lets a test hold a handler in flight until it says so.
-private final class Gate: Sendable {
+/// Lets a test hold a handler in flight until it says so (also ConnectionAdmissionTests).
+final class Gate: Sendable {
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
+
+    /// Called by a handler: signals `entered`, returns once the test signals `release`.
+    func hold() async {
+        entered.signal()
+        await withCheckedContinuation { continuation in
+            Thread {
+                // Released by the test; the bound is only a safety net, long enough for a loaded machine.
+                _ = self.release.wait(timeout: .now() + 60)
+                continuation.resume()
+            }.start()
+        }
+    }
 }
 
 @Test func gracefulStopFinishesInFlightRequestsAndClosesIdleOnes() async throws {
@@ -106,16 +118,7 @@ private final class Gate: Sendable {
     let path = directory.appending("drain.sock")
     let gate = Gate()
     let handler = HTTPClosureHandler { request, _ in
-        if request.target == "/slow" {
-            gate.entered.signal()
-            await withCheckedContinuation { continuation in
-                Thread {
-                    // Released by the test; the bound is only a safety net, long enough for a loaded machine.
-                    _ = gate.release.wait(timeout: .now() + 60)
-                    continuation.resume()
-                }.start()
-            }
-        }
+        if request.target == "/slow" { await gate.hold() }
         return HTTPResponse(status: 200, body: Array(request.target.utf8))
     }
     let server = HTTPServer.start(listener: try .unix(path: path), handler: handler)

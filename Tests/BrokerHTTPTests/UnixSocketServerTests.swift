@@ -68,25 +68,6 @@ private func mode(_ path: String) -> mode_t? {
     }
 }
 
-@Test func connectionsBeyondTheCapGet503() async throws {
-    var configuration = HTTPServerConfiguration()
-    configuration.maxConnections = 2
-    try await withUnixServer(configuration: configuration) { server, path, _ in
-        let (status, closed): (Int?, Bool) = try await onThread {
-            let first = try TestClient(unixPath: path)
-            let second = try TestClient(unixPath: path)
-            _ = try first.get("/1")
-            _ = try second.get("/2")
-            let third = try TestClient(unixPath: path)
-            let response = try third.readResponse()
-            return (response?.status, response?.headers["connection"] == "close" && third.isClosedByServer())
-        }
-        #expect(status == 503)
-        #expect(closed)
-        #expect(server.connectionCount <= 2)
-    }
-}
-
 @Test func slowlorisIsCutOffByTheRequestDeadline() async throws {
     var configuration = HTTPServerConfiguration()
     configuration.readTimeout = .seconds(5)

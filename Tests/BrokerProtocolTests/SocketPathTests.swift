@@ -12,14 +12,9 @@ import Testing
     #expect(SocketPath.resolve(flag: nil, environment: ["TMPDIR": "/var/tmp/"], uid: 7) == "/var/tmp/authbroker-7/authbroker.sock")
 }
 
-@Test func privateDirectoryCheck() throws {
-    var template = Array("/tmp/authbroker-sockpath-XXXXXX".utf8CString)
-    let dir = String(cString: try #require(mkdtemp(&template)))
-    defer { rmdir(dir) }
-    chmod(dir, 0o700)
-    #expect(SocketPath.checkPrivateDirectory(dir) == nil)
-    chmod(dir, 0o755)
-    #expect(SocketPath.checkPrivateDirectory(dir)?.contains("chmod 700") == true)
-    #expect(SocketPath.checkPrivateDirectory(dir, uid: getuid() + 1)?.contains("belongs to uid") == true)
-    #expect(SocketPath.checkPrivateDirectory(dir + "/missing") == nil)
+@Test func onlyTheTempFallbackDirectoryIsCheckedByAuthctl() {
+    #expect(SocketPath.fallbackComponents(of: "/tmp/authbroker-7/authbroker.sock", uid: 7)! == ("/tmp/authbroker-7", "authbroker.sock"))
+    #expect(SocketPath.fallbackComponents(of: "/tmp/authbroker-8/authbroker.sock", uid: 7) == nil)
+    #expect(SocketPath.fallbackComponents(of: "/run/user/7/authbroker/authbroker.sock", uid: 7) == nil)
+    #expect(SocketPath.fallbackComponents(of: "authbroker.sock", uid: 7) == nil)
 }

@@ -78,13 +78,35 @@ import TestSupport
         #expect(try fileMode(fixture.directory.appending("config")) == 0o700)
     }
 
-    @Test func existingLooseDatabaseFileIsTightened() throws {
+    /// docs/security.md: DB, WAL and SHM files looser than 0600 are refused, like key files —
+    /// not silently tightened — and so are symlinks and files of another user.
+    @Test func looseForeignOrLinkedDatabaseFilesAreRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.appending("loose.db")
         try writeFile(path, "", mode: 0o644)
+        #expect(throws: StoreError.permissionsTooOpen(path: path, mode: S_IFREG | 0o644)) { try SQLiteConnection(path: path) }
+        #expect(try fileMode(path) == 0o644)
+        #expect(StoreError.permissionsTooOpen(path: path, mode: 0o644).description.contains("run: chmod 600 '\(path)'"))
+        chmod(path, 0o600)
+        for suffix in ["-wal", "-shm"] {
+            try writeFile(path + suffix, "", mode: 0o640)
+            #expect(throws: StoreError.permissionsTooOpen(path: path + suffix, mode: S_IFREG | 0o640)) {
+                try SQLiteConnection(path: path)
+            }
+            unlink(path + suffix)
+        }
         _ = try SQLiteConnection(path: path)
-        #expect(try fileMode(path) == 0o600)
+
+        let link = directory.appending("link.db")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        #expect(throws: StoreError.filesystem(path: link, operation: "creating", errno: ELOOP)) { try SQLiteConnection(path: link) }
+        if geteuid() == 0 {
+            let foreign = directory.appending("foreign.db")
+            try writeFile(foreign, "", mode: 0o600)
+            chown(foreign, 65534, 65534)
+            #expect(throws: StoreError.wrongOwner(path: foreign, owner: 65534)) { try SQLiteConnection(path: foreign) }
+        }
     }
 
     @Test func transactionCommitsOnReturnAndRollsBackOnThrow() throws {

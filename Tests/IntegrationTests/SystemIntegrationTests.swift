@@ -26,11 +26,10 @@ import Testing
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stdout.isEmpty)
         #expect(refused.stderr.contains("serves only its own user (uid \(getuid()))"), "\(refused.stderr)")
-        // The daemon may write its log line just after the answer went out.
+        // Refused at accept, before any request; the daemon may write its log line just after.
         let logged = await SpawnedProcess.eventually(timeout: 10) {
             harness.daemonLog.split(separator: "\n").contains {
-                $0.contains("refused a request from uid \(Self.nobody) (pid \(refused.pid))")
-                    && $0.hasSuffix("path=/v1/accounts/work/token")
+                $0.contains("refused a connection from uid \(Self.nobody) (pid \(refused.pid))")
             }
         }
         #expect(logged, "\(harness.daemonLog)")

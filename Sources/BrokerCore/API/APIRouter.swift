@@ -14,8 +14,9 @@ import BrokerProtocol
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH owner=U` (`audit: id_token …` for ID tokens) — never
-/// the token itself. The owner is always the caller: only owners are served.
+/// `audit: token account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS owner=U` (`audit: id_token …`
+/// for ID tokens) — never the token itself (`ProcessIdentity` says what those fields prove). The
+/// owner is always the caller: only owners are served.
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
 /// `BrokerService.cachedToken` on the connection thread, with no await (the hot path).
 public struct APIRouter: HTTPHandler {
@@ -42,22 +43,22 @@ public struct APIRouter: HTTPHandler {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Double
-    let executable: @Sendable (Int32) -> String
+    let process: @Sendable (Int32) -> ProcessIdentity
     let refusals = RefusalThrottle()
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
-    ///   - executable: the executable of a pid, for the audit line (`/proc/PID/exe` by default).
+    ///   - process: what the audit line records about a pid (`/proc/PID/exe` and `stat` by default).
     public init(
         service: any BrokerService, configuration: Configuration, logger: Logger,
         now: @escaping @Sendable () -> Double = WallClock.now,
-        executable: @escaping @Sendable (Int32) -> String = ProcessExecutable.path(of:)
+        process: @escaping @Sendable (Int32) -> ProcessIdentity = ProcessIdentity.of(pid:)
     ) {
         self.service = service
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        self.executable = executable
+        self.process = process
     }
 
     public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? {
@@ -88,20 +89,36 @@ public struct APIRouter: HTTPHandler {
         }
     }
 
-    /// The peer check, then the route and method: a response when the request stops here.
+    /// The peer check at accept: a uid that may not use the API is answered 403 and closed at
+    /// once by the server, so it never holds a connection slot (docs/security.md, "The socket").
+    public func refusal(for connection: ConnectionInfo) -> HTTPResponse? {
+        guard configuration.policy.admit(connection) == nil else { return nil }
+        logRefusal(connection, what: "a connection", [:])
+        return forbidden
+    }
+
+    private var forbidden: HTTPResponse {
+        Self.errorResponse(WireError(
+            code: .forbidden,
+            message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
+                + "run your own daemon, or ask its administrator for --allow-uid."))
+    }
+
+    private func logRefusal(_ connection: ConnectionInfo, what: String, _ metadata: KeyValuePairs<String, String>) {
+        let uid = connection.credentials?.uid ?? UInt32.max
+        guard refusals.shouldLog(uid: uid, now: now()) else { return }
+        let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
+        logger.warning("refused \(what) from \(who) (logged once a minute per uid)", metadata)
+    }
+
+    /// The peer check (again: the router may run behind a server that did not call `refusal`),
+    /// then the route and method: a response when the request stops here.
     private func admit(
         _ request: HTTPRequest, connection: ConnectionInfo
     ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
         guard let peer = configuration.policy.admit(connection) else {
-            let uid = connection.credentials?.uid ?? UInt32.max
-            if refusals.shouldLog(uid: uid, now: now()) {
-                let who = connection.credentials.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a connection without credentials"
-                logger.warning("refused a request from \(who) (logged once a minute per uid)", ["path": String(request.path)])
-            }
-            return .failure(RouterRefusal(Self.errorResponse(WireError(
-                code: .forbidden,
-                message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
-                    + "run your own daemon, or ask its administrator for --allow-uid."))))
+            logRefusal(connection, what: "a request", ["path": String(request.path)])
+            return .failure(RouterRefusal(forbidden))
         }
         let route: APIRoute
         do {
@@ -227,14 +244,15 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME pid=P uid=U exe=PATH owner=U`, for each token that leaves the daemon
-    /// (never the token). Names collide across owners, so the line names the owner too.
+    /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS owner=U`, for each token
+    /// that leaves the daemon (never the token). Names collide across owners, so the line names the owner too.
     private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials) {
+        let identity = process(peer.pid)
         logger.info(
             "audit: \(kind)",
             [
-                "account": account.name, "pid": String(peer.pid), "uid": String(peer.uid), "exe": executable(peer.pid),
-                "owner": String(account.owner),
+                "account": account.name, "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable,
+                "comm": identity.command, "start": identity.startTime, "owner": String(account.owner),
             ])
     }
 

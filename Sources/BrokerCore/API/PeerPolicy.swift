@@ -25,19 +25,6 @@ public struct PeerPolicy: Sendable, Equatable {
     }
 }
 
-/// The executable of a process, for the audit log: the target of `/proc/PID/exe`.
-public enum ProcessExecutable {
-    /// The path, or "unknown" when the process is gone or its /proc entry is not readable to us.
-    /// (Linux appends " (deleted)" when the file was replaced since the process started; kept as is.)
-    @Sendable public static func path(of pid: Int32) -> String {
-        guard pid > 0 else { return "unknown" }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return "unknown" }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
 /// Remembers when a refusal of each uid was last logged, so a client hammering the socket with
 /// forbidden requests cannot flood the log (one line per uid per `interval`).
 final class RefusalThrottle: Sendable {

@@ -12,7 +12,7 @@ import Synchronization
 /// switch await login.result() { … }             // tokens + validated ID token claims, or why not
 /// ```
 ///
-/// Order: bind 127.0.0.1 / ::1 (ephemeral port unless fixed) → build the authorization request
+/// Order: bind 127.0.0.1 / ::1 / both for `localhost` (ephemeral port unless fixed) → build the authorization request
 /// with the *bound* redirect URI → wait. The listener exists only while the login is pending:
 /// it answers only GET on the exact redirect path (`LoginCallback` decides; stray requests such
 /// as /favicon.ico get 404 and do not consume the login), exchanges the code (PKCE verifier,
@@ -36,8 +36,9 @@ public final class LoginSession: LoginFlow {
 
     private struct State {
         var callback: LoginCallback
-        /// Until the login ends: the server (closed at the end) and the deadline timer.
-        var server: HTTPServer?
+        /// Until the login ends: the servers (one per bound address, closed at the end) and the
+        /// deadline timer.
+        var servers: [HTTPServer] = []
         var deadlineTimer: Task<Void, Never>?
         /// True once a callback or paste took the login (its exchange may be in flight).
         var taken = false
@@ -55,21 +56,22 @@ public final class LoginSession: LoginFlow {
     ) async throws(OIDCError) -> LoginSession {
         try redirect.validate()
         guard timeout > .zero else { throw .invalidConfiguration("the login timeout must be positive") }
-        let listener: HTTPListener
+        let listeners: [HTTPListener]
         do {
-            listener = try HTTPListener.tcp(host: redirect.bindAddress, port: redirect.port)
+            listeners = try redirect.bind()
         } catch {
             throw .invalidConfiguration(
-                "cannot listen on \(redirect.bindAddress):\(redirect.port) for the login redirect (\(error)); "
+                "cannot listen on \(redirect.bindDescription) for the login redirect (\(error)); "
                     + "choose another redirect port or leave it ephemeral")
         }
-        let redirectURI = try RedirectURI(host: redirect.host, port: listener.port ?? redirect.port, path: redirect.path)
+        let port = listeners.first?.port ?? redirect.port
+        let redirectURI = try RedirectURI(host: redirect.host, port: port, path: redirect.path)
         let request = try client.authorizationRequest(
             metadata: metadata, client: configuration, redirectURI: redirectURI, lifetime: timeout, randomBytes: randomBytes)
         let session = LoginSession(
             loginID: try randomBytes.base64URL(count: 16), request: request, client: client, metadata: metadata,
             configuration: configuration)
-        session.listen(on: listener, timeout: timeout)
+        session.listen(on: listeners, timeout: timeout)
         return session
     }
 
@@ -111,27 +113,32 @@ public final class LoginSession: LoginFlow {
     // MARK: Listener
 
     /// Small limits and short timeouts: a browser sends one small GET; anything else is noise.
+    /// TCP has no peer credentials, so any local user can connect: a connection that sends no
+    /// request is closed after 5 s, and at the cap a new connection (the browser's) evicts the
+    /// oldest one that is still waiting for input — idle connections cannot hold a login hostage.
     static var listenerConfiguration: HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
         configuration.limits = HTTPLimits(maxHeaderBytes: 8 * 1024, maxHeaderFields: 64, maxBodyBytes: 1024)
         configuration.readTimeout = .seconds(5)
         configuration.requestDeadline = .seconds(10)
         configuration.idleTimeout = .seconds(10)
+        configuration.firstRequestTimeout = .seconds(5)
         configuration.maxConnections = 16
         configuration.drainTimeout = .seconds(2)
         return configuration
     }
 
-    private func listen(on listener: HTTPListener, timeout: Duration) {
-        let server = HTTPServer.start(
-            listener: listener, configuration: Self.listenerConfiguration, handler: CallbackHandler(session: self))
+    private func listen(on listeners: [HTTPListener], timeout: Duration) {
+        let servers = listeners.map {
+            HTTPServer.start(listener: $0, configuration: Self.listenerConfiguration, handler: CallbackHandler(session: self))
+        }
         let sleep = client.time.sleep
         let timer = Task { [weak self] in
             do { try await sleep(timeout) } catch { return }
             self?.expire()
         }
         state.withLock { state in
-            state.server = server
+            state.servers = servers
             state.deadlineTimer = timer
         }
     }
@@ -192,20 +199,20 @@ public final class LoginSession: LoginFlow {
     /// the server here: this may run inside one of its handlers. `unlessTaken`: do nothing
     /// when a callback already took the login (checked under the same lock).
     private func end(with result: Result<LoginResult, OIDCError>, unlessTaken: Bool = false) {
-        let (server, timer) = state.withLock { state -> (HTTPServer?, Task<Void, Never>?) in
-            if unlessTaken && state.taken { return (nil, nil) }
+        let (servers, timer) = state.withLock { state -> ([HTTPServer], Task<Void, Never>?) in
+            if unlessTaken && state.taken { return ([], nil) }
             state.ended = true
             defer {
-                state.server = nil
+                state.servers = []
                 state.deadlineTimer = nil
             }
-            return (state.server, state.deadlineTimer)
+            return (state.servers, state.deadlineTimer)
         }
         timer?.cancel()
-        guard let server else { return }
+        guard !servers.isEmpty else { return }
         let completion = completion
         Task {
-            await server.stop()
+            for server in servers { await server.stop() }
             completion.finish(result)
         }
     }

@@ -1,3 +1,5 @@
+import BrokerHTTP
+
 /// Where the loopback redirect listener binds (RFC 8252 §7.3), before the port is known.
 ///
 /// `port` 0 asks the kernel for an ephemeral port (the default, RFC 8252 §7.3); a fixed port is
@@ -16,12 +18,24 @@ public struct LoopbackRedirect: Sendable, Equatable, Codable {
         self.path = path
     }
 
-    /// The address to bind: `localhost` is bound as 127.0.0.1 (never resolved: a resolver or
-    /// hosts-file change must not move the listener off loopback).
-    var bindAddress: String {
+    /// The addresses to bind, on one port. `localhost` is never resolved (a resolver or hosts-file
+    /// change must not move the listener off loopback): it is bound as both 127.0.0.1 and [::1],
+    /// because the browser may pick either, and the family left unbound would be free for another
+    /// local user to take the port on and receive the code (`HTTPListener.localhost`).
+    var bindDescription: String {
         switch host {
-        case .ipv4, .localhost: "127.0.0.1"
-        case .ipv6: "::1"
+        case .ipv4: "127.0.0.1:\(port)"
+        case .localhost: "127.0.0.1:\(port) and [::1]:\(port)"
+        case .ipv6: "[::1]:\(port)"
+        }
+    }
+
+    /// Binds the listeners (one, or two for `localhost`).
+    func bind() throws(HTTPServerError) -> [HTTPListener] {
+        switch host {
+        case .ipv4: [try HTTPListener.tcp(host: "127.0.0.1", port: port)]
+        case .localhost: try HTTPListener.localhost(port: port)
+        case .ipv6: [try HTTPListener.tcp(host: "::1", port: port)]
         }
     }
 

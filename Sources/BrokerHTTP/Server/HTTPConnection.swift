@@ -17,18 +17,22 @@ struct HTTPConnection: Sendable {
     func run() {
         defer { server.finish(info.id, fd: fd) }
         // Idle waits are a plain blocking recv bounded by SO_RCVTIMEO (one syscall per request);
-        // only partial requests pay for poll() with the exact remaining deadline.
+        // partial requests and the first one pay for poll() with the exact remaining deadline.
         Socket.setReceiveTimeout(fd, server.configuration.idleTimeout)
         var parser = HTTPRequestParser(limits: server.configuration.limits)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var requestStarted: ContinuousClock.Instant?
+        var deadlines = RequestDeadlines(
+            firstRequestBy: .now + server.configuration.firstRequestTimeout, requestStarted: nil)
         var continueSent = false
         while true {
             do {
                 while let request = try parser.nextRequest() {
+                    // Evicted while the last bytes arrived: the descriptor is already shut down.
+                    guard state.phase == .handling || state.move(from: .receiving, to: .handling) else { return }
+                    deadlines.firstRequestBy = nil
                     guard respond(to: request, keepAlive: parser.lastRequestKeepAlive) else { return }
                     continueSent = false
-                    requestStarted = parser.hasPartialRequest ? .now : nil
+                    deadlines.requestStarted = parser.hasPartialRequest ? .now : nil
                 }
             } catch {
                 sendError(status: error.status, error.description)
@@ -38,35 +42,50 @@ struct HTTPConnection: Sendable {
                 continueSent = true
                 guard Socket.sendAll(fd, Self.continueResponse) else { return }
             }
-            guard receive(into: &parser, buffer: &buffer, requestStarted: &requestStarted) else { return }
+            guard receive(into: &parser, buffer: &buffer, deadlines: &deadlines) else { return }
         }
     }
 
-    /// Waits for and appends the next bytes. False when the connection must end (timeout
-    /// answered with 408, peer gone, or server stopping while idle).
+    /// When the request being received must be complete: `requestDeadline` after its first
+    /// byte, and — until the first request arrived — `firstRequestTimeout` after accept.
+    struct RequestDeadlines {
+        var firstRequestBy: ContinuousClock.Instant?
+        var requestStarted: ContinuousClock.Instant?
+
+        func earliest(requestDeadline: Duration) -> ContinuousClock.Instant? {
+            [firstRequestBy, requestStarted.map { $0 + requestDeadline }].compactMap { $0 }.min()
+        }
+    }
+
+    /// Waits for and appends the next bytes. False when the connection must end (timeout —
+    /// answered with 408 when part of a request came —, peer gone, evicted, or server stopping
+    /// while idle).
     private func receive(
-        into parser: inout HTTPRequestParser, buffer: inout [UInt8], requestStarted: inout ContinuousClock.Instant?
+        into parser: inout HTTPRequestParser, buffer: inout [UInt8], deadlines: inout RequestDeadlines
     ) -> Bool {
         let configuration = server.configuration
-        let count: Int
-        if parser.hasPartialRequest {
-            let left = configuration.requestDeadline - (ContinuousClock.now - (requestStarted ?? .now))
-            let timeout = min(configuration.readTimeout, left)
-            if timeout <= .zero { return timeOut() }
-            switch Socket.waitReadable(fd, timeout: timeout) {
-            case .readable: break
-            case .timedOut: return timeOut()
-            case .failed: return false
-            }
-            count = Socket.receive(fd, into: &buffer)
+        let partial = parser.hasPartialRequest
+        if partial {
+            _ = state.move(from: .handling, to: .receiving)  // pipelined remainder: evictable again
         } else {
             guard server.markIdle(state) else { return false }
-            count = Socket.receive(fd, into: &buffer)  // EAGAIN after idleTimeout: just close
-            state.idle.store(false, ordering: .sequentiallyConsistent)
         }
+        if let deadline = deadlines.earliest(requestDeadline: configuration.requestDeadline) {
+            let timeout = min(partial ? configuration.readTimeout : configuration.idleTimeout, deadline - .now)
+            guard timeout > .zero else { return partial ? timeOut() : false }
+            switch Socket.waitReadable(fd, timeout: timeout) {
+            case .readable: break
+            case .timedOut: return partial ? timeOut() : false
+            case .failed: return false
+            }
+        }
+        let count = Socket.receive(fd, into: &buffer)  // idle: EAGAIN after idleTimeout, just close
         // End of stream or error: a half-sent request cannot be answered usefully.
         guard count > 0 else { return false }
-        if requestStarted == nil { requestStarted = .now }
+        if !partial {
+            guard state.move(from: .idle, to: .receiving) else { return false }
+            if deadlines.requestStarted == nil { deadlines.requestStarted = .now }
+        }
         parser.append(buffer[0..<count])
         return true
     }

@@ -10,10 +10,15 @@ public protocol HTTPHandler: Sendable {
     /// A synchronous answer, or nil to use `handle`. Must not block for long: it runs on the
     /// connection thread, never on the cooperative pool.
     func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse?
+    /// Checked once per connection on the accept thread, before it counts against any cap: a
+    /// response means "refuse this peer" — it is sent without blocking and the connection closed
+    /// at once (a uid that may not use the socket API cannot hold a slot). Must not block.
+    func refusal(for connection: ConnectionInfo) -> HTTPResponse?
 }
 
 extension HTTPHandler {
     public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? { nil }
+    public func refusal(for connection: ConnectionInfo) -> HTTPResponse? { nil }
 }
 
 /// An `HTTPHandler` made of a closure, for small servers and tests.

@@ -23,14 +23,40 @@ public final class HTTPServer: Sendable {
         var connections: [UInt64: ConnectionState] = [:]
     }
 
-    /// What `stop` needs to know about an open connection. `idle` is an atomic rather than
-    /// registry state so the per-request hot path takes no lock.
+    /// What `stop` and admission need to know about an open connection. `phase` is an atomic
+    /// rather than registry state so the per-request hot path takes no lock.
     final class ConnectionState: Sendable {
-        let fd: Int32
-        /// True while the connection waits for the first byte of its next request.
-        let idle = Atomic<Bool>(false)
+        /// Only the connection's thread moves a connection out of `handling`; others (eviction,
+        /// stop) only move a waiting connection to `evicted`, by compare-and-exchange, so a
+        /// request that is being handled is never cut.
+        enum Phase: UInt8 {
+            case handling = 0
+            /// Waiting for the first byte of its next (or first) request.
+            case idle = 1
+            /// Part of a request received.
+            case receiving = 2
+            /// Taken away by eviction or stop: its descriptor was shut down; the thread ends.
+            case evicted = 3
+        }
 
-        init(fd: Int32) { self.fd = fd }
+        let fd: Int32
+        /// The peer uid the per-uid share counts against; nil for TCP peers and the owner.
+        let shareUID: UInt32?
+        /// Accepted connections start idle: evictable before their thread even runs.
+        private let rawPhase = Atomic<UInt8>(Phase.idle.rawValue)
+
+        init(fd: Int32, shareUID: UInt32?) {
+            self.fd = fd
+            self.shareUID = shareUID
+        }
+
+        var phase: Phase { Phase(rawValue: rawPhase.load(ordering: .sequentiallyConsistent)) ?? .evicted }
+
+        /// Moves `from` → `to`; false when the phase was something else (e.g. evicted).
+        func move(from: Phase, to: Phase) -> Bool {
+            rawPhase.compareExchange(expected: from.rawValue, desired: to.rawValue, ordering: .sequentiallyConsistent).exchanged
+        }
+
     }
 
     public let listener: HTTPListener
@@ -80,7 +106,7 @@ public final class HTTPServer: Sendable {
         registry.withLock { registry in
             // Under the lock: a connection closes its fd only after unregistering, so these
             // descriptors cannot have been reused.
-            for connection in registry.connections.values where connection.idle.load(ordering: .sequentiallyConsistent) {
+            for connection in registry.connections.values where connection.move(from: .idle, to: .evicted) {
                 _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
             }
         }
@@ -121,46 +147,12 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    private func peer(of fd: Int32, address: sockaddr_storage) -> ConnectionInfo.Peer {
-        let family = Int32(address.ss_family)
-        if family == AF_INET || family == AF_INET6 {
-            Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-            let (text, port) = HTTPListener.peerAddress(address)
-            return .tcp(address: text, port: port)
-        }
-        return .unix(Socket.peerCredentials(fd))
-    }
-
-    /// Registers and starts a connection, or answers 503 when at the cap.
-    private func admit(_ fd: Int32, peer: ConnectionInfo.Peer) {
-        let state = ConnectionState(fd: fd)
-        let id: UInt64? = registry.withLock { registry in
-            guard registry.connections.count < configuration.maxConnections else { return nil }
-            let id = registry.nextID
-            registry.nextID += 1
-            registry.connections[id] = state
-            return id
-        }
-        guard let id else {
-            let response = HTTPResponse.plainText(status: 503, "too many connections; try again later")
-            if let bytes = try? response.serialized(keepAlive: false) { Socket.sendWithoutBlocking(fd, bytes) }
-            _ = Glibc.shutdown(fd, Int32(SHUT_WR))
-            close(fd)
-            return
-        }
-        running.enter()
-        let connection = HTTPConnection(server: self, state: state, info: ConnectionInfo(id: id, peer: peer))
-        Self.spawn(name: "http-conn") {
-            connection.run()
-            self.running.leave()
-        }
-    }
-
     /// Marks a connection idle; false when the server is stopping (the caller then closes).
     /// Sequentially consistent on both sides: either this sees `stopping`, or `stopBlocking`
     /// sees `idle` and shuts the descriptor down (or both); never neither.
+    /// Also false when the connection was evicted.
     func markIdle(_ state: ConnectionState) -> Bool {
-        state.idle.store(true, ordering: .sequentiallyConsistent)
+        guard state.phase == .idle || state.move(from: .handling, to: .idle) else { return false }
         return !stopping.load(ordering: .sequentiallyConsistent)
     }
 
@@ -174,7 +166,7 @@ public final class HTTPServer: Sendable {
 
     /// A dedicated pthread per accept loop and connection (blocking I/O never runs on the Swift
     /// cooperative pool). If the system refuses a thread, Dispatch's own pool runs it instead.
-    private static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
+    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
         if !BlockingThread.start(stackSize: 512 * 1024, body) {
             DispatchQueue.global().async(execute: body)
         }

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the audit line records about the process that received a token: `/proc/PID/exe`, its
+/// `comm` and its start time (field 22 of `/proc/PID/stat`, clock ticks since boot).
+///
+/// None of this is proof of identity. A client can connect, fork and exec another program, so
+/// the pid the kernel reports (SO_PEERCRED, captured at `connect()`) may by now run something
+/// else; `comm` is settable by the process itself (`prctl(PR_SET_NAME)`). The start time makes
+/// the record precise: pid + start time name exactly one process since boot, so a log reader
+/// can tell a reused pid from the original (docs/security.md, "What is logged").
+public struct ProcessIdentity: Sendable, Equatable {
+    /// Target of `/proc/PID/exe`, or "unknown".
+    public var executable: String
+    /// The process's `comm` (at most 15 bytes, chosen by the process), or "unknown".
+    public var command: String
+    /// Field 22 of `/proc/PID/stat` (start time in clock ticks after boot), or "unknown".
+    public var startTime: String
+
+    public init(executable: String, command: String, startTime: String) {
+        self.executable = executable
+        self.command = command
+        self.startTime = startTime
+    }
+
+    static let unknown = ProcessIdentity(executable: "unknown", command: "unknown", startTime: "unknown")
+
+    /// Reads `/proc/PID/exe` and `/proc/PID/stat`; fields that cannot be read are "unknown"
+    /// (the process is gone, or — in system mode — its /proc entry is not readable to us).
+    @Sendable public static func of(pid: Int32) -> ProcessIdentity {
+        guard pid > 0 else { return .unknown }
+        var identity = ProcessIdentity.unknown
+        identity.executable = executablePath(of: pid)
+        if let stat = readStat(of: pid), let parsed = parseStat(stat) {
+            identity.command = parsed.command
+            identity.startTime = parsed.startTime
+        }
+        return identity
+    }
+
+    /// `comm` and start time from a `/proc/PID/stat` line: "PID (COMM) STATE PPID … STARTTIME …".
+    /// `comm` may itself contain spaces and parentheses, so it runs from the first "(" to the
+    /// *last* ")"; the numbered fields are counted from there (field 3 is the state, field 22 the
+    /// start time). Nil when the line does not have that shape.
+    static func parseStat(_ line: [UInt8]) -> (command: String, startTime: String)? {
+        guard let open = line.firstIndex(of: UInt8(ascii: "(")), let close = line.lastIndex(of: UInt8(ascii: ")")),
+            open < close
+        else { return nil }
+        // One pass over the bytes after ")" (this runs for every token handed out): find the
+        // start and end of field 22, counting fields from 3.
+        var field = 2
+        var start: Int?
+        var index = close + 1
+        while index < line.count {
+            let byte = line[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if start != nil { break }
+            } else if index == close + 1 || line[index - 1] == UInt8(ascii: " ") {
+                field += 1
+                if field == 22 { start = index }
+            }
+            if start == nil, field > 22 { break }
+            index += 1
+        }
+        guard let start, index - start <= 20,
+            line[start..<index].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        let command = String(decoding: line[(open + 1)..<close], as: UTF8.self)
+        return (command, String(decoding: line[start..<index], as: UTF8.self))
+    }
+
+    /// The path, or "unknown". (Linux appends " (deleted)" when the file was replaced since the
+    /// process started; kept as is.)
+    static func executablePath(of pid: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "unknown" }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The stat line's first KiB: field 22 comes within it (comm ≤ 64 bytes, then 21 short
+    /// fields); the rest of the line is not needed.
+    private static func readStat(of pid: Int32) -> [UInt8]? {
+        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // One read: /proc files are generated whole on the first read of the open file.
+        let line = [UInt8](unsafeUninitializedCapacity: 1024) { buffer, count in
+            var result = -1
+            repeat { result = read(fd, buffer.baseAddress, buffer.count) } while result < 0 && errno == EINTR
+            count = max(0, result)
+        }
+        return line.isEmpty ? nil : line
+    }
+}
