@@ -158,6 +158,23 @@ import TestSupport
                 == .permissionsTooOpen(path: loose, mode: UInt32(S_IFREG) | 0o644))
     }
 
+    /// docs/security.md: a passphrase is stretched with scrypt N=2^16, r=8, p=1, salt and cost stored
+    /// in the database. The other tests use cheap parameters; this one pins the default.
+    @Test func aPassphraseVaultUsesTheDocumentedScryptCostAndAFreshSalt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let passphrase = directory.appending("pass")
+        try writeFile(passphrase, "correct horse battery staple\n")
+        func record(_ name: String) throws -> VaultMeta.KDFRecord? {
+            try VaultMeta(connection: Vault.open(databasePath: directory.appending("\(name)/v.db"), keySource: .passphraseFile(path: passphrase))
+                .connection).kdfRecord()
+        }
+        let first = try #require(try record("a"))
+        #expect(first.parameters == KeyDerivation.ScryptParameters(n: 1 << 16, r: 8, p: 1))
+        #expect(first.salt.count == 16)
+        #expect(try record("b")?.salt != first.salt, "two vaults share a salt")
+    }
+
     @Test func rekeyFromPassphraseToKeyFileAndBack() throws {
         let fixture = try VaultFixture()
         defer { fixture.remove() }
