@@ -35,7 +35,7 @@ extension TokenBroker {
             case .waitForRefresh:
                 break  // the caller parks itself when no answer was delivered
             case .startRefresh(_, let generation, let attempt):
-                background { broker in await broker.refresh(name, generation: generation, attempt: attempt) }
+                background(drain: true) { broker in await broker.refresh(name, generation: generation, attempt: attempt) }
             case .scheduleWakeUp(let at):
                 arm(name, at: at)
             case .cancelWakeUp:
@@ -77,23 +77,37 @@ extension TokenBroker {
         guard status != runtime.persistedStatus else { return }
         accounts[name]?.persistedStatus = status
         let id = runtime.id
-        worker.enqueue({ try $0.updateStatus(status, accountID: id) }, onError: vaultErrorLogger(name))
+        let logError = vaultErrorLogger(name)
+        worker.enqueueReporting({ try $0.updateStatus(status, accountID: id) }) { error in
+            guard let error else { return }
+            logError(error)
+            Task { await self.statusWriteFailed(status, account: name, id: id) }
+        }
+    }
+
+    /// A status that did not reach the vault is written again at the next change of the account.
+    private func statusWriteFailed(_ status: TokenStatus, account name: String, id: Int64) {
+        guard accounts[name]?.id == id, accounts[name]?.persistedStatus == status else { return }
+        accounts[name]?.persistedStatus = nil
     }
 
     // MARK: Persistence
 
-    /// Commits `tokens` (and the status that goes with them) before the machine hears of them.
-    /// Returns false when the write failed (logged).
+    /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
+    /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
+    /// nothing was stored, and its `persistTokens` retries.
     func persist(_ tokens: AccountTokens, status: TokenStatus, account name: String) async -> Bool {
         guard let id = accounts[name]?.id else { return false }
         let stored = tokens.stored
         do {
             try await worker.perform { vault in
-                try vault.saveTokens(stored, accountID: id)
-                try vault.updateStatus(status, accountID: id)
+                try vault.batch {
+                    try vault.saveTokens(stored, accountID: id)
+                    try vault.updateStatus(status, accountID: id)
+                }
             }
         } catch {
-            logger.error("cannot store the new tokens: \(error)", ["account": name])
+            logger.error("cannot store the new tokens, keeping them in memory and retrying: \(error)", ["account": name])
             return false
         }
         accounts[name]?.persistedTokens = tokens
@@ -101,12 +115,45 @@ extension TokenBroker {
         return true
     }
 
-    /// `persistTokens`: normally already done before the event; queued otherwise (e.g. a failed write).
+    /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
+    /// the other vault writes, whose outcome goes back to the machine (`tokensStored` /
+    /// `tokensNotStored`, which retries a failed save with backoff).
     private func persistIfNeeded(_ tokens: AccountTokens, account name: String) {
         guard let runtime = accounts[name], runtime.persistedTokens != tokens else { return }
-        accounts[name]?.persistedTokens = tokens
         let (id, stored) = (runtime.id, tokens.stored)
-        worker.enqueue({ try $0.saveTokens(stored, accountID: id) }, onError: vaultErrorLogger(name))
+        worker.enqueueReporting({ try $0.saveTokens(stored, accountID: id) }) { error in
+            Task { await self.saveFinished(tokens, account: name, id: id, error: error) }
+        }
+    }
+
+    /// The outcome of a queued token save, for the account it was made for (not a newer one of the name).
+    private func saveFinished(_ tokens: AccountTokens, account name: String, id: Int64, error: (any Error)?) {
+        guard let runtime = accounts[name], runtime.id == id else { return }
+        if let error {
+            logger.error("cannot store the tokens, keeping them in memory and retrying: \(error)", ["account": name])
+            event(name) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
+            return
+        }
+        if runtime.machine.currentTokens == tokens { accounts[name]?.persistedTokens = tokens }
+        if runtime.machine.unsaved != nil { logger.info("the tokens are saved again", ["account": name]) }
+        event(name) { machine, now in machine.tokensStored(tokens, now: now) }
+    }
+
+    /// Shutdown: one last save of every account whose current tokens are not in the vault.
+    func saveUnsavedTokens() async {
+        for (name, runtime) in accounts {
+            guard let tokens = runtime.machine.currentTokens, runtime.persistedTokens != tokens else { continue }
+            let (id, stored) = (runtime.id, tokens.stored)
+            do {
+                try await worker.perform { vault in try vault.saveTokens(stored, accountID: id) }
+                accounts[name]?.persistedTokens = tokens
+                logger.info("unsaved tokens saved at shutdown", ["account": name])
+            } catch {
+                logger.error(
+                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart",
+                    ["account": name])
+            }
+        }
     }
 
     private func deleteTokens(account name: String) {

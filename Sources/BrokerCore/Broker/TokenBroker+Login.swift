@@ -107,9 +107,12 @@ extension TokenBroker {
             }
             let time = now()
             let status = TokenStatus(lastRefreshAt: runtime.machine.lastRefreshAt, subject: subject)
-            _ = await persist(tokens, status: status, account: name)
+            let stored = await persist(tokens, status: status, account: name)
             accounts[name]?.subject = subject
-            event(name, at: time) { machine, now in machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now) }
+            event(name, at: time) { machine, now in
+                let actions = machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now)
+                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            }
             logger.info("login succeeded", ["account": name, "subject": subject ?? "unknown"])
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)
         case .failure(let error) where error == .loginExpired:

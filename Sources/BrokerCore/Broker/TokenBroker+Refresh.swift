@@ -6,32 +6,50 @@ import FoundationEssentials
 extension TokenBroker {
     /// `startRefresh`: calls the token endpoint, commits the answer, then reports to the machine.
     /// The generation is checked after every await; a stale answer is reported anyway and the
-    /// machine drops it (revoking its tokens), but it is never committed.
+    /// machine drops it (revoking its tokens), but it is never committed. A refresh in flight at
+    /// shutdown is drained, not cancelled: its answer carries the refresh token the provider now
+    /// considers current, so it is committed before the daemon exits.
     func refresh(_ name: String, generation: UInt64, attempt: Int) async {
         guard let runtime = accounts[name], case .refreshing(let old, _) = runtime.machine.state else { return }
         let log = logger.with(["account": name, "attempt": String(attempt)])
         log.info("refreshing the access token")
+        let timing = AnswerTiming()
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
             let metadata = try await metadata(for: name)
             guard let client = accounts[name]?.client else { return }
-            result = .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+            result = await AnswerTiming.$current.withValue(timing) {
+                do throws(OIDCError) {
+                    return .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+                } catch {
+                    return .failure(error)
+                }
+            }
         } catch {
             result = .failure(error)
         }
+        // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[name] != nil else { return }
         switch result {
         case .success(let fresh):
             let tokens = AccountTokens(fresh).carryingOver(from: old)
             let time = now()
+            var stored = false
             if isRefreshCurrent(name, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[name]?.subject)
-                _ = await persist(tokens, status: status, account: name)
+                stored = await persist(tokens, status: status, account: name)
+                // The daemon's share of the window in which a kill loses the rotated refresh token.
+                log.debug("refresh answer committed", [
+                    "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown", "stored": String(stored),
+                ])
             }
             counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
-            event(name, at: time) { machine, now in machine.refreshSucceeded(tokens, generation: generation, now: now) }
+            event(name, at: time) { machine, now in
+                let actions = machine.refreshSucceeded(tokens, generation: generation, now: now)
+                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            }
         case .failure(let error):
             let failure = Self.refreshFailure(error)
             if case .terminal = failure {
