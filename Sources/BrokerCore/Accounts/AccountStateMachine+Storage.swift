@@ -39,7 +39,7 @@ extension AccountStateMachine {
         let delay = min(
             backoff.delay(afterAttempt: failures, retryAfter: nil, jitterUnit: jitter.nextUnit()),
             RefreshBackoff.maximumSleep)
-        lastError = storageFailedError(reason, retryIn: delay)
+        lastError = storageFailedError(reason)
         return rearmingTimer(now: now) { machine in
             machine.unsaved = UnsavedTokens(failures: failures, retryAt: now + delay, reason: reason)
             guard failures == 1 else { return [] }
@@ -67,11 +67,11 @@ extension AccountStateMachine {
         return unsaved?.retryAt
     }
 
-    func storageFailedError(_ reason: String, retryIn delay: Double) -> WireError {
+    func storageFailedError(_ reason: String) -> WireError {
         WireError(
             code: .storageFailed,
             message: "The new tokens of '\(account)' could not be saved (\(reason)); they are kept in memory "
-                + "and saved again in \(Int(delay.rounded(.up))) s. Free disk space in the state directory, "
-                + "and do not stop authbrokerd until `authctl status` shows no error.")
+                + "and saved again every few seconds. Free disk space in the state directory; until "
+                + "`authctl status` shows no error, a crash of authbrokerd would cost a new login.")
     }
 }
