@@ -168,6 +168,8 @@ struct BrokerHarness {
     let clock = TestClock()
     let logs = LogCapture()
     var notifyCommand: String?
+    /// Where tokens.db lives (default: `directory`), e.g. a small tmpfs the test fills.
+    var databaseDirectory: String?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -177,7 +179,7 @@ struct BrokerHarness {
 
     func makeBroker() async throws -> TokenBroker {
         let vault = try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: keyPath))
+            databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath))
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
