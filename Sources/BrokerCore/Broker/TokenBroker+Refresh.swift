@@ -18,6 +18,10 @@ extension TokenBroker {
         do throws(OIDCError) {
             let metadata = try await metadata(for: name)
             guard let client = accounts[name]?.client else { return }
+            // The JWKS (after a start) is fetched beside the token request, not after its answer:
+            // verifying the ID token is inside the window where the provider has rotated and
+            // nothing is committed yet.
+            async let keysReady: Void = prefetchKeys(for: old, metadata: metadata)
             result = await AnswerTiming.$current.withValue(timing) {
                 do throws(OIDCError) {
                     return .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
@@ -25,6 +29,7 @@ extension TokenBroker {
                     return .failure(error)
                 }
             }
+            await keysReady
         } catch {
             result = .failure(error)
         }
@@ -37,10 +42,12 @@ extension TokenBroker {
             var stored = false
             if isRefreshCurrent(name, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[name]?.subject)
+                let commitStart = ContinuousClock.now
                 stored = await persist(tokens, status: status, account: name)
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
                 log.debug("refresh answer committed", [
-                    "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown", "stored": String(stored),
+                    "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
+                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(stored),
                 ])
             }
             counters.refresh(.success)
@@ -61,6 +68,12 @@ extension TokenBroker {
             }
             event(name) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         }
+    }
+
+    /// Warms the JWKS cache when the answer will carry an ID token to verify (best effort).
+    nonisolated func prefetchKeys(for tokens: AccountTokens, metadata: ProviderMetadata) async {
+        guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata) else { return }
+        await keys.prefetch()
     }
 
     /// Whether a refresh started under `generation` is still the one the machine waits for.

@@ -47,6 +47,13 @@ public actor JWKSCache: IDTokenKeySource {
         return found
     }
 
+    /// Fetches the key set unless one is held (never the rate-limited refetch): lets a refresh
+    /// download it beside the token request instead of after the answer.
+    public func prefetch() async {
+        guard keySet == nil, let fetched = try? await fetch() else { return }
+        if keySet == nil { keySet = fetched }
+    }
+
     private var mayRefetch: Bool {
         guard let lastRefetchStart else { return true }
         return time.elapsed() - lastRefetchStart >= minimumRefetchInterval
