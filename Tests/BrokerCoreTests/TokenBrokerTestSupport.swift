@@ -170,6 +170,8 @@ struct BrokerHarness {
     var notifyCommand: String?
     /// Where tokens.db lives (default: `directory`), e.g. a small tmpfs the test fills.
     var databaseDirectory: String?
+    /// `Options.shutdownDrainTimeout`, when not the default.
+    var shutdownDrainTimeout: Double?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -190,6 +192,7 @@ struct BrokerHarness {
                     authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
             })
         options.tokenWaitTimeout = 10
+        if let shutdownDrainTimeout { options.shutdownDrainTimeout = shutdownDrainTimeout }
         let broker = TokenBroker(
             vault: vault, transport: provider, options: options, logger: logs.logger, now: clock.now,
             sleep: clock.sleep)

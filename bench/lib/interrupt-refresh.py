@@ -104,8 +104,12 @@ def round_(number, how):
     daemon.send_signal(how)
     status = daemon.wait(timeout=20)
     caller.wait(timeout=20)
-    time.sleep(max(0.0, (delay + 60) / 1000 - at))  # the mock finishes the request even for a dead client
-    rotated = mock("/_mock/stats")["tokensIssued"] > issued_before
+    # The mock finishes a request even for a dead client: wait until it has issued, or surely won't.
+    deadline = time.monotonic() + (delay + 300) / 1000
+    rotated = False
+    while not rotated and time.monotonic() < deadline:
+        rotated = mock("/_mock/stats")["tokensIssued"] > issued_before
+        time.sleep(0.005)
     mock("/_mock/config", {"faults": {}})
     committed = "stored=true" in "\n".join(l for l in log_since(offset).splitlines() if COMMITTED in l)
     check = integrity()
@@ -130,8 +134,8 @@ def windows(key):
     values = []
     with open(LOG, errors="replace") as f:
         for line in f:
-            if COMMITTED in line and "stored=true" in line and key + "=" in line:
-                value = line.split(key + "=")[1].split()[0].strip('"')
+            if COMMITTED in line and "stored=true" in line and " " + key + "=" in line:
+                value = line.split(" " + key + "=")[1].split()[0].strip('"')
                 if value != "unknown":
                     values.append(float(value))
     return sorted(values)

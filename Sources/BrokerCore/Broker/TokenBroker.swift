@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import Synchronization
 
 /// The broker: owns every account's state machine and performs its actions — refreshes, timers,
 /// logins, persistence, notifications — and answers the socket API through `BrokerService`.
@@ -161,28 +162,28 @@ public actor TokenBroker: BrokerService {
         logger.info("broker stopped")
     }
 
-    /// Waits until every drained task has finished, or `shutdownDrainTimeout` has passed.
+    /// Waits until every drained task has finished, or `shutdownDrainTimeout` has passed. Not a
+    /// task group: it would wait for its children, and awaiting a `Task`'s value ignores
+    /// cancellation (an HTTP call runs to its own 30 s timeout), so the bound would not hold.
     private func drainRefreshes() async {
         let pending = drained.compactMap { tasks[$0] }
         guard !pending.isEmpty else { return }
         logger.info("waiting for \(pending.count) token request(s) in flight before stopping")
-        let timeout = options.shutdownDrainTimeout
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
+        let timeout = Duration.milliseconds(Int64(options.shutdownDrainTimeout * 1000))
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let first = FirstAnswer(continuation)
+            Task {
                 for task in pending { await task.value }
-                return true
+                first.offer(true)
             }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                return false
+            Task {
+                try? await Task.sleep(for: timeout)
+                first.offer(false)
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
         }
         if !finished {
             logger.warning(
-                "gave up after \(Int(timeout)) s waiting for the token endpoint; an answer that comes later is lost")
+                "gave up after \(timeout) waiting for the token endpoint; an answer that comes later is lost")
         }
     }
 
@@ -249,5 +250,20 @@ public actor TokenBroker: BrokerService {
             guard remaining > 0 else { return }
             try await sleep(.milliseconds(Int64(min(remaining, RefreshBackoff.maximumSleep) * 1000) + 1))
         }
+    }
+}
+
+/// Resumes a continuation with the first value offered; later offers are ignored.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Mutex(continuation) }
+
+    func offer(_ value: Value) {
+        let waiting = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        waiting?.resume(returning: value)
     }
 }
