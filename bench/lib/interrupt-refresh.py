@@ -176,7 +176,7 @@ def main():
         rounds.append(round_(KILLS + number, signal.SIGTERM))
     elapsed = time.monotonic() - started
     print(f"{KILLS} SIGKILLs and {TERMS} SIGTERMs at random points of refreshes (token endpoint slowed by "
-          f"20-120 ms; signal 0-(D+40) ms after the request), mock with rotation + reuse detection, "
+          f"20-120 ms; signal 0-(D+40) ms after starting the authctl that asks for it), mock with rotation + reuse detection, "
           f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d', time.gmtime())}, {elapsed:.0f} s")
     print()
     print("| signal | rounds | daemon exit | integrity_check ok | provider rotated | commit logged "
