@@ -6,7 +6,7 @@
 The account "bench" is signed in and the daemon stopped. Each round: start the daemon, wait until
 its token is no longer brand new, slow the mock's token endpoint by D (20-120 ms, random), ask for a
 refresh (`authctl token --min-ttl 3600`), and send SIGKILL (or SIGTERM) to the daemon at a random
-point of [0, D + 40 ms] after the request left. Then `PRAGMA integrity_check` on the database, a
+point of [0, D + 40 ms] after starting that authctl. Then `PRAGMA integrity_check` on the database, a
 restart, and a forced refresh, which tells whether the login survived (exit 0) or not (77: the
 stored refresh token had been retired). Each loss is checked against the one inherent window: the
 provider rotated (its tokens_issued counter moved) and the daemon never logged the commit.
