@@ -63,4 +63,23 @@ struct TokenBrokerStorageTests {
         #expect(await restarted.tokenOrCode() == token)
         await restarted.shutdown()
     }
+
+    @Test func anAccountUpdateThatCannotBeStoredChangesNothing() async throws {
+        let (harness, disk, broker) = try await brokerOnTinyDisk()
+        defer { disk.unmount(); harness.remove() }
+        #expect(try await login(broker).outcome == .succeeded)
+        let token = await broker.tokenOrCode()
+        try disk.fill()
+        let changed = AccountConfiguration(
+            name: "work", issuer: harness.provider.issuer, clientID: "cli", scopes: ["openid", "email"])
+        do throws(WireError) {
+            _ = try await broker.updateAccount(changed)
+            Issue.record("the update succeeded on a full disk")
+        } catch {
+            #expect(error.code == .storageFailed, "\(error)")
+        }
+        #expect(await broker.tokenOrCode() == token, "a failed update signed the account out")
+        #expect(await broker.status().accounts.first?.state == .active)
+        await broker.shutdown()
+    }
 }
