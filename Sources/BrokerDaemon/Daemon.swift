@@ -15,7 +15,9 @@ import Synchronization
 /// the vault (a key that does not open the database refuses to start, naming both files); the
 /// socket (inherited through socket activation, else bound in a private 0700 directory — a second
 /// daemon refuses with "already running"); the broker; the server; then READY=1 to systemd.
-/// SIGTERM/SIGINT: STOPPING=1, drain the server, shut the broker down, remove the socket, exit 0.
+/// SIGTERM/SIGINT: STOPPING=1; side by side, drain the server (5 s) and the broker (token-endpoint
+/// calls in flight finish within 10 s and their answers are committed; unsaved tokens get a last
+/// save); remove the socket, exit 0 — all well inside the units' TimeoutStopSec=15s.
 /// SIGHUP (reload): re-read the CA file into a new HTTPS client (the old one stays if the file is
 /// now unusable) and reset the log level to the configured one. SIGUSR1: toggle debug logging.
 public enum Daemon {

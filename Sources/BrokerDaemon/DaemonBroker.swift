@@ -5,7 +5,8 @@ import BrokerCore
 public protocol DaemonBroker: BrokerService {
     /// Restores accounts from the vault and schedules their refreshes.
     func start() async
-    /// Cancels timers and logins and finishes in-flight vault writes.
+    /// Cancels timers and logins, lets token-endpoint calls in flight finish (bounded) and commits
+    /// their answers, then finishes in-flight vault writes.
     func shutdown() async
     /// Every owner's accounts, for the daemon's own status line (never answered to a client).
     var accountCount: Int { get async }

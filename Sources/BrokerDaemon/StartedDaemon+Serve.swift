@@ -34,8 +34,12 @@ extension StartedDaemon {
         }
         context.notifier?.send("STOPPING=1\nSTATUS=Stopping")
         watchdog?.cancel()
+        // Side by side, so the stop takes the longer of the two bounds (server drain 5 s, broker
+        // drain 10 s), not their sum: both fit in TimeoutStopSec=15s. Callers parked on a refresh
+        // that is being drained get its token when it lands.
+        async let brokerStopped: Void = broker.shutdown()
         await server.stop()
-        await broker.shutdown()
+        await brokerStopped
         removeSocket()
         logger.info("stopped")
     }

@@ -8,6 +8,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case forbidden
     case conflict
     case `internal`
+    /// The daemon's token store cannot write (disk full, I/O error): new tokens are kept in memory
+    /// and saved again with backoff. Temporary: free disk space and try again.
+    case storageFailed = "storage_failed"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
@@ -17,7 +20,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         case .forbidden: 403
         case .unknownAccount: 404
         case .conflict: 409
-        case .internal: 500
+        case .internal, .storageFailed: 500
         case .providerUnavailable: 503
         }
     }
@@ -27,7 +30,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     public var exitCode: Int32 {
         switch self {
         case .loginRequired, .loginPending: ExitCode.loginRequired
-        case .providerUnavailable: ExitCode.temporaryFailure
+        case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
         case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal: ExitCode.failure
         }
     }

@@ -32,6 +32,20 @@ import Testing
         #expect(await cache.fetchCount == 2)
     }
 
+    /// A refresh prefetches beside its token request: the verification after the answer then
+    /// fetches nothing, a second prefetch neither, and the rate-limited refetch stays available.
+    @Test func prefetchFillsTheCacheOnceAndLeavesTheRefetchAvailable() async throws {
+        let (cache, time) = try rotatingCache()
+        await cache.prefetch()
+        await cache.prefetch()
+        #expect(await cache.fetchCount == 1)
+        #expect(try await cache.candidates(kid: "old", algorithm: .es256).count == 1)
+        #expect(await cache.fetchCount == 1)
+        time.advance(.seconds(2))
+        #expect(try await cache.candidates(kid: "new", algorithm: .es256).first?.kid == "new")
+        #expect(await cache.fetchCount == 2)
+    }
+
     /// Found end to end (IntegrationTests.TokenLifecycleTests): a key rotated seconds after the
     /// login's fetch made the next refresh fail for good (login required) for a whole minute.
     @Test func keyRotatedSoonAfterTheFirstFetchIsRefetchedAtOnce() async throws {

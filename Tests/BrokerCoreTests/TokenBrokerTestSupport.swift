@@ -172,6 +172,10 @@ struct BrokerHarness {
     let clock = TestClock()
     let logs = LogCapture()
     var notifyCommand: String?
+    /// Where tokens.db lives (default: `directory`), e.g. a small tmpfs the test fills.
+    var databaseDirectory: String?
+    /// `Options.shutdownDrainTimeout`, when not the default.
+    var shutdownDrainTimeout: Double?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -182,7 +186,7 @@ struct BrokerHarness {
     /// - Parameter loginFlows: how browser logins start; default: they finish at once with fresh tokens.
     func makeBroker(loginFlows: LoginFlowFactory? = nil) async throws -> TokenBroker {
         let vault = try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: keyPath))
+            databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath))
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
@@ -193,6 +197,7 @@ struct BrokerHarness {
                     authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
             })
         options.tokenWaitTimeout = 10
+        if let shutdownDrainTimeout { options.shutdownDrainTimeout = shutdownDrainTimeout }
         let broker = TokenBroker(
             vault: vault, transport: provider, options: options, logger: logs.logger, now: clock.now,
             sleep: clock.sleep)

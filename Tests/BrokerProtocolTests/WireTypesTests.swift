@@ -5,11 +5,13 @@ import Testing
 @Test func errorCodesMapToDocumentedStatuses() {
     let expected: [WireErrorCode: Int] = [
         .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
-        .unknownAccount: 404, .conflict: 409, .internal: 500, .providerUnavailable: 503,
+        .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
+        .providerUnavailable: 503,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
     #expect(WireErrorCode.providerUnavailable.exitCode == 75)
+    #expect(WireErrorCode.storageFailed.exitCode == 75)
 }
 
 @Test func errorEnvelopeHasTheDocumentedShape() throws {

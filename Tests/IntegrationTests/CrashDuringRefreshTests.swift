@@ -38,10 +38,47 @@ import Testing
         #expect(await harness.stopDaemon() == 0)
     }
 
+    /// SIGTERM 0.5 s into a slow refresh (the provider answers after 2 s, rotating the refresh
+    /// token): the daemon waits for the answer, commits it, hands it to the parked caller and exits
+    /// 0. After the restart the rotated token is served without a login, and the next refresh uses
+    /// the current refresh token — the provider sees no reuse.
+    @Test(.timeLimit(.minutes(1)))
+    func gracefulStopDuringARefreshKeepsTheRotatedToken() async throws {
+        let (harness, provider, first, caller) = try await Self.interruptRefresh(
+            fault: #"{"kind": "slow", "delayMilliseconds": 2000, "remaining": 1}"#, signal: SIGTERM,
+            after: .milliseconds(500), expectedStatus: 0)
+        #expect(await caller.waitForExit(timeout: 10) == 0, "the parked caller got no token: \(caller.stderr)")
+        let refreshed = caller.stdout.trimmingCharacters(in: .newlines)
+        #expect(harness.daemonLog.contains("waiting for 1 token request(s) in flight"), "\(harness.daemonLog)")
+        try await harness.startDaemon()
+        #expect(try await harness.token("work") == refreshed, "the rotated token was not kept:\n\(harness.daemonLog)")
+        #expect(refreshed != first)
+        try await Task.sleep(for: .seconds(3.2))  // past the first 10 % of the new token's lifetime
+        let next = try await harness.token("work", ["--min-ttl", "3600"])
+        #expect(try await provider.accepts(next))
+        let stats = try await provider.stats
+        #expect(stats.familyRevocations == 0 && stats.refreshes == 2, "\(stats)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     /// Signs in with 30-second tokens, waits until the token is no longer brand new, injects
     /// `fault` at the token endpoint, starts a refresh with `--min-ttl`, SIGKILLs the daemon while
     /// the refresh is in flight and restarts it. Returns the token from before the kill.
     static func killDuringRefresh(fault: String) async throws -> (BrokerHarness, MockProviderProcess, String) {
+        let (harness, provider, first, caller) = try await interruptRefresh(
+            fault: fault, signal: SIGKILL, after: .zero, expectedStatus: 128 + SIGKILL)
+        let callerStatus = await caller.waitForExit(timeout: 10)
+        #expect(callerStatus != 0, "the caller got a token from a killed daemon: \(caller.stdout)")
+        try await harness.startDaemon()
+        return (harness, provider, first)
+    }
+
+    /// The common part: signs in, injects `fault`, starts a refresh with a parked caller, sends
+    /// `signal` to the daemon `after` the request reached the provider, and checks its exit status.
+    /// Returns the token from before, and the caller (still running or finished).
+    static func interruptRefresh(
+        fault: String, signal: Int32, after delay: Duration, expectedStatus: Int32
+    ) async throws -> (BrokerHarness, MockProviderProcess, String, SpawnedProcess) {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"accessTokenLifetime": 30}"#)
         try await harness.signIn("work", provider: provider)
         let first = try await harness.token("work")
@@ -59,10 +96,8 @@ import Testing
             try await provider.configurationJSON.contains(#""remaining":0"#)
         }
         try #require(arrived, "the refresh never reached the provider:\n\(harness.daemonLog)")
-        #expect(await harness.stopDaemon(signal: SIGKILL) == 128 + SIGKILL)
-        let callerStatus = await caller.waitForExit(timeout: 10)
-        #expect(callerStatus != 0, "the caller got a token from a killed daemon: \(caller.stdout)")
-        try await harness.startDaemon()
-        return (harness, provider, first)
+        try await Task.sleep(for: delay)
+        #expect(await harness.stopDaemon(signal: signal) == expectedStatus, "\(harness.daemonLog)")
+        return (harness, provider, first, caller)
     }
 }

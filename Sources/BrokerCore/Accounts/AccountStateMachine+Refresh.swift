@@ -35,6 +35,7 @@ extension AccountStateMachine {
             if let login = machine.pendingLogin, login.deadline <= now {
                 actions += machine.endLogin(login.loginID, because: .loginTimedOut, now: now)
             }
+            actions += machine.retrySaveIfDue(now: now)
             switch machine.state {
             case .active(let tokens, let checkAt?) where checkAt <= now:
                 // The planned time has come. A refreshable token is refreshed even though it is still

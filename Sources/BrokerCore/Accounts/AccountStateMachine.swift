@@ -32,6 +32,8 @@ public struct AccountStateMachine: Sendable {
     public internal(set) var lastRefreshAt: Double?
     /// The last failure (refresh or login), for `authctl status`; cleared by a success.
     public internal(set) var lastError: WireError?
+    /// Set while the current tokens are not in the token store (a failed save, retried with backoff).
+    public internal(set) var unsaved: UnsavedTokens?
     var jitter: RefreshJitter
     var waiters: [AccountRequestID] = []
     var lastRefreshStartedAt: Double?
@@ -80,10 +82,7 @@ public struct AccountStateMachine: Sendable {
                 if case .scheduled(let at, _) = attempt.phase { at } else { nil }
             case .loggedOut, .loginRequired: nil
             }
-        switch (stateDue, pendingLogin?.deadline) {
-        case (let a?, let b?): return min(a, b)
-        case (let a, let b): return a ?? b
-        }
+        return [stateDue, pendingLogin?.deadline, saveDueAt].compactMap { $0 }.min()
     }
 
     /// The time the actor's timer should fire next: the due time, but never more than

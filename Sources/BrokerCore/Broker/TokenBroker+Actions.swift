@@ -35,7 +35,7 @@ extension TokenBroker {
             case .waitForRefresh:
                 break  // the caller parks itself when no answer was delivered
             case .startRefresh(_, let generation, let attempt):
-                background { broker in await broker.refresh(key, generation: generation, attempt: attempt) }
+                background(drain: true) { broker in await broker.refresh(key, generation: generation, attempt: attempt) }
             case .scheduleWakeUp(let at):
                 arm(key, at: at)
             case .cancelWakeUp:
@@ -79,23 +79,37 @@ extension TokenBroker {
         guard status != runtime.persistedStatus else { return }
         accounts[key]?.persistedStatus = status
         let id = runtime.id
-        worker.enqueue({ try $0.updateStatus(status, accountID: id) }, onError: vaultErrorLogger(key))
+        let logError = vaultErrorLogger(key)
+        worker.enqueueReporting({ try $0.updateStatus(status, accountID: id) }) { error in
+            guard let error else { return }
+            logError(error)
+            Task { await self.statusWriteFailed(status, account: key, id: id) }
+        }
+    }
+
+    /// A status that did not reach the vault is written again at the next change of the account.
+    private func statusWriteFailed(_ status: TokenStatus, account key: AccountKey, id: Int64) {
+        guard accounts[key]?.id == id, accounts[key]?.persistedStatus == status else { return }
+        accounts[key]?.persistedStatus = nil
     }
 
     // MARK: Persistence
 
-    /// Commits `tokens` (and the status that goes with them) before the machine hears of them.
-    /// Returns false when the write failed (logged).
+    /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
+    /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
+    /// nothing was stored, and its `persistTokens` retries.
     func persist(_ tokens: AccountTokens, status: TokenStatus, account key: AccountKey) async -> Bool {
         guard let id = accounts[key]?.id else { return false }
         let stored = tokens.stored
         do {
             try await worker.perform { vault in
-                try vault.saveTokens(stored, accountID: id)
-                try vault.updateStatus(status, accountID: id)
+                try vault.batch {
+                    try vault.saveTokens(stored, accountID: id)
+                    try vault.updateStatus(status, accountID: id)
+                }
             }
         } catch {
-            logger.with(key).error("cannot store the new tokens: \(error)")
+            logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
             return false
         }
         accounts[key]?.persistedTokens = tokens
@@ -103,12 +117,44 @@ extension TokenBroker {
         return true
     }
 
-    /// `persistTokens`: normally already done before the event; queued otherwise (e.g. a failed write).
+    /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
+    /// the other vault writes, whose outcome goes back to the machine (`tokensStored` /
+    /// `tokensNotStored`, which retries a failed save with backoff).
     private func persistIfNeeded(_ tokens: AccountTokens, account key: AccountKey) {
         guard let runtime = accounts[key], runtime.persistedTokens != tokens else { return }
-        accounts[key]?.persistedTokens = tokens
         let (id, stored) = (runtime.id, tokens.stored)
-        worker.enqueue({ try $0.saveTokens(stored, accountID: id) }, onError: vaultErrorLogger(key))
+        worker.enqueueReporting({ try $0.saveTokens(stored, accountID: id) }) { error in
+            Task { await self.saveFinished(tokens, account: key, id: id, error: error) }
+        }
+    }
+
+    /// The outcome of a queued token save, for the account it was made for (not a newer one of the name).
+    private func saveFinished(_ tokens: AccountTokens, account key: AccountKey, id: Int64, error: (any Error)?) {
+        guard let runtime = accounts[key], runtime.id == id else { return }
+        if let error {
+            logger.with(key).error("cannot store the tokens, keeping them in memory and retrying: \(error)")
+            event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
+            return
+        }
+        if runtime.machine.currentTokens == tokens { accounts[key]?.persistedTokens = tokens }
+        if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
+        event(key) { machine, now in machine.tokensStored(tokens, now: now) }
+    }
+
+    /// Shutdown: one last save of every account whose current tokens are not in the vault.
+    func saveUnsavedTokens() async {
+        for (key, runtime) in accounts {
+            guard let tokens = runtime.machine.currentTokens, runtime.persistedTokens != tokens else { continue }
+            let (id, stored) = (runtime.id, tokens.stored)
+            do {
+                try await worker.perform { vault in try vault.saveTokens(stored, accountID: id) }
+                accounts[key]?.persistedTokens = tokens
+                logger.with(key).info("unsaved tokens saved at shutdown")
+            } catch {
+                logger.with(key).error(
+                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart")
+            }
+        }
     }
 
     private func deleteTokens(account key: AccountKey) {

@@ -111,9 +111,12 @@ extension TokenBroker {
             }
             let time = now()
             let status = TokenStatus(lastRefreshAt: runtime.machine.lastRefreshAt, subject: subject)
-            _ = await persist(tokens, status: status, account: key)
+            let stored = await persist(tokens, status: status, account: key)
             accounts[key]?.subject = subject
-            event(key, at: time) { machine, now in machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now) }
+            event(key, at: time) { machine, now in
+                let actions = machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now)
+                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            }
             logger.with(key).info("login succeeded", ["subject": subject ?? "unknown"])
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)
         case .failure(let error) where error == .loginExpired:

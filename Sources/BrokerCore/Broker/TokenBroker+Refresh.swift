@@ -6,32 +6,57 @@ import FoundationEssentials
 extension TokenBroker {
     /// `startRefresh`: calls the token endpoint, commits the answer, then reports to the machine.
     /// The generation is checked after every await; a stale answer is reported anyway and the
-    /// machine drops it (revoking its tokens), but it is never committed.
+    /// machine drops it (revoking its tokens), but it is never committed. A refresh in flight at
+    /// shutdown is drained, not cancelled: its answer carries the refresh token the provider now
+    /// considers current, so it is committed before the daemon exits.
     func refresh(_ key: AccountKey, generation: UInt64, attempt: Int) async {
         guard let runtime = accounts[key], case .refreshing(let old, _) = runtime.machine.state else { return }
         let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")
+        let timing = AnswerTiming()
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
             let metadata = try await metadata(for: key)
             guard let client = accounts[key]?.client else { return }
-            result = .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+            // The JWKS (after a start) is fetched beside the token request, not after its answer:
+            // verifying the ID token is inside the window where the provider has rotated and
+            // nothing is committed yet.
+            async let keysReady: Void = prefetchKeys(for: old, metadata: metadata)
+            result = await AnswerTiming.$current.withValue(timing) {
+                do throws(OIDCError) {
+                    return .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            await keysReady
         } catch {
             result = .failure(error)
         }
+        // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
         case .success(let fresh):
             let tokens = AccountTokens(fresh).carryingOver(from: old)
             let time = now()
+            var stored = false
             if isRefreshCurrent(key, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
-                _ = await persist(tokens, status: status, account: key)
+                let commitStart = ContinuousClock.now
+                stored = await persist(tokens, status: status, account: key)
+                // The daemon's share of the window in which a kill loses the rotated refresh token.
+                log.debug("refresh answer committed", [
+                    "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
+                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(stored),
+                ])
             }
             counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
-            event(key, at: time) { machine, now in machine.refreshSucceeded(tokens, generation: generation, now: now) }
+            event(key, at: time) { machine, now in
+                let actions = machine.refreshSucceeded(tokens, generation: generation, now: now)
+                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            }
         case .failure(let error):
             let failure = Self.refreshFailure(error)
             if case .terminal = failure {
@@ -43,6 +68,12 @@ extension TokenBroker {
             }
             event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         }
+    }
+
+    /// Warms the JWKS cache when the answer will carry an ID token to verify (best effort).
+    nonisolated func prefetchKeys(for tokens: AccountTokens, metadata: ProviderMetadata) async {
+        guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata) else { return }
+        await keys.prefetch()
     }
 
     /// Whether a refresh started under `generation` is still the one the machine waits for.

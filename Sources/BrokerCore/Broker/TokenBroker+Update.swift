@@ -32,8 +32,12 @@ extension TokenBroker {
         } catch StoreError.unknownAccountID {
             throw unknownAccount(key)
         } catch {
+            // Nothing changed, in memory or on disk: the old configuration and tokens stay in use.
             logger.with(key).error("cannot store the account: \(error)")
-            throw fail(WireError(code: .internal, message: "The account could not be stored: \(error)"))
+            throw fail(WireError(
+                code: .storageFailed,
+                message: "The account could not be stored (\(error)); nothing was changed. "
+                    + "Free disk space in the state directory and try again."))
         }
         // Removed (or removed and added again) while the vault wrote: that account is not ours to change.
         guard accounts[key]?.id == id else { throw unknownAccount(key) }

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import Synchronization
 
 /// The broker: owns every account's state machine and performs its actions — refreshes, timers,
 /// logins, persistence, notifications — and answers the socket API through `BrokerService`.
@@ -28,6 +29,9 @@ public actor TokenBroker: BrokerService {
         public var tokenWaitTimeout: Double = 30
         /// The longest `wait` of a login status long-poll.
         public var maximumLoginWait: Double = 30
+        /// At shutdown, how long token-endpoint calls in flight may take to answer (their answers
+        /// are committed). Well inside the units' `TimeoutStopSec=15s`, with room for the commits.
+        public var shutdownDrainTimeout: Double = 10
         /// Starts browser (loopback redirect) logins; nil refuses them (device logins still work).
         public var loginFlowFactory: LoginFlowFactory?
         public var refreshPolicy = RefreshPolicy()
@@ -68,6 +72,8 @@ public actor TokenBroker: BrokerService {
     var loginWaits = Parking<LoginStatus>()
     /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
     var tasks: [UInt64: Task<Void, Never>] = [:]
+    /// The tasks among `tasks` that shutdown lets finish first (token-endpoint calls in flight).
+    var drained: Set<UInt64> = []
     var nextNumber: UInt64 = 0
     var isShutDown = false
 
@@ -82,7 +88,7 @@ public actor TokenBroker: BrokerService {
         let origin = clock.now
         let time = OIDCTime(
             now: { Date(timeIntervalSince1970: now()) }, elapsed: { origin.duration(to: clock.now) }, sleep: sleep)
-        oidc = OIDCClient(transport: transport, time: time, discoveryPolicy: options.discoveryPolicy)
+        oidc = OIDCClient(transport: TimedTransport(base: transport), time: time, discoveryPolicy: options.discoveryPolicy)
         self.options = options
         self.logger = logger
         self.now = now
@@ -151,23 +157,54 @@ public actor TokenBroker: BrokerService {
                 + "(authctl account remove \(name), then add it and log in)")
     }
 
-    /// Cancels timers, logins and background work, answers parked callers, then lets queued vault
-    /// writes finish and closes the vault.
+    /// A graceful stop. Timers and logins end and nothing new starts; refreshes in flight are
+    /// drained — awaited for up to `shutdownDrainTimeout`, their answers committed — because with
+    /// rotation the provider has already retired the stored refresh token; then the other background
+    /// work is cancelled, parked callers are answered, tokens whose save failed get one last try,
+    /// queued vault writes finish and the vault closes.
     public func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
         scheduler?.task.cancel()
         scheduler = nil
         wakeUps = [:]
+        for record in logins.values where record.outcome == .pending { record.login?.flow.cancel() }
+        await drainRefreshes()
         for (_, task) in tasks { task.cancel() }
         tasks = [:]
-        for record in logins.values where record.outcome == .pending { record.login?.flow.cancel() }
+        drained = []
         let stopping = WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly.")
         for id in answers.waitingIDs { answers.deliver(.failure(stopping), to: id) }
         for id in loginWaits.waitingIDs { loginWaits.deliver(LoginStatus(loginID: "", account: "", outcome: .pending), to: id) }
+        await saveUnsavedTokens()
         cache.removeAll()
         await worker.stop()
         logger.info("broker stopped")
+    }
+
+    /// Waits until every drained task has finished, or `shutdownDrainTimeout` has passed. Not a
+    /// task group: it would wait for its children, and awaiting a `Task`'s value ignores
+    /// cancellation (an HTTP call runs to its own 30 s timeout), so the bound would not hold.
+    private func drainRefreshes() async {
+        let pending = drained.compactMap { tasks[$0] }
+        guard !pending.isEmpty else { return }
+        logger.info("waiting for \(pending.count) token request(s) in flight before stopping")
+        let timeout = Duration.milliseconds(Int64(options.shutdownDrainTimeout * 1000))
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let first = FirstAnswer(continuation)
+            Task {
+                for task in pending { await task.value }
+                first.offer(true)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                first.offer(false)
+            }
+        }
+        if !finished {
+            logger.warning(
+                "gave up after \(timeout) waiting for the token endpoint; an answer that comes later is lost")
+        }
     }
 
     /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
@@ -201,13 +238,16 @@ public actor TokenBroker: BrokerService {
         return nextNumber
     }
 
-    /// Runs `body` as tracked background work (cancelled at shutdown).
-    func background(_ body: @escaping @Sendable (isolated TokenBroker) async -> Void) {
+    /// Runs `body` as tracked background work: cancelled at shutdown, or with `drain`, awaited
+    /// first (bounded) — for token-endpoint calls, whose answers must be committed.
+    func background(drain: Bool = false, _ body: @escaping @Sendable (isolated TokenBroker) async -> Void) {
         guard !isShutDown else { return }
         let id = number()
+        if drain { drained.insert(id) }
         tasks[id] = Task {
             await body(self)
             self.tasks[id] = nil
+            self.drained.remove(id)
         }
     }
 
@@ -233,5 +273,20 @@ public actor TokenBroker: BrokerService {
             guard remaining > 0 else { return }
             try await sleep(.milliseconds(Int64(min(remaining, RefreshBackoff.maximumSleep) * 1000) + 1))
         }
+    }
+}
+
+/// Resumes a continuation with the first value offered; later offers are ignored.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Mutex(continuation) }
+
+    func offer(_ value: Value) {
+        let waiting = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        waiting?.resume(returning: value)
     }
 }

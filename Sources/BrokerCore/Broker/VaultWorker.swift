@@ -39,6 +39,20 @@ final class VaultWorker: Sendable {
         }
     }
 
+    /// Queues `body` like `enqueue`, and passes its outcome (nil: success) to `completion` on the
+    /// worker thread; `completion` gets `VaultWorkerError.stopped` when the worker no longer runs jobs.
+    func enqueueReporting(_ body: @escaping @Sendable (Vault) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let accepted = submit { vault in
+            do {
+                try body(vault)
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+        if !accepted { completion(VaultWorkerError.stopped) }
+    }
+
     /// Finishes every queued job, then stops the thread (the vault is closed with it).
     func stop() async {
         let alreadyStopped = queue.withLock { state in

@@ -57,6 +57,13 @@ public actor JWKSCache: IDTokenKeySource {
         throw .idToken(.unknownKeyRefetchDeferred(kid: kid, retryAfter: .seconds(max(1, seconds))))
     }
 
+    /// Fetches the key set unless a fresh one is held (never the rate-limited refetch): lets a
+    /// refresh download it beside the token request instead of after the answer.
+    public func prefetch() async {
+        if keySet != nil, time.elapsed() < keySetExpiry { return }
+        _ = try? await fetch()
+    }
+
     private func fetch() async throws(OIDCError) -> JWKSet {
         if let inFlight { return try await inFlight.value.get().keys }
         fetchCount += 1
