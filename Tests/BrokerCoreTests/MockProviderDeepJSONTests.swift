@@ -25,6 +25,18 @@ import TestSupport
         #expect(try await harness.loggedIn().subject == "mock-user")
     }
 
+    /// Under FoundationEssentials' own 512-level limit, the recursive decoder is what overflowed
+    /// the listener thread's 512 KiB (175 objects or 300 arrays); such answers now fail cleanly.
+    @Test(arguments: [(MockFault.Kind.deepObjects, 500), (.deepArrays, 500), (.deepObjects, 180), (.deepArrays, 300)])
+    func answersThatOverflowedTheListenerThreadAreClearErrors(_ kind: MockFault.Kind, _ depth: Int) async throws {
+        let harness = try await MockProviderHarness()
+        defer { Task { await harness.stop() } }
+        harness.provider.configure { $0.faults["token"] = MockFault(kind, remaining: 1, depth: depth) }
+        let (result, page) = try await harness.login()
+        #expect(result == .failure(.malformedResponse(endpoint: "token_endpoint", reason: "the answer \(Self.limitText)")))
+        #expect(page.status == 400)
+    }
+
     @Test(arguments: deepKinds)
     func aDeepTokenAnswerAtRefreshIsATransientError(_ kind: MockFault.Kind) async throws {
         let harness = try await MockProviderHarness()

@@ -84,9 +84,16 @@ public struct MockFault: Codable, Sendable, Equatable {
     public var delayMilliseconds: Int?
     /// How many requests it affects; nil: all of them.
     public var remaining: Int?
+    /// Levels of `deepArrays` / `deepObjects` (default 10,000). FoundationEssentials' scanner
+    /// refuses more than 512 by itself; 175–512 is what overflowed a 512 KiB thread.
+    public var depth: Int?
 
-    public init(_ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil) {
+    public init(
+        _ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil,
+        depth: Int? = nil
+    ) {
         self.kind = kind
+        self.depth = depth
         self.status = status
         self.retryAfter = retryAfter
         self.delayMilliseconds = delayMilliseconds

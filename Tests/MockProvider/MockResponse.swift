@@ -40,7 +40,8 @@ enum MockResponse {
         case .deepArrays, .deepObjects:
             return HTTPResponse(
                 status: fault.status ?? 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
-                body: fault.kind == .deepArrays ? DeepJSON.arrays() : DeepJSON.objects())
+                body: fault.kind == .deepArrays
+                    ? DeepJSON.arrays(fault.depth ?? DeepJSON.defaultDepth) : DeepJSON.objects(fault.depth ?? DeepJSON.defaultDepth))
         }
     }
 
