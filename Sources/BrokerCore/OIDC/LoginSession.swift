@@ -175,21 +175,15 @@ public final class LoginSession: LoginFlow {
         }
     }
 
-    /// Exchanges the code in a detached task, so on the global pool: a callback's handler runs
-    /// on the listener's connection thread (512 KiB of stack, and its executor preference is
-    /// inherited by child tasks), and the exchange — provider JSON, JWKS, signature and ID token
-    /// checks — must not. The browser's request waits for the outcome, then gets its page.
+    /// Exchanges the code off the listener's connection thread (`ProviderTask`): the callback's
+    /// handler runs there, the exchange — provider JSON, JWKS, signature and ID token checks —
+    /// must not. The browser's request waits for the outcome, then gets its page.
     private func exchange(_ code: Secret) async -> Result<LoginResult, OIDCError> {
         let (client, pendingLogin, metadata, configuration) = (client, pendingLogin, metadata, configuration)
-        return await Task.detached { () async -> Result<LoginResult, OIDCError> in
-            do throws(OIDCError) {
-                let tokens = try await client.exchangeCode(
-                    code, pendingLogin: pendingLogin, metadata: metadata, client: configuration)
-                return .success(LoginResult(tokens: tokens))
-            } catch {
-                return .failure(error)
-            }
-        }.value
+        return await ProviderTask.run { () async throws(OIDCError) in
+            LoginResult(tokens: try await client.exchangeCode(
+                code, pendingLogin: pendingLogin, metadata: metadata, client: configuration))
+        }
     }
 
     /// The deadline passed: end the login unless a callback already took it (its exchange
