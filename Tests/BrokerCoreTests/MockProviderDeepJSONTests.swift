@@ -51,6 +51,27 @@ import TestSupport
             .refreshToken != nil)
     }
 
+    /// At refresh, too: a refreshed ID token with a deep payload, and a deep error body.
+    @Test func aDeepRefreshedIDTokenAndADeepErrorBodyAtRefreshAreClearErrors() async throws {
+        let harness = try await MockProviderHarness()
+        defer { Task { await harness.stop() } }
+        let login = try await harness.loggedIn()
+        harness.provider.configure { $0.idTokenDefect = .deepPayload }
+        await #expect(throws: OIDCError.idToken(.malformed("the payload \(Self.limitText)"))) {
+            try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
+        }
+        harness.provider.configure {
+            $0.idTokenDefect = nil
+            $0.faults["token"] = MockFault(.deepArrays, status: 400, remaining: 1)
+        }
+        do {
+            _ = try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
+            Issue.record("a deep 400 must fail the refresh")
+        } catch {
+            #expect(error == .httpStatus(400, endpoint: "token_endpoint", retryAfter: nil) && error.disposition == .terminal)
+        }
+    }
+
     /// An error answer nested too deep is no §5.2 error: the bare status decides (here terminal).
     @Test func aDeepErrorBodyFallsBackToItsStatus() async throws {
         let harness = try await MockProviderHarness()
