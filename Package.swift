@@ -18,10 +18,13 @@ let package = Package(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
 
+        // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
+        // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
+        .target(name: "JSONLimits"),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
-        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec"]),
+        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits"]),
         // The only importer of COpenSSL for cryptography.
-        .target(name: "BrokerCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault.
         .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
@@ -32,7 +35,7 @@ let package = Package(
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP"]),
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "JSONLimits"]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
 
@@ -50,7 +53,7 @@ let package = Package(
             dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
             path: "Tests/TestSupport"),
 
-        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "TestSupport"]),
+        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "JSONLimits", "TestSupport"]),
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",

@@ -1,15 +1,20 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
+import JSONLimits
 
 /// JSON decoding for JOSE objects (headers, JWKs, JWKS). Any decoding failure becomes the one
 /// `JWSError` the caller names: the decoder's own message may quote the input, which can be a token.
+/// The nesting gate runs first: a JWKS or header comes from the provider, and a deeply nested
+/// one must be refused before the recursive decoder sees it.
 enum JOSEJSON {
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], else error: JWSError)
+    /// `what` names the document in the too-deep error ("the JWKS", "the header").
+    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], what: String, else error: JWSError)
         throws(JWSError) -> Value
     {
+        do throws(JSONTooDeep) {
+            try JSONNesting.check(bytes)
+        } catch {
+            throw .malformed(error.describing(what))
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch _ {

@@ -17,7 +17,7 @@ public struct JWK: Sendable {
     /// Parses one JWK JSON object.
     public init(json: [UInt8]) throws(JWSError) {
         let members = try JOSEJSON.decode(
-            JWKMembers.self, from: json,
+            JWKMembers.self, from: json, what: "the JWK",
             else: .invalidKey("not a JSON object with string members \"kty\", \"kid\", \"n\", \"x\", …"))
         try self.init(members: members)
     }

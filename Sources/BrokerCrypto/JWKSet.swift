@@ -9,7 +9,7 @@ public struct JWKSet: Sendable {
 
     public init(json: [UInt8]) throws(JWSError) {
         let document = try JOSEJSON.decode(
-            Document.self, from: json, else: .malformed("the JWKS is not a JSON object with a \"keys\" array"))
+            Document.self, from: json, what: "the JWKS", else: .malformed("the JWKS is not a JSON object with a \"keys\" array"))
         var keys: [JWK] = []
         var skipped: [String] = []
         for entry in document.keys {

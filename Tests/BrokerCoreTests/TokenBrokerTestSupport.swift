@@ -28,6 +28,8 @@ final class FakeProvider: HTTPTransport {
         var issuedAccess: [String] = []
         var issuedRefresh: [String] = []
         var counter = 0
+        /// URLs requested by a task that preferred a task executor (a connection thread's).
+        var requestsOnAPreferredExecutor: [String] = []
     }
 
     let issuer: String
@@ -70,6 +72,9 @@ final class FakeProvider: HTTPTransport {
 
     func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
         let url = String(request.url.split(separator: "?", maxSplits: 1)[0])
+        if withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor != nil }) {
+            state.withLock { $0.requestsOnAPreferredExecutor.append(url) }
+        }
         guard url.hasPrefix(issuer) else { throw .dnsFailure(host: "elsewhere.example", reason: "Name or service not known") }
         switch url.dropFirst(issuer.count) {
         case "/.well-known/openid-configuration": return Self.json(metadataJSON)

@@ -25,7 +25,7 @@ extension MockProvider {
         case .changedSubject: claims["sub"] = configuration.subject + "-other"
         default: break
         }
-        let payload = try TestSigningKey.json(claims)
+        let payload = defect == .deepPayload ? DeepJSON.objectHolding("iss") : try TestSigningKey.json(claims)
         let token: String
         switch defect {
         case .badSignature: token = try key.tokenWithFlippedSignatureByte(payload: payload)

@@ -56,6 +56,8 @@ public enum IDTokenDefect: String, Codable, Sendable, CaseIterable {
     case badSignature, wrongIssuer, wrongAudience, expired, futureIssuedAt, badNonce, algNone, unknownKid
     /// Another `sub` than the login's (only matters for refreshed ID tokens).
     case changedSubject
+    /// A correctly signed payload that nests 10,000 arrays deep.
+    case deepPayload
 }
 
 /// A failure injected at one endpoint.
@@ -67,6 +69,9 @@ public struct MockFault: Codable, Sendable, Equatable {
         case garbageJSON
         /// 400 `{"error":"invalid_grant"}`.
         case invalidGrant
+        /// `status` (default 200) with 10,000 nested arrays, or objects: valid JSON no parser of
+        /// the daemon may accept (`DeepJSON`).
+        case deepArrays, deepObjects
         /// Wait `delayMilliseconds`, then answer normally — or, when `status` is set, answer that
         /// status without processing the request (a gateway that timed out before the provider saw
         /// it: a refresh token sent this way is not rotated).
@@ -79,9 +84,16 @@ public struct MockFault: Codable, Sendable, Equatable {
     public var delayMilliseconds: Int?
     /// How many requests it affects; nil: all of them.
     public var remaining: Int?
+    /// Levels of `deepArrays` / `deepObjects` (default 10,000). FoundationEssentials' scanner
+    /// refuses more than 512 by itself; 175–512 is what overflowed a 512 KiB thread.
+    public var depth: Int?
 
-    public init(_ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil) {
+    public init(
+        _ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil,
+        depth: Int? = nil
+    ) {
         self.kind = kind
+        self.depth = depth
         self.status = status
         self.retryAfter = retryAfter
         self.delayMilliseconds = delayMilliseconds

@@ -37,6 +37,11 @@ enum MockResponse {
                 body: Array("<html>not json {".utf8))
         case .invalidGrant:
             return oauthError("invalid_grant", description: "injected")
+        case .deepArrays, .deepObjects:
+            return HTTPResponse(
+                status: fault.status ?? 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                body: fault.kind == .deepArrays
+                    ? DeepJSON.arrays(fault.depth ?? DeepJSON.defaultDepth) : DeepJSON.objects(fault.depth ?? DeepJSON.defaultDepth))
         }
     }
 

@@ -1,6 +1,7 @@
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
+import JSONLimits
 
 extension APIRouter {
     /// A JSON answer with sorted keys (stable output for scripts and tests).
@@ -91,6 +92,11 @@ enum RouterBody {
             contentType.split(separator: ";").first?.trimmingSpaces().lowercased() != "application/json"
         {
             throw WireError(code: .invalidRequest, message: "The body must be application/json, not \(contentType).")
+        }
+        do throws(JSONTooDeep) {
+            try JSONNesting.check(request.body)
+        } catch {
+            throw WireError(code: .invalidRequest, message: "The JSON body nests deeper than \(error.limit) levels; send the flat object the API documents.")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(request.body))

@@ -76,7 +76,11 @@ extension TokenBroker {
                 try manual.validate(expectedIssuer: configuration.issuer)
                 return CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
             }
-            return try await oidc.discover(issuer: configuration.issuer, source: configuration.providerSource).cached
+            // Called by socket requests: fetch and decode off their connection thread.
+            let (oidc, issuer, source) = (oidc, configuration.issuer, configuration.providerSource)
+            return try await ProviderTask.run { () async throws(OIDCError) in
+                try await oidc.discover(issuer: issuer, source: source).cached
+            }.get()
         } catch {
             throw fail(WireError(
                 code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))

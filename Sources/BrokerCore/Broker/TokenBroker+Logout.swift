@@ -26,7 +26,9 @@ extension TokenBroker {
         guard let held = revokeNow.first ?? tokens else {
             return LogoutResult(revoked: false, revocationNote: "no tokens were held", endSessionURL: endSessionURL)
         }
-        let outcome = await revoke(held, account: key)
+        // A task of its own: this runs for a socket request, whose connection thread must not
+        // carry the provider exchange (ProviderTask).
+        let outcome = await Task { await self.revoke(held, account: key) }.value
         return LogoutResult(revoked: outcome.revoked, revocationNote: outcome.note, endSessionURL: endSessionURL)
     }
 

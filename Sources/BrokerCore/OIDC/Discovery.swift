@@ -1,5 +1,6 @@
 import BrokerHTTP
 import FoundationEssentials
+import JSONLimits
 
 /// Where provider metadata lives and how a fetched document is judged.
 ///
@@ -43,9 +44,13 @@ public enum Discovery {
         if OIDCError.isTransientStatus(response.status) {
             throw .httpStatus(response.status, endpoint: url, retryAfter: RetryAfter.from(response.headers, now: now))
         }
-        guard response.status == 200,
-            let metadata = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(response.body))
-        else { return nil }
+        guard response.status == 200 else { return nil }
+        do throws(JSONTooDeep) {
+            try JSONNesting.check(response.body)
+        } catch {
+            throw .malformedResponse(endpoint: url, reason: error.describing("the metadata document"))
+        }
+        guard let metadata = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(response.body)) else { return nil }
         try metadata.validate(expectedIssuer: expectedIssuer)
         return metadata
     }

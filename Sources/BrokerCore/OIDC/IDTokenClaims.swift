@@ -16,7 +16,12 @@ public struct IDTokenClaims: Sendable, Equatable {
 
     /// Decodes the JWS payload. Required: iss, sub, aud (string or array), exp, iat.
     public init(payload: [UInt8]) throws(IDTokenError) {
-        guard let object = JSONValue.object(from: payload) else {
+        let object: [String: JSONValue]
+        do throws(JSONObjectError) {
+            object = try JSONValue.object(from: payload)
+        } catch .tooDeep(let error) {
+            throw .malformed(error.describing("the payload"))
+        } catch {
             throw .malformed("the payload is not a JSON object")
         }
         func string(_ name: String) throws(IDTokenError) -> String {

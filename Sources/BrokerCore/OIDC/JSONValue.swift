@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONLimits
 
 /// Any JSON value, for the provider answers whose fields vary in type between providers
 /// (`expires_in` as a number or a numeric string, `aud` as a string or an array).
@@ -27,10 +28,17 @@ enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
-    /// Decodes `bytes` as a JSON object; nil when it is not valid JSON or not an object.
-    static func object(from bytes: [UInt8]) -> [String: JSONValue]? {
+    /// Decodes `bytes` as a JSON object. The nesting gate runs first: this decoder recurses
+    /// (about 3 KiB of stack per level), so only documents within `JSONNesting.maximumDepth`
+    /// may reach it.
+    static func object(from bytes: [UInt8]) throws(JSONObjectError) -> [String: JSONValue] {
+        do throws(JSONTooDeep) {
+            try JSONNesting.check(bytes)
+        } catch {
+            throw .tooDeep(error)
+        }
         guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
-            return nil
+            throw .notAnObject
         }
         return object
     }
@@ -63,4 +71,12 @@ enum JSONValue: Sendable, Equatable, Decodable {
         default: nil
         }
     }
+}
+
+/// Why a provider's bytes are not a usable JSON object.
+enum JSONObjectError: Error, Equatable {
+    /// Nested deeper than the limit; refused before decoding.
+    case tooDeep(JSONTooDeep)
+    /// Not valid JSON, or valid JSON that is not an object.
+    case notAnObject
 }

@@ -16,7 +16,7 @@ import Synchronization
 /// with the *bound* redirect URI → wait. The listener exists only while the login is pending:
 /// it answers only GET on the exact redirect path (`LoginCallback` decides; stray requests such
 /// as /favicon.ico get 404 and do not consume the login), exchanges the code (PKCE verifier,
-/// ID token checked against the nonce) before answering, shows the browser a page saying how it
+/// ID token checked against the nonce; off the listener's thread) before answering, shows the browser a page saying how it
 /// ended, and is closed before the outcome is published. The login ends at the deadline
 /// (`loginExpired`), on `cancel()`, or with the first callback or pasted URL.
 public final class LoginSession: LoginFlow {
@@ -173,19 +173,23 @@ public final class LoginSession: LoginFlow {
             if error != .loginAlreadyFinished { end(with: .failure(error)) }
             return response
         case .completed(let code, _):
-            let result: Result<LoginResult, OIDCError>
-            do throws(OIDCError) {
-                let tokens = try await client.exchangeCode(
-                    code, pendingLogin: pendingLogin, metadata: metadata, client: configuration)
-                result = .success(LoginResult(tokens: tokens))
-            } catch {
-                result = .failure(error)
-            }
+            let result = await exchange(code)
             end(with: result)
             switch result {
             case .success: return CallbackPage.success
             case .failure(let error): return CallbackPage.failure(error)
             }
+        }
+    }
+
+    /// Exchanges the code off the listener's connection thread (`ProviderTask`): the callback's
+    /// handler runs there, the exchange — provider JSON, JWKS, signature and ID token checks —
+    /// must not. The browser's request waits for the outcome, then gets its page.
+    private func exchange(_ code: Secret) async -> Result<LoginResult, OIDCError> {
+        let (client, pendingLogin, metadata, configuration) = (client, pendingLogin, metadata, configuration)
+        return await ProviderTask.run { () async throws(OIDCError) in
+            LoginResult(tokens: try await client.exchangeCode(
+                code, pendingLogin: pendingLogin, metadata: metadata, client: configuration))
         }
     }
 

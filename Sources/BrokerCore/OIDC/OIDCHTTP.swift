@@ -46,19 +46,23 @@ enum OIDCHTTP {
         return "Basic " + Data(credentials.utf8).base64EncodedString()
     }
 
-    /// The JSON object of a 2xx answer; a non-object body is a (transient) malformed response.
+    /// The JSON object of a 2xx answer; a non-object or too deeply nested body is a (transient)
+    /// malformed response.
     static func jsonObject(_ response: HTTPResponse, endpoint: String) throws(OIDCError) -> [String: JSONValue] {
-        guard let object = JSONValue.object(from: response.body) else {
+        do throws(JSONObjectError) {
+            return try JSONValue.object(from: response.body)
+        } catch .tooDeep(let error) {
+            throw .malformedResponse(endpoint: endpoint, reason: error.describing("the answer"))
+        } catch {
             throw .malformedResponse(endpoint: endpoint, reason: "the body is not a JSON object (HTTP \(response.status))")
         }
-        return object
     }
 
     /// The error for a non-success answer: the §5.2 error when the body carries one, else the
-    /// bare status. Retry-After is read either way.
+    /// bare status (also when the body nests too deep to be read). Retry-After is read either way.
     static func failure(_ response: HTTPResponse, endpoint: String, now: Date) -> OIDCError {
         let retryAfter = RetryAfter.from(response.headers, now: now)
-        if let object = JSONValue.object(from: response.body), let code = object["error"]?.stringValue {
+        if let object = try? JSONValue.object(from: response.body), let code = object["error"]?.stringValue {
             let error = OAuthErrorResponse(
                 error: code, errorDescription: object["error_description"]?.stringValue,
                 errorURI: object["error_uri"]?.stringValue)

@@ -97,7 +97,7 @@ public struct TokenSet: Sendable, Equatable {
     static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
         if let expiresIn = response.expiresIn { return now.addingTimeInterval(Double(expiresIn)) }
         guard let jws = try? JWSCompact.parse(response.accessToken.revealString()),
-            case .number(let exp)? = JSONValue.object(from: jws.payload)?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
+            case .number(let exp)? = (try? JSONValue.object(from: jws.payload))?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
         else { return nil }
         return Date(timeIntervalSince1970: exp)
     }

@@ -1,3 +1,5 @@
+import JSONLimits
+
 /// JSON for the socket API without Foundation, so `authctl` starts fast (see docs/BENCHMARKS.md).
 ///
 /// `encode` and `decode` drive any `Codable` type (Codable is the stdlib's, not Foundation's) through
@@ -5,8 +7,8 @@
 /// The output equals FoundationEssentials' `JSONEncoder` with `.sortedKeys` (and, when `pretty`,
 /// `.prettyPrinted`) plus `.withoutEscapingSlashes`, so daemon and CLI can use either.
 public enum WireJSON {
-    /// Deepest nesting of arrays and objects accepted by the parser.
-    public static let maximumDepth = 64
+    /// Deepest nesting of arrays and objects accepted by the parser: the daemon-wide limit.
+    public static let maximumDepth = JSONNesting.maximumDepth
     /// Default input limit: far above any socket API answer, far below memory trouble.
     public static let defaultMaximumBytes = 4 << 20
 

@@ -3,12 +3,25 @@
 // - the parser never crashes, hangs or reads out of bounds (ASan);
 // - whatever parses serializes (compact and pretty) to text that parses back to the same value,
 //   and serializing is idempotent;
-// - whatever decodes as a wire type re-encodes and decodes to an equal value.
+// - whatever decodes as a wire type re-encodes and decodes to an equal value;
+// - the nesting gate (JSONLimits) agrees with the parser: it accepts whatever parses and
+//   refuses whatever the parser finds too deep.
+import JSONLimits
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: start, count: count))
-    guard let value = try? WireJSON.parse(bytes, maximumBytes: 1 << 16) else { return 0 }
+    let gateRefuses = (try? JSONNesting.check(bytes)) == nil
+    let value: JSONValue
+    do {
+        value = try WireJSON.parse(bytes, maximumBytes: 1 << 16)
+    } catch .tooDeep {
+        guard gateRefuses else { fatalError("the parser found nesting the gate let through") }
+        return 0
+    } catch {
+        return 0
+    }
+    guard !gateRefuses else { fatalError("the gate refused a document the parser accepts") }
     for pretty in [false, true] {
         let text = WireJSON.serialize(value, pretty: pretty)
         guard let again = try? WireJSON.parse(text) else { fatalError("serialized JSON does not parse") }

@@ -1,0 +1,21 @@
+import BrokerCrypto
+import Testing
+import TestSupport
+
+/// JWKS, JWKs and JWS headers come from the provider: deeper than 64 levels is refused before
+/// decoding, with an error naming the document.
+@Suite struct JOSENestingTests {
+    static let deep = [DeepJSON.arrays(), DeepJSON.objects(), DeepJSON.objectHolding("keys")]
+
+    @Test(arguments: deep)
+    func keySetsAndKeys(_ json: [UInt8]) {
+        #expect(throws: JWSError.malformed("the JWKS nests JSON deeper than 64 levels")) { try JWKSet(json: json) }
+        #expect(throws: JWSError.malformed("the JWK nests JSON deeper than 64 levels")) { try JWK(json: json) }
+    }
+
+    @Test(arguments: deep)
+    func compactHeaders(_ header: [UInt8]) {
+        let compact = Base64URL.encode(header) + "." + Base64URL.encode(Array("{}".utf8)) + ".c2ln"
+        #expect(throws: JWSError.malformed("the header nests JSON deeper than 64 levels")) { try JWSCompact.parse(compact) }
+    }
+}

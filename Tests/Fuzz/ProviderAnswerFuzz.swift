@@ -1,0 +1,119 @@
+// libFuzzer entry for the daemon's parsers of provider answers and socket request bodies, over
+// the real BrokerCore module (built by run-fuzzers.sh with -enable-testing). The first byte picks
+// the parser; the rest is the body. Invariants beyond memory safety and no stack overflow:
+// - the nesting gate decides first: a body it refuses never parses, and the error says why;
+// - whatever parses satisfies the parser's contract (Bearer, non-empty token, bounded numbers).
+import FoundationEssentials
+import JSONLimits
+@testable import BrokerCore
+import BrokerProtocol
+@testable import BrokerHTTP
+
+private let now = Date(timeIntervalSince1970: 1_800_000_000)
+private let issuer = "https://idp.example"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzProviderAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let selector = bytes.first else { return 0 }
+    let body = Array(bytes.dropFirst())
+    let tooDeep = (try? JSONNesting.check(body)) == nil
+    let answer = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+    switch selector % 8 {
+    case 0: checkToken(answer, tooDeep: tooDeep)
+    case 1: checkError(HTTPResponse(status: 400, body: body))
+    case 2: checkUserInfo(answer, tooDeep: tooDeep)
+    case 3: checkDevice(answer, tooDeep: tooDeep)
+    case 4: checkDiscovery(answer, tooDeep: tooDeep)
+    case 5: checkIDTokenClaims(body, tooDeep: tooDeep)
+    case 6: checkSocketBody(body, tooDeep: tooDeep)
+    default: checkObject(body, tooDeep: tooDeep)
+    }
+    return 0
+}
+
+/// A refused-as-too-deep parse must say so; a too-deep body must never parse.
+private func expectDepthError(_ text: String, tooDeep: Bool) {
+    if tooDeep { precondition(text.contains("deeper than 64 levels"), "too-deep body gave: \(text)") }
+}
+
+private func checkToken(_ answer: HTTPResponse, tooDeep: Bool) {
+    do throws(OIDCError) {
+        let token = try TokenResponse.parse(answer, now: now)
+        precondition(!tooDeep, "a too-deep token answer parsed")
+        precondition(token.tokenType == "Bearer" && !token.accessToken.revealString().isEmpty)
+        precondition(token.expiresIn.map { (0..<1_000_000_000).contains($0) } ?? true)
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+private func checkError(_ answer: HTTPResponse) {
+    switch OIDCHTTP.failure(answer, endpoint: "token_endpoint", now: now) {
+    case .oauthError(_, let status, _), .httpStatus(let status, _, _): precondition(status == 400)
+    default: preconditionFailure("an error answer must be an OAuth error or a bare status")
+    }
+}
+
+private func checkUserInfo(_ answer: HTTPResponse, tooDeep: Bool) {
+    do throws(OIDCError) {
+        _ = try UserInfo.parse(answer, expectedSubject: nil, now: now)
+        precondition(!tooDeep, "a too-deep userinfo answer parsed")
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+private func checkDevice(_ answer: HTTPResponse, tooDeep: Bool) {
+    do throws(OIDCError) {
+        let device = try DeviceAuthorization.parse(answer, now: now)
+        precondition(!tooDeep, "a too-deep device answer parsed")
+        precondition(device.interval >= .seconds(1) && device.interval <= .seconds(300))
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+private func checkDiscovery(_ answer: HTTPResponse, tooDeep: Bool) {
+    do throws(OIDCError) {
+        let url = issuer + "/.well-known/openid-configuration"
+        let metadata = try Discovery.readDocument(answer, url: url, expectedIssuer: issuer, now: now)
+        precondition(!tooDeep || metadata == nil, "a too-deep discovery document was read")
+        precondition(metadata.map { $0.issuer == issuer } ?? true, "a document of another issuer was read")
+        if tooDeep { preconditionFailure("a too-deep discovery document must throw") }
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+private func checkIDTokenClaims(_ payload: [UInt8], tooDeep: Bool) {
+    do throws(IDTokenError) {
+        _ = try IDTokenClaims(payload: payload)
+        precondition(!tooDeep, "a too-deep ID token payload parsed")
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+private func checkSocketBody(_ body: [UInt8], tooDeep: Bool) {
+    let request = HTTPRequest(
+        method: "POST", target: "/v1/accounts", headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+    do throws(WireError) {
+        _ = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: true)
+        precondition(!tooDeep, "a too-deep socket body decoded")
+    } catch {
+        precondition(error.code == .invalidRequest)
+        expectDepthError(error.message, tooDeep: tooDeep)
+    }
+}
+
+private func checkObject(_ body: [UInt8], tooDeep: Bool) {
+    do throws(JSONObjectError) {
+        _ = try JSONValue.object(from: body)
+        precondition(!tooDeep)
+    } catch .tooDeep {
+        precondition(tooDeep)
+    } catch {
+        // Not JSON, or not an object: fine.
+    }
+}
