@@ -28,7 +28,15 @@ extension TokenBroker {
         let metadata = sourceChanged ? try await resolveMetadata(for: configuration) : runtime.metadata
         let (id, stored) = (runtime.id, configuration.vaultConfiguration)
         do {
-            try await worker.perform { vault in _ = try vault.updateAccount(id: id, with: stored) }
+            try await worker.perform { vault in
+                try vault.batch {
+                    _ = try vault.updateAccount(id: id, with: stored)
+                    // In the same transaction: if the delete came later and failed (full disk), a
+                    // restart would restore the old grant's refresh token under the new
+                    // configuration and send it to the new issuer or client.
+                    if securityRelevant { try vault.deleteTokens(accountID: id) }
+                }
+            }
         } catch StoreError.unknownAccountID {
             throw unknownAccount(key)
         } catch {
