@@ -7,6 +7,9 @@ struct LoginRecord: Sendable {
     let account: AccountKey
     let login: BrokerLogin?
     let started: LoginStarted
+    /// The background task awaiting the flow's outcome (drained at shutdown while the code is
+    /// being exchanged).
+    var task: UInt64?
     var outcome: LoginStatus.Outcome = .pending
     var error: WireError?
     var subject: String?
@@ -90,7 +93,7 @@ extension TokenBroker {
             loginID: flow.loginID, authorizationURL: login.authorizationURL, deadline: deadline)
         event(key) { machine, now in machine.loginStarted(pending, now: now) }
         logger.with(key).info("login started", ["device": request.device == true ? "yes" : "no"])
-        background { broker in await broker.awaitLogin(flow, account: key) }
+        logins[flow.loginID]?.task = background { broker in await broker.awaitLogin(flow, account: key) }
         return .success(started)
     }
 

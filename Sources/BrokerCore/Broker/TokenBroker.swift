@@ -168,7 +168,11 @@ public actor TokenBroker: BrokerService {
         scheduler?.task.cancel()
         scheduler = nil
         wakeUps = [:]
-        for record in logins.values where record.outcome == .pending { record.login?.flow.cancel() }
+        // A login whose code is being exchanged is drained like a refresh: the provider has issued
+        // its tokens (and, with rotation, nothing else will do), so they are stored before the exit.
+        for record in logins.values where record.outcome == .pending {
+            if record.login?.flow.cancelUnlessExchanging() == false, let task = record.task { drained.insert(task) }
+        }
         await drainRefreshes()
         for (_, task) in tasks { task.cancel() }
         tasks = [:]
@@ -240,8 +244,9 @@ public actor TokenBroker: BrokerService {
 
     /// Runs `body` as tracked background work: cancelled at shutdown, or with `drain`, awaited
     /// first (bounded) — for token-endpoint calls, whose answers must be committed.
-    func background(drain: Bool = false, _ body: @escaping @Sendable (isolated TokenBroker) async -> Void) {
-        guard !isShutDown else { return }
+    @discardableResult
+    func background(drain: Bool = false, _ body: @escaping @Sendable (isolated TokenBroker) async -> Void) -> UInt64? {
+        guard !isShutDown else { return nil }
         let id = number()
         if drain { drained.insert(id) }
         tasks[id] = Task {
@@ -249,6 +254,7 @@ public actor TokenBroker: BrokerService {
             self.tasks[id] = nil
             self.drained.remove(id)
         }
+        return id
     }
 
     /// Records `error` in the metrics and returns it, for `throw fail(...)`.

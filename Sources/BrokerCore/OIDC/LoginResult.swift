@@ -30,6 +30,18 @@ public protocol LoginFlow: AnyObject, Sendable {
     func result() async -> Result<LoginResult, OIDCError>
     /// Ends the login with `.cancelled` (no effect once it has ended).
     func cancel()
+    /// At shutdown: ends the login like `cancel()` unless its code is already being exchanged at
+    /// the token endpoint. Returns false for such a login — its answer (tokens the provider has
+    /// issued) is coming, bounded by the HTTP client's timeouts, and should be stored.
+    func cancelUnlessExchanging() -> Bool
+}
+
+extension LoginFlow {
+    /// Flows that never exchange a code in the background (device polling, tests): a plain cancel.
+    public func cancelUnlessExchanging() -> Bool {
+        cancel()
+        return true
+    }
 }
 
 /// The once-only outcome of a login and the callers waiting for it.

@@ -96,6 +96,8 @@ public final class LoginSession: LoginFlow {
 
     public func cancel() { end(with: .failure(.cancelled)) }
 
+    public func cancelUnlessExchanging() -> Bool { end(with: .failure(.cancelled), unlessTaken: true) }
+
     /// The paste fallback, for a browser on another machine: the user copies the full URL the
     /// browser was redirected to (it fails to load there). A URL that is not this login's
     /// redirect URI (scheme, host, port, path) gives `.malformedCallback` and leaves the login
@@ -201,10 +203,11 @@ public final class LoginSession: LoginFlow {
 
     /// Closes the listener, then publishes `result` (the first result wins). Never waits for
     /// the server here: this may run inside one of its handlers. `unlessTaken`: do nothing
-    /// when a callback already took the login (checked under the same lock).
-    private func end(with result: Result<LoginResult, OIDCError>, unlessTaken: Bool = false) {
-        let (servers, timer) = state.withLock { state -> ([HTTPServer], Task<Void, Never>?) in
-            if unlessTaken && state.taken { return ([], nil) }
+    /// when a callback already took the login (checked under the same lock), and return false.
+    @discardableResult
+    private func end(with result: Result<LoginResult, OIDCError>, unlessTaken: Bool = false) -> Bool {
+        let ended = state.withLock { state -> ([HTTPServer], Task<Void, Never>?)? in
+            if unlessTaken && state.taken { return nil }
             state.ended = true
             defer {
                 state.servers = []
@@ -212,13 +215,15 @@ public final class LoginSession: LoginFlow {
             }
             return (state.servers, state.deadlineTimer)
         }
+        guard let (servers, timer) = ended else { return false }
         timer?.cancel()
-        guard !servers.isEmpty else { return }
+        guard !servers.isEmpty else { return true }
         let completion = completion
         Task {
             for server in servers { await server.stop() }
             completion.finish(result)
         }
+        return true
     }
 }
 

@@ -1,0 +1,52 @@
+import BrokerCore
+import BrokerHTTP
+import BrokerProtocol
+import class BrokerStore.Vault
+import Foundation
+import MockProvider
+import TestSupport
+import Testing
+
+/// A stop that lands while a login's code is being exchanged keeps the login: the provider has
+/// issued the tokens, so the exchange is drained like a refresh and its answer stored (defect 4 of
+/// the security review covers every token-endpoint call in flight, not only refreshes).
+@Suite(.timeLimit(.minutes(1)))
+struct TokenBrokerLoginDrainTests {
+    @Test func aCodeExchangeInFlightAtShutdownIsStored() async throws {
+        let provider = try MockProvider(configuration: MockProviderConfiguration())
+        let directory = try TemporaryDirectory(prefix: "authbroker-login-drain")
+        defer { directory.remove() }
+        func broker() throws -> TokenBroker {
+            let vault = try Vault.open(
+                databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+            return TokenBroker(
+                vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
+                logger: LogCapture().logger)
+        }
+        let first = try broker()
+        await first.start()
+        _ = try await first.addAccount(AccountConfiguration(
+            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"]))
+        let started = try await first.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
+
+        let browser = try MockProviderHarness.httpClient(pooled: false)
+        let redirect = try await browser.send(HTTPClientRequest(url: started.authorizationURL))
+        let callback = try #require(redirect.headers["Location"])
+        provider.configure { $0.faults["token"] = MockFault(.slow, delayMilliseconds: 1500, remaining: 1) }
+        let page = Task { try await browser.send(HTTPClientRequest(url: callback)) }
+        try await Task.sleep(for: .milliseconds(500))  // the exchange is waiting on the slow endpoint
+        #expect(provider.stats.codeExchanges == 0)
+        await first.shutdown()
+        #expect(try await page.value.status == 200, "the browser was not told the login succeeded")
+
+        let second = try broker()
+        await second.start()
+        guard case .token = await second.tokenOrCode("mock") else {
+            Issue.record("the login was lost by the stop")
+            return
+        }
+        #expect(provider.stats.codeExchanges == 1)
+        await second.shutdown()
+        await provider.stop()
+    }
+}
