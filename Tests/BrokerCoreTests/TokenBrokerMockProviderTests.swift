@@ -105,6 +105,28 @@ struct TokenBrokerMockProviderTests {
         await provider.stop()
     }
 
+    /// Backs docs/security.md "Loopback redirect listener": "closed when it ends (… logout)".
+    /// A logout while the browser login is pending ends it, and its redirect port then refuses
+    /// connections (polled: the listener stops a moment after the end is reported).
+    @Test func logoutDuringAPendingLoginClosesTheRedirectListener() async throws {
+        let provider = try Self.provider()
+        let directory = try TemporaryDirectory(prefix: "authbroker-broker-logout")
+        defer { directory.remove() }
+        let broker = try await Self.makeBroker(provider, in: directory, clock: TestClock(), logs: LogCapture())
+        let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
+        let redirect = try #require(queryFields(started.authorizationURL).first { $0.name == "redirect_uri" }?.value)
+        let port = try #require(redirect.split(separator: ":").last?.split(separator: "/").first.flatMap { Int($0) })
+        close(try LoginSessionTests.connect(port: port))
+
+        _ = try await broker.logout(account: "mock")
+        #expect(try await broker.loginStatus(id: started.loginID, wait: 10).outcome == .failed)
+        // The broker reports the cancelled login before the session's listener has stopped (the
+        // stop runs in a task of its own), so the port is polled until it refuses.
+        #expect(await eventually { (try? LoginSessionTests.connect(port: port)).map { close($0); return false } ?? true })
+        await broker.shutdown()
+        await provider.stop()
+    }
+
     @Test func discoveryFailureIsAnInvalidRequestWithTheReason() async throws {
         let harness = try BrokerHarness()
         defer { harness.remove() }
