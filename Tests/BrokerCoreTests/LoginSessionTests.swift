@@ -88,6 +88,30 @@ import Testing
         return fd
     }
 
+    enum Ending: CaseIterable { case wrongState, timeout, cancel }
+
+    /// Backs docs/security.md "Loopback redirect listener": "closed when it ends (success,
+    /// failure, timeout, logout)". Success is checked above; here a failed callback, the
+    /// deadline, and a cancel (what logout does): afterwards the port refuses connections.
+    @Test(arguments: Ending.allCases)
+    func theListenerIsClosedWhenTheLoginFailsTimesOutOrIsCancelled(_ ending: Ending) async throws {
+        let session = try await LoginSession.start(
+            client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth,
+            timeout: ending == .timeout ? .milliseconds(300) : .seconds(60))
+        let port = session.redirectURI.port
+        close(try Self.connect(port: port))
+        switch ending {
+        case .wrongState: _ = try await Self.get("\(session.redirectURI)?code=c-1&state=not-the-state")
+        case .cancel: session.cancel()
+        case .timeout: break
+        }
+        guard case .failure = await session.result() else {
+            Issue.record("the login should have failed (\(ending))")
+            return
+        }
+        #expect(throws: POSIXError.self) { close(try Self.connect(port: port)) }
+    }
+
     @Test func cancelEndsTheLoginAndPastedURLIsChecked() async throws {
         let session = try await LoginSession.start(
             client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth,

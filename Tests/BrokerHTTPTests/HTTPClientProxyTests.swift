@@ -40,6 +40,34 @@ import TestSupport
         #expect(proxy.tunnelCount == 0)
     }
 
+    /// Backs docs/security.md "Outbound HTTPS": "loopback never proxied". With every proxy
+    /// variable pointing at a recording proxy, loopback hosts (127.0.0.1, localhost, over https
+    /// and plain http) are reached directly and the proxy never sees a connection.
+    @Test func loopbackHostsAreReachedDirectlyWhateverTheProxyVariables() async throws {
+        let certificates = try TestCertificates.shared()
+        let tlsServer = try TestHTTPServer.answering("direct tls", tls: .init(certificate: certificates.localhost))
+        let plainServer = try TestHTTPServer.answering("direct plain")
+        let proxy = try TestConnectProxy()
+        defer {
+            tlsServer.stop()
+            plainServer.stop()
+            proxy.stop()
+        }
+        let address = "http://127.0.0.1:\(proxy.port)"
+        let configuration = try ProxyConfiguration(environment: [
+            "HTTPS_PROXY": address, "https_proxy": address, "HTTP_PROXY": address, "http_proxy": address,
+        ])
+        #expect(configuration.httpsProxy != nil && configuration.httpProxy != nil)
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(
+            caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration))
+        for url in ["https://127.0.0.1:\(tlsServer.port)/a", "https://localhost:\(tlsServer.port)/b"] {
+            #expect(try await client.send(HTTPClientRequest(url: url)).body == Array("direct tls".utf8))
+        }
+        #expect(try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(plainServer.port)/c")).body == Array("direct plain".utf8))
+        #expect(tlsServer.requests.count == 2 && plainServer.requests.count == 1)
+        #expect(proxy.connectionCount == 0)
+    }
+
     @Test func noProxyMatchingRules() throws {
         let configuration = try ProxyConfiguration(environment: [
             "HTTPS_PROXY": "http://proxy.corp:3128",

@@ -74,6 +74,16 @@ import TestSupport
         #expect(server.requests.isEmpty)
     }
 
+    /// Backs docs/security.md "Outbound HTTPS": "hostname verified (SNI sent)". The server reads
+    /// the name from the handshake: the host for a name, none for an IP literal (RFC 6066 §3).
+    @Test func theClientSendsTheHostNameInSNIAndNoneForAnAddress() async throws {
+        let server = try TestHTTPServer.answering("sni", tls: .init(certificate: certificates.localhost))
+        defer { server.stop() }
+        _ = try await client().send(HTTPClientRequest(url: "https://localhost:\(server.port)/"))
+        _ = try await client().send(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/"))
+        #expect(server.serverNames == ["localhost", nil])
+    }
+
     @Test func keepAliveReusesOneTLSConnection() async throws {
         let server = try TestHTTPServer.answering("again", tls: .init(certificate: certificates.localhost))
         defer { server.stop() }

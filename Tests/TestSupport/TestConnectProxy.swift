@@ -6,9 +6,11 @@ import Synchronization
 /// it counts tunnels, remembers the Proxy-Authorization values it saw, and splices both ways.
 public final class TestConnectProxy: Sendable {
     private let listener: LoopbackListener
-    private let state = Mutex<(tunnels: Int, authorizations: [String], targets: [String])>((0, [], []))
+    private let state = Mutex<(connections: Int, tunnels: Int, authorizations: [String], targets: [String])>((0, 0, [], []))
 
     public var port: Int { listener.port }
+    /// Connections accepted so far, whatever they asked (CONNECT or not).
+    public var connectionCount: Int { state.withLock { $0.connections } }
     /// The number of CONNECT tunnels opened so far.
     public var tunnelCount: Int { state.withLock { $0.tunnels } }
     /// Proxy-Authorization header values received, in order.
@@ -25,6 +27,7 @@ public final class TestConnectProxy: Sendable {
 
     private func serve(_ client: Int32) {
         defer { close(client) }
+        state.withLock { $0.connections += 1 }
         guard let head = readHead(client) else { return }
         let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
         let requestLine = lines.first?.split(separator: " ") ?? []

@@ -43,12 +43,14 @@ public final class TestHTTPServer: Sendable {
     private let listener: LoopbackListener
     private let context: ServerTLSContext?
     private let handler: @Sendable (HTTPRequest) -> Reply
-    private let state = Mutex<(connections: Int, requests: [HTTPRequest])>((0, []))
+    private let state = Mutex<(connections: Int, requests: [HTTPRequest], serverNames: [String?])>((0, [], []))
 
     public var port: Int { listener.port }
     /// Connections accepted so far (TLS or not, handshake succeeded or not).
     public var connectionCount: Int { state.withLock { $0.connections } }
     public var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    /// The SNI host name of each completed TLS handshake, in order (nil: the client sent none).
+    public var serverNames: [String?] { state.withLock { $0.serverNames } }
 
     public init(
         tls: TLSSettings? = nil, lifetime: Duration = .seconds(30),
@@ -71,6 +73,7 @@ public final class TestHTTPServer: Sendable {
         state.withLock { $0.connections += 1 }
         defer { close(fd) }
         guard let stream = ServerStream(fd: fd, context: context) else { return }
+        if context != nil { state.withLock { $0.serverNames.append(stream.serverName) } }
         var parser = HTTPRequestParser()
         while !listener.isStopped {
             guard let request = Self.nextRequest(&parser, from: stream) else { return }
@@ -130,11 +133,14 @@ final class ServerTLSContext: @unchecked Sendable {
 final class ServerStream {
     private let fd: Int32
     private let ssl: OpaquePointer?
+    /// The host name the client sent in SNI, read after the handshake.
+    let serverName: String?
 
     init?(fd: Int32, context: ServerTLSContext?) {
         self.fd = fd
         guard let context else {
             ssl = nil
+            serverName = nil
             return
         }
         guard let ssl = SSL_new(context.context) else { return nil }
@@ -144,6 +150,7 @@ final class ServerStream {
             ERR_clear_error()
             return nil
         }
+        serverName = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
     }
 
     deinit { if let ssl { SSL_free(ssl) } }
