@@ -1,0 +1,98 @@
+import Foundation
+import MockProvider
+import Testing
+import TestSupport
+
+/// The real binaries against a confidential-client mock provider, looking for every secret the
+/// provider issued or received where docs/security.md says none may appear.
+@Suite struct DaemonSecrecyTests {
+    /// docs/security.md: "Never logged, printed, or put in error text or status output: access,
+    /// refresh and ID tokens, authorization codes, PKCE verifiers, client secrets, the master key
+    /// […] Request bodies and full URLs with query strings are not logged."
+    @Test func noSecretReachesTheDebugLogStatusOutputOrTheNotifyHook() async throws {
+        let secret = "client-secret-\(UInt64.random(in: 0...UInt64.max))"
+        let (provider, harness) = try Self.confidentialSetup(secret: secret)
+        defer { harness.remove() }
+        let notes = harness.root + "/notify.env"
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(
+            harness.daemonArguments + ["--log-level", "debug", "--notify-command", "env > \(notes).tmp && mv \(notes).tmp \(notes)"],
+            notify: notify)
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(try await harness.authctl(Self.add(provider, harness)).status == 0, "\(daemon.log)")
+        try await harness.login("work")
+
+        var printed: [String] = []
+        try await Self.waitPastBrandNew()
+        for command in [["token", "work"], ["kube-credential", "work", "--id-token"], ["token", "work", "--min-ttl", "3600"]] {
+            let run = try await harness.authctl(command)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            printed.append(run.stderr)  // stdout is the token itself: that is its job
+        }
+        for command in [["status", "--json"], ["status"], ["status", "work", "--json"], ["account", "list"], ["account", "list", "--json"]] {
+            let run = try await harness.authctl(command)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            printed += [run.stdout, run.stderr]
+        }
+        #expect(provider.stats.refreshes >= 1, "--min-ttl 3600 did not force a refresh")
+
+        let logout = try await harness.authctl(["logout", "work"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        // The end-session URL carries the ID token as id_token_hint by design (the browser must
+        // open it, like the authorization URL's state): that parameter, and only it, may hold it.
+        #expect(logout.stdout.contains("id_token_hint="), "\(logout.stdout)")
+        printed += [logout.stdout.replacing(try Regex("id_token_hint=[^&\\s]*"), with: "id_token_hint=…"), logout.stderr]
+
+        // A second login, then a refresh the provider rejects: that runs the notify hook.
+        try await harness.login("work")
+        provider.configure { $0.faults["token"] = MockFault(.invalidGrant, remaining: 1) }
+        try await Self.waitPastBrandNew()
+        let rejected = try await harness.authctl(["token", "work", "--min-ttl", "3600"])
+        #expect(rejected.status == 77, "\(rejected.stderr)")
+        printed.append(rejected.stderr)
+        for _ in 0..<400 where !FileManager.default.fileExists(atPath: notes) { try await Task.sleep(for: .milliseconds(25)) }
+        let hookEnvironment = try #require(try? String(contentsOfFile: notes, encoding: .utf8), "the notify hook never ran")
+        #expect(hookEnvironment.contains("AUTHBROKER_ACCOUNT=work"))
+        #expect(try await daemon.stop() == 0)
+
+        let masterKey = try String(contentsOfFile: harness.defaultKeyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let secrets = provider.secrets + [secret, masterKey]
+        #expect(provider.secrets.count >= 10, "codes, verifiers, access, refresh and ID tokens of two logins and a refresh")
+        let log = daemon.log
+        #expect(log.contains("debug"), "the daemon did not log at debug level:\n\(log)")
+        for value in secrets {
+            #expect(!log.contains(value), "a secret reached the daemon log: \(value)")
+            #expect(!hookEnvironment.contains(value), "a secret reached the notify hook: \(value)")
+            #expect(!printed.contains { $0.contains(value) }, "a secret reached authctl's output: \(value)")
+        }
+        for query in ["code_challenge=", "?state=", "&state=", "?code=", "&code=", "code_verifier=", "client_secret=", "grant_type="] {
+            #expect(!log.contains(query), "a URL query or request body reached the daemon log (\(query))")
+        }
+        await provider.stop()
+    }
+
+    /// A provider that requires `client_secret_basic` with `secret`, and a harness holding the
+    /// secret in a 0600 file for `account add --client-secret-file`.
+    static func confidentialSetup(secret: String) throws -> (MockProvider, DaemonHarness) {
+        var configuration = MockProviderConfiguration()
+        configuration.clientAuthentication = "client_secret_basic"
+        configuration.clientSecret = secret
+        configuration.accessTokenLifetime = 20
+        let provider = try MockProvider(configuration: configuration)
+        let harness = try DaemonHarness()
+        try #require(FileManager.default.createFile(
+            atPath: harness.root + "/client-secret", contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        return (provider, harness)
+    }
+
+    /// Past the brand-new tenth of a 20 s token lifetime, so `--min-ttl` forces a refresh.
+    static func waitPastBrandNew() async throws { try await Task.sleep(for: .seconds(2.5)) }
+
+    /// `account add work` for `provider` with the harness's client-secret file.
+    static func add(_ provider: MockProvider, _ harness: DaemonHarness) -> [String] {
+        [
+            "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
+            "--scope", "offline_access", "--client-secret-file", harness.root + "/client-secret",
+        ]
+    }
+}
