@@ -71,6 +71,53 @@ import TestSupport
         await provider.stop()
     }
 
+    /// docs/security.md: "Refresh tokens and client secrets never leave the daemon: no API route
+    /// returns them." Every GET route of APIRoute, over the real socket, after a login (started
+    /// on the socket, so its login id is known) and a refresh.
+    @Test func noGetRouteAnswersWithTheRefreshTokenOrTheClientSecret() async throws {
+        let secret = "client-secret-\(UInt64.random(in: 0...UInt64.max))"
+        let (provider, harness) = try Self.confidentialSetup(secret: secret)
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(notify: notify)
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        try #require(try await harness.authctl(Self.add(provider, harness)).status == 0, "\(daemon.log)")
+
+        let started = try Self.jsonBody(try await harness.rawRequest("/v1/accounts/work/login", method: "POST", body: "{}"))
+        let loginID = try #require(started["login_id"] as? String, "\(started)")
+        try await DaemonHarness.playBrowser(try #require(started["authorization_url"] as? String))
+        var outcome: String?
+        for _ in 0..<20 where outcome != "succeeded" {
+            outcome = try Self.jsonBody(try await harness.rawRequest("/v1/logins/\(loginID)?wait=1"))["outcome"] as? String
+        }
+        try #require(outcome == "succeeded", "\(daemon.log)")
+        try await Self.waitPastBrandNew()
+        _ = try await harness.rawRequest("/v1/accounts/work/token?min_ttl=3600")
+        #expect(provider.stats.refreshes >= 1)
+
+        let routes = [
+            "/v1/ping", "/v1/status", "/v1/accounts", "/v1/accounts/work", "/v1/accounts/work/token",
+            "/v1/accounts/work/token?min_ttl=3600", "/v1/accounts/work/id_token", "/v1/logins/\(loginID)", "/metrics",
+        ]
+        let refreshTokens = provider.secrets.filter { $0.hasPrefix("rt-") }
+        #expect(refreshTokens.count >= 2, "\(provider.secrets)")
+        for route in routes {
+            let answer = try await harness.rawRequest(route)
+            #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(route): \(answer)")
+            #expect(!answer.contains(secret), "\(route) returned the client secret")
+            for token in refreshTokens { #expect(!answer.contains(token), "\(route) returned a refresh token") }
+        }
+        #expect(try await daemon.stop() == 0)
+        await provider.stop()
+    }
+
+    /// The JSON object in the body of a raw HTTP answer (empty when there is none).
+    static func jsonBody(_ answer: String) throws -> [String: Any] {
+        guard let range = answer.range(of: "\r\n\r\n") else { return [:] }
+        let object = try JSONSerialization.jsonObject(with: Data(answer[range.upperBound...].utf8))
+        return object as? [String: Any] ?? [:]
+    }
+
     /// A provider that requires `client_secret_basic` with `secret`, and a harness holding the
     /// secret in a 0600 file for `account add --client-secret-file`.
     static func confidentialSetup(secret: String) throws -> (MockProvider, DaemonHarness) {
