@@ -111,6 +111,27 @@ import TestSupport
         await provider.stop()
     }
 
+    /// docs/security.md: "Never logged, printed, or put in error text […]: proxy credentials."
+    /// A proxy URL with a user and password on a closed port: the failure names the proxy's
+    /// address (so the proxy was used) but neither its user nor its password.
+    @Test func aProxyFailureNamesTheProxyButNotItsCredentials() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let port = try LoopbackListener.closedPort()
+        let proxy = "http://proxy-user-\(port):proxy-pass-\(port)@127.0.0.1:\(port)"
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(
+            harness.daemonArguments + ["--log-level", "debug"], environment: ["HTTPS_PROXY": proxy], notify: notify)
+        try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
+        let add = try await harness.authctl(["account", "add", "work", "--issuer", "https://idp.example", "--client-id", "c"])
+        #expect(add.status == 1)
+        #expect(add.stderr.contains("127.0.0.1:\(port)"), "the proxy was not used: \(add.stderr)")
+        #expect(try await daemon.stop() == 0)
+        for text in [add.stdout, add.stderr, daemon.log] {
+            #expect(!text.contains("proxy-pass") && !text.contains("proxy-user"), "\(text)")
+        }
+    }
+
     /// The JSON object in the body of a raw HTTP answer (empty when there is none).
     static func jsonBody(_ answer: String) throws -> [String: Any] {
         guard let range = answer.range(of: "\r\n\r\n") else { return [:] }
