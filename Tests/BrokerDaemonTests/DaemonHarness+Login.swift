@@ -15,10 +15,12 @@ extension DaemonHarness {
     }
 
     /// `authctl login NAME --no-browser`, with the test as the browser; fails the test unless it exits 0.
+    /// Each login gets its own output files: a second one must not read the first one's URL.
     func login(_ account: String) async throws {
+        let name = "login-\(account)-\(UInt32.random(in: 0...UInt32.max))"
         let login = try DaemonProcess(
             command: [try Self.binary("authctl"), "--socket", socket, "login", account, "--no-browser", "--timeout", "60"],
-            environment: environment, logPath: root + "/login-\(account).err", stdoutPath: root + "/login-\(account).out")
+            environment: environment, logPath: root + "/\(name).err", stdoutPath: root + "/\(name).out")
         let url = try #require(await login.firstOutputLine(startingWith: "http"), "no URL; \(login.log)")
         try await Self.playBrowser(url)
         try #require(try await login.waitForExit() == 0, "\(login.log)")

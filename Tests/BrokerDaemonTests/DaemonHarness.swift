@@ -77,25 +77,29 @@ struct DaemonHarness {
         try await run(prefix + [try Self.binary("authctl"), "--socket", socket] + arguments)
     }
 
-    /// One raw `GET target` on the daemon's socket from this process (no client-side checks);
-    /// the whole answer as text. Blocking socket calls run on their own thread.
-    func rawRequest(_ target: String) async throws -> String {
+    /// One raw `GET target` (or `method` with a JSON `body`) on the daemon's socket from this
+    /// process (no client-side checks); the whole answer as text. Blocking socket calls run on
+    /// their own thread.
+    func rawRequest(_ target: String, method: String = "GET", body: String? = nil) async throws -> String {
         let socket = socket
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try Self.blockingRequest(socket: socket, target: target) })
+                continuation.resume(with: Result {
+                    try Self.blockingRequest(socket: socket, target: target, method: method, body: body)
+                })
             }.start()
         }
     }
 
-    private static func blockingRequest(socket path: String, target: String) throws -> String {
+    private static func blockingRequest(socket path: String, target: String, method: String, body: String?) throws -> String {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        let content = body.map { "Content-Type: application/json\r\nContent-Length: \($0.utf8.count)\r\n\r\n" + $0 } ?? "\r\n"
+        let request = Array("\(method) \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\(content)".utf8)
         // A refused peer is answered and closed at accept: the send may fail after the answer came.
         _ = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
         var answer: [UInt8] = []

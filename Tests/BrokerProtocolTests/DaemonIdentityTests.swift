@@ -14,25 +14,46 @@ import TestSupport
     #expect(DaemonIdentity.parent(of: "/x") == "/")
 }
 
-/// A process of another user listening on the path we would use must not receive our requests.
+/// docs/security.md: "before `authctl` sends anything (`account add` sends a client secret) it
+/// reads the listening process's `SO_PEERCRED` and refuses to talk unless it runs as the same uid
+/// or root […] A fake daemon planted in a shared `/tmp` gets nothing." The fake listener records
+/// every byte it receives until the client hangs up; it must have received none.
 @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
-func socketOfAnotherUserIsRefused() async throws {
+func fakeDaemonOfAnotherUserReceivesNotOneByteOfAnAccountAdd() async throws {
     var template = Array("/tmp/authbroker-identity-XXXXXX".utf8CString)
     let directory = String(cString: try #require(mkdtemp(&template)))
     chmod(directory, 0o777)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/authbroker.sock"
+    let received = directory + "/received"
+    // Accepts one connection, reads until the client closes it, then writes what it got.
+    let script = """
+        import socket,sys
+        s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); s.settimeout(20)
+        c,_=s.accept(); c.settimeout(20); data=b''
+        while True:
+            chunk=c.recv(65536)
+            if not chunk: break
+            data+=chunk
+        open(sys.argv[2]+'.tmp','wb').write(data)
+        import os; os.rename(sys.argv[2]+'.tmp',sys.argv[2])
+        """
     let server = try Subprocess([
-        "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
-        "import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(20)", path,
+        "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, path,
+        received,
     ])
     defer { server.kill() }
     for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(25)) }
 
+    let secret = "client-secret-\(UInt64.random(in: 0...UInt64.max))"
+    let account = AccountConfiguration(name: "work", issuer: "https://idp.example", clientID: "cli", clientSecret: secret)
     let error = #expect(throws: BrokerClientError.self) {
-        try BrokerClient(socketPath: path).get("/v1/ping", as: PingResult.self, timeout: 2)
+        try BrokerClient(socketPath: path).post("/v1/accounts", body: account, as: AccountStatus.self, timeout: 2)
     }
     #expect(error?.description.contains("runs as uid 65534, not as you") == true)
     #expect(error?.exitCode == ExitCode.failure)
+    for _ in 0..<400 where !FileManager.default.fileExists(atPath: received) { try await Task.sleep(for: .milliseconds(25)) }
+    let bytes = try #require(FileManager.default.contents(atPath: received), "the fake daemon never saw the client hang up")
+    #expect(bytes.isEmpty, "the fake daemon received \(bytes.count) bytes: \(String(decoding: bytes, as: UTF8.self))")
 }

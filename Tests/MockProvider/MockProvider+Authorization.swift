@@ -29,7 +29,10 @@ extension MockProvider {
             let grant = MockProviderState.AuthorizationGrant(
                 clientID: configuration.clientID, redirectURI: redirectURI, codeChallenge: fields["code_challenge"] ?? "",
                 nonce: fields["nonce"], scope: fields["scope"] ?? "")
-            state.withLock { $0.codes[code] = grant }
+            state.withLock { state in
+                state.codes[code] = grant
+                state.issuedCodes.append(code)
+            }
             answer = [FormField("code", code)]
         }
         if let state = fields["state"] { answer.append(FormField("state", state)) }

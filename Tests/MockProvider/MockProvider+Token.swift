@@ -19,6 +19,7 @@ extension MockProvider {
     private func exchangeCode(_ fields: [String: String]) -> HTTPResponse {
         let grant: MockProviderState.AuthorizationGrant? = state.withLock { state in
             state.stats.codeExchanges += 1
+            if let verifier = fields["code_verifier"] { state.receivedCodeVerifiers.append(verifier) }
             return fields["code"].flatMap { state.codes.removeValue(forKey: $0) }
         }
         guard let grant, grant.redirectURI == fields["redirect_uri"] else {

@@ -51,6 +51,15 @@ public final class MockProvider: Sendable {
 
     public var stats: MockProviderStats { state.withLock { $0.stats } }
 
+    /// Every secret value this provider issued or received so far: authorization codes, the PKCE
+    /// verifiers sent to its token endpoint, access, refresh and ID tokens (for leak tests).
+    public var secrets: [String] {
+        state.withLock { state in
+            state.issuedCodes + state.receivedCodeVerifiers + Array(state.accessTokens.keys)
+                + Array(state.refreshTokens.keys) + Array(state.issuedIDTokens)
+        }
+    }
+
     /// Key rotation: a new key (new `kid`) of the configured algorithm signs from now on. The
     /// old keys stay published unless `dropOld`. Returns the new `kid`.
     @discardableResult

@@ -46,6 +46,10 @@ struct MockProviderState {
     var accessTokens: [String: AccessToken] = [:]
     var deviceCodes: [String: DeviceGrant] = [:]
     var issuedIDTokens: Set<String> = []
+    /// Every authorization code issued and every `code_verifier` received, kept after use so a
+    /// test can look for them where they must not appear (`MockProvider.secrets`).
+    var issuedCodes: [String] = []
+    var receivedCodeVerifiers: [String] = []
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {
