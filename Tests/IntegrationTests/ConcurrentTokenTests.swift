@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Many `authctl token` processes at once while 2-second tokens refresh with rotation and reuse
+/// Many `authctl token` processes at once while 4-second tokens refresh with rotation and reuse
 /// detection: the daemon must make one refresh per token lifetime, never two with the same refresh
 /// token (the provider would revoke the whole family), and hand every caller a valid token.
 @Suite struct ConcurrentTokenTests {
@@ -10,13 +10,15 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func thirtyTwoCallersShareOneRefreshPerExpiry() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(
-            provider: #"{"accessTokenLifetime": 2, "rotateRefreshTokens": true, "detectRefreshTokenReuse": true}"#)
+            provider: #"{"accessTokenLifetime": 4, "rotateRefreshTokens": true, "detectRefreshTokenReuse": true}"#)
         try await harness.signIn("work", provider: provider)
         let start = Date()
 
         var answers: [BrokerHarness.Run] = []
         var rejected = 0
-        while Date().timeIntervalSince(start) < 6 {
+        // 4-second tokens (margin 2 s): a round of 32 processes can take over a second on a loaded
+        // 2-core machine, and the check below runs after the round.
+        while Date().timeIntervalSince(start) < 8 {
             let round = try await Self.round(harness)
             answers += round
             // Checked at once: a token must still be good at the provider when the caller gets it.
@@ -31,8 +33,8 @@ import Testing
         #expect(stats.familyRevocations == 0, "reuse detection fired: \(stats)")
         // Every refresh spent the current refresh token and got a token back: no duplicate, no failure.
         #expect(stats.refreshes == stats.tokensIssued - 1, "\(stats)")
-        // One refresh per 2-second lifetime (margin 1 s): at least one per lifetime, at most one a second.
-        #expect(Double(stats.refreshes) >= elapsed / 2 - 1, "\(stats.refreshes) refreshes in \(elapsed) s")
+        // One refresh per 4-second lifetime (margin 2 s): at least one per lifetime, at most one a second.
+        #expect(Double(stats.refreshes) >= elapsed / 4 - 1, "\(stats.refreshes) refreshes in \(elapsed) s")
         #expect(Double(stats.refreshes) <= elapsed + 1, "\(stats.refreshes) refreshes in \(elapsed) s")
         let distinct = Set(answers.map(\.line))
         #expect(distinct.count <= stats.refreshes + 1)
