@@ -103,7 +103,8 @@ import TestSupport
         #expect(daemon.log.hasPrefix("<3>cannot use the state directory"), "\(daemon.log)")
     }
 
-    private func waitForFile(_ path: String, timeout: Double = 10) async -> Bool {
+    // Generous: under a loaded parallel run the activator can take seconds to start (seen: "Listening" logged, yet not seen within 10 s).
+    private func waitForFile(_ path: String, timeout: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             if FileManager.default.fileExists(atPath: path) { return true }
