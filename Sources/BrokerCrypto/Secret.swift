@@ -42,6 +42,13 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     }
 }
 
+extension Secret {
+    /// Test seam: shown the buffer of each `Secret` released in this task, after the wipe and
+    /// before the free, so a test can see that no byte survives release. Task-local, so tests
+    /// running side by side see only their own secrets; nil (one task-local read) otherwise.
+    @_spi(Testing) @TaskLocal public static var releaseObserver: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+}
+
 /// Owns the heap buffer behind a `Secret`.
 ///
 /// `@unchecked Sendable` is sound: the buffer is written only in `init` (before the object is shared)
@@ -68,7 +75,8 @@ private final class SecretStorage: @unchecked Sendable {
     }
 
     deinit {
-        OPENSSL_cleanse(pointer, max(count, 1))
+        OpenSSLCleanse.cleanse(pointer, max(count, 1))
+        Secret.releaseObserver?(UnsafeRawBufferPointer(start: pointer, count: count))
         pointer.deallocate()
     }
 }

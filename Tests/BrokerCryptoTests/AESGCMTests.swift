@@ -136,3 +136,11 @@ func aes256GCMKnownAnswers(vector: GCMVector) throws {
         }
     }
 }
+
+/// docs/security.md "Envelope": "version byte (`0x01`) ‖ nonce ‖ ciphertext ‖ 128-bit tag" — the
+/// stored format's first byte is pinned, not only the constant it comes from.
+@Test func theStoredEnvelopeStartsWithVersionOneAndIsNonceCiphertextTag() throws {
+    let sealed = try AESGCM.seal(ascii("hello"), key: try SymmetricKey.generate(), associatedData: ascii("authbroker/v1/1/access_token"))
+    #expect(sealed.first == 0x01)
+    #expect(sealed.count == 1 + 12 + 5 + 16)
+}

@@ -78,6 +78,26 @@ import Testing
         #expect(Self.values("PrivateUsers", in: system).isEmpty, "the system unit must not set PrivateUsers= (--allow-uid)")
     }
 
+    /// The other direction: every directive of the two services is either in the doc's list (for
+    /// that unit, with that value) or one of the operational ones below, whose values are checked
+    /// by the other tests of this suite or say nothing about confinement. A hardening directive
+    /// added to, changed in or dropped from a unit without the doc following fails here or above.
+    @Test func everyDirectiveOfTheServicesIsInTheDocsListOrOperational() throws {
+        let documented = try Self.documentedDirectives()
+        let operational: Set<String> = [
+            "Description", "Documentation", "Requires", "After", "Wants", "Also", "NotifyAccess", "ExecStartPre",
+            "ExecStart", "ExecReload", "RestartSec", "TimeoutStopSec", "EnvironmentFile", "User", "Group",
+            "LoadCredential", "ReadWritePaths", "StateDirectoryMode", "RuntimeDirectory", "RuntimeDirectoryMode",
+            "RuntimeDirectoryPreserve",
+        ]
+        for (path, scope) in [("systemd/authbrokerd.service", Scope.user), ("systemd/system/authbrokerd.service", .system)] {
+            let listed = documented.filter { $0.scope == .both || $0.scope == scope }
+            for (key, value) in try Self.directives(path) where !operational.contains(key) {
+                #expect(listed.contains { $0.key == key && $0.value == value }, "\(path) sets \(key)=\(value), which docs/security.md does not list")
+            }
+        }
+    }
+
     /// Backs the paths and the system-unit specifics of the same section: user state writable
     /// only in `~/.local/state/authbroker` and `~/.config/authbroker`; `StateDirectory=` 0700;
     /// the dedicated user, the key credential, the socket 0660 for the group.
