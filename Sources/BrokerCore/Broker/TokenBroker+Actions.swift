@@ -27,7 +27,8 @@ extension TokenBroker {
         for action in actions {
             switch action {
             case .serveToken(let tokens, let ids):
-                let grant = tokens.grant(expiresAt: options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) })
+                let expiry = options.refreshPolicy.effectiveExpiry(of: tokens)
+                let grant = tokens.grant(expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) })
                 for id in ids { answers.deliver(.success(grant), to: id.rawValue) }
                 counters.tokensServed(ids.count)
             case .fail(let error, let ids):
