@@ -38,32 +38,6 @@ public struct Account: Sendable, Equatable, Identifiable {
     public var createdAt: Double
 }
 
-/// One account's tokens. Saved and loaded as a unit (`Vault.saveTokens` is one transaction).
-public struct TokenSet: Sendable, Equatable {
-    public var accessToken: Secret
-    public var refreshToken: Secret?
-    public var idToken: Secret?
-    public var tokenType: String
-    public var scope: String?
-    /// Unix seconds; nil when the provider gave no `expires_in`.
-    public var expiresAt: Double?
-    /// Unix seconds.
-    public var obtainedAt: Double
-
-    public init(
-        accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, tokenType: String = "Bearer",
-        scope: String? = nil, expiresAt: Double? = nil, obtainedAt: Double
-    ) {
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
-        self.idToken = idToken
-        self.tokenType = tokenType
-        self.scope = scope
-        self.expiresAt = expiresAt
-        self.obtainedAt = obtainedAt
-    }
-}
-
 /// What the daemon shows about an account's tokens. Never secret.
 public struct TokenStatus: Sendable, Equatable {
     public var lastRefreshAt: Double?

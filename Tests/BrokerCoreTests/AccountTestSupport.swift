@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerCrypto
+import BrokerStore
 
 /// Builders shared by the account lifecycle tests.
 enum Fixture {
@@ -9,10 +10,10 @@ enum Fixture {
     static func tokens(
         _ access: String = "access-1", obtainedAt: Double = 1_000, lifetime: Double? = 3_600,
         refresh: String? = "refresh-1"
-    ) -> AccountTokens {
-        AccountTokens(
+    ) -> TokenSet {
+        TokenSet(
             accessToken: Secret(access), refreshToken: refresh.map { Secret($0) }, scope: "openid",
-            obtainedAt: obtainedAt, expiresAt: lifetime.map { obtainedAt + $0 })
+            expiresAt: lifetime.map { obtainedAt + $0 }, obtainedAt: obtainedAt)
     }
 
     /// A machine with jitter pinned to `jitterUnit` (0: no jitter, the exact margin).
@@ -21,7 +22,7 @@ enum Fixture {
     }
 
     /// A machine holding `tokens`, restored at `now`.
-    static func machine(holding tokens: AccountTokens, now: Double, jitterUnit: Double = 0) -> AccountStateMachine {
+    static func machine(holding tokens: TokenSet, now: Double, jitterUnit: Double = 0) -> AccountStateMachine {
         var machine = machine(jitterUnit: jitterUnit)
         _ = machine.restored(tokens, now: now)
         return machine

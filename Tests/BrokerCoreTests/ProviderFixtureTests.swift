@@ -70,7 +70,7 @@ import Testing
         let tokens = try await client.exchangeCode(code, pendingLogin: login, metadata: outcome.metadata, client: config)
         #expect(tokens.accessToken == Secret("shcat_abc") && tokens.refreshToken == Secret("shcrt_def"))
         #expect(tokens.idTokenClaims?.email == "buyer@example.com")
-        #expect(tokens.expiresAt == time.now.addingTimeInterval(7200))
+        #expect(tokens.expiresAt == time.now.timeIntervalSince1970 + 7200)
         let tokenRequest = try #require(transport.requests.last { $0.url.hasSuffix("/oauth/token") })
         #expect(tokenRequest.headers["Authorization"] == nil)
         #expect(formFields(tokenRequest.body) == [

@@ -1,12 +1,13 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
+import BrokerStore
 import Foundation
 import Testing
 
 @Suite struct RevocationLogoutTests {
     let tokens = TokenSet(
-        accessToken: Secret("at"), refreshToken: Secret("rt"), idToken: Secret("id.token.value"), receivedAt: Date())
+        accessToken: Secret("at"), refreshToken: Secret("rt"), idToken: Secret("id.token.value"), obtainedAt: Date().timeIntervalSince1970)
 
     @Test func revokesRefreshTokenThenAccessTokenWithHints() async throws {
         let transport = FakeTransport()
@@ -48,8 +49,11 @@ import Testing
         let transport = FakeTransport()
         transport.on("\(testIssuer)/userinfo", .json(["sub": "u1", "email": "u@example.com"]), .json(["sub": "u2"]))
         let client = OIDCClient(transport: transport, time: TestTime().time)
+        // The claims of a set are its ID token's (validated when it was received).
         var withClaims = tokens
-        withClaims.idTokenClaims = try IDTokenClaims(payload: TestPayload.claims(sub: "u1"))
+        withClaims.idToken = Secret(
+            Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(TestPayload.claims(sub: "u1")) + ".c2ln")
+        #expect(withClaims.idTokenClaims == (try IDTokenClaims(payload: TestPayload.claims(sub: "u1"))))
         let info = try await client.userInfo(metadata: testMetadata(), tokens: withClaims)
         #expect(info == UserInfo(subject: "u1", email: "u@example.com"))
         #expect(transport.requests[0].headers["Authorization"] == "Bearer at")

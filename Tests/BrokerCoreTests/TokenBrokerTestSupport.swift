@@ -63,11 +63,11 @@ final class FakeProvider: HTTPTransport {
     }
 
     /// What a finished login yields.
-    func loginTokens(now: Double) -> BrokerCore.TokenSet {
+    func loginTokens(now: Double) -> TokenSet {
         let (access, refresh, lifetime) = mint()
-        return BrokerCore.TokenSet(
+        return TokenSet(
             accessToken: Secret(access), refreshToken: Secret(refresh), scope: "openid",
-            receivedAt: Date(timeIntervalSince1970: now), expiresAt: Date(timeIntervalSince1970: now + Double(lifetime)))
+            expiresAt: now + Double(lifetime), obtainedAt: now)
     }
 
     func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
@@ -140,9 +140,9 @@ final class FakeProvider: HTTPTransport {
 final class InstantLoginFlow: LoginFlow {
     let loginID = UUID().uuidString
     let expiresAt: Date
-    let tokens: BrokerCore.TokenSet
+    let tokens: TokenSet
 
-    init(expiresAt: Double, tokens: BrokerCore.TokenSet) {
+    init(expiresAt: Double, tokens: TokenSet) {
         self.expiresAt = Date(timeIntervalSince1970: expiresAt)
         self.tokens = tokens
     }

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
+import BrokerStore
 import Foundation
 import Testing
 
@@ -67,10 +68,10 @@ import Testing
 
     @Test func unknownLifetimeStaysUnknownAndTheBrokerAssumesFifteenMinutes() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let tokens = TokenSet(TokenResponse(accessToken: Secret("a")), requestedScope: nil, receivedAt: now, claims: nil)
+        let tokens = TokenSet(TokenResponse(accessToken: Secret("a")), requestedScope: nil, receivedAt: now)
         #expect(tokens.expiresAt == nil)
-        let account = AccountTokens(
-            accessToken: Secret("a"), refreshToken: Secret("r"), obtainedAt: now.timeIntervalSince1970, expiresAt: nil)
+        let account = TokenSet(
+            accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: nil, obtainedAt: now.timeIntervalSince1970)
         #expect(RefreshPolicy().effectiveExpiry(of: account) == now.timeIntervalSince1970 + 900)
     }
 
@@ -83,17 +84,17 @@ import Testing
             let payload = Base64URL.encode(Array(#"{"sub":"u","exp":\#(Int(exp))}"#.utf8))
             return Secret(header + "." + payload + "." + Base64URL.encode([1, 2, 3]))
         }
-        func expiry(_ response: TokenResponse) -> Date? {
-            TokenSet(response, requestedScope: nil, receivedAt: now, claims: nil).expiresAt
+        func expiry(_ response: TokenResponse) -> Double? {
+            TokenSet(response, requestedScope: nil, receivedAt: now).expiresAt
         }
         let future = now.timeIntervalSince1970 + 300
-        #expect(expiry(TokenResponse(accessToken: jwt(exp: future))) == Date(timeIntervalSince1970: future))
-        #expect(expiry(TokenResponse(accessToken: jwt(exp: future), expiresIn: 60)) == now.addingTimeInterval(60))
+        #expect(expiry(TokenResponse(accessToken: jwt(exp: future))) == future)
+        #expect(expiry(TokenResponse(accessToken: jwt(exp: future), expiresIn: 60)) == now.timeIntervalSince1970 + 60)
         #expect(expiry(TokenResponse(accessToken: jwt(exp: now.timeIntervalSince1970 - 5))) == nil)
         #expect(expiry(TokenResponse(accessToken: Secret("opaque.not-a-jwt"))) == nil)
-        let refreshed = TokenSet(accessToken: Secret("old"), receivedAt: now)
-            .applyingRefresh(TokenResponse(accessToken: jwt(exp: future)), receivedAt: now, claims: nil)
-        #expect(refreshed.expiresAt == Date(timeIntervalSince1970: future))
+        let refreshed = TokenSet(TokenResponse(accessToken: jwt(exp: future)), requestedScope: nil, receivedAt: now)
+            .carryingOver(from: TokenSet(accessToken: Secret("old"), obtainedAt: now.timeIntervalSince1970))
+        #expect(refreshed.expiresAt == future)
     }
 
     @Test func refreshPreservesScopeAndRotatesTheRefreshToken() async throws {
@@ -104,10 +105,10 @@ import Testing
         let time = TestTime()
         let client = OIDCClient(transport: transport, time: time.time)
         let config = ClientConfiguration(clientID: "c", scopes: ["read", "write"])
-        let initial = TokenSet(accessToken: Secret("at1"), refreshToken: Secret("rt1"), scope: "read write", receivedAt: time.now)
+        let initial = TokenSet(accessToken: Secret("at1"), refreshToken: Secret("rt1"), scope: "read write", obtainedAt: time.now.timeIntervalSince1970)
         let second = try await client.refresh(initial, metadata: testMetadata(), client: config)
         #expect(second.accessToken == Secret("at2") && second.refreshToken == Secret("rt2"))
-        #expect(second.expiresAt == time.now.addingTimeInterval(60) && second.scope == "read write")
+        #expect(second.expiresAt == time.now.timeIntervalSince1970 + 60 && second.scope == "read write")
         let third = try await client.refresh(second, metadata: testMetadata(), client: config)
         #expect(third.accessToken == Secret("at3") && third.refreshToken == Secret("rt2"))
         let bodies = transport.requests.map { formFields($0.body) }
@@ -118,7 +119,7 @@ import Testing
 
     @Test func refreshWithoutRefreshTokenIsTerminal() async throws {
         let client = OIDCClient(transport: FakeTransport(), time: TestTime().time)
-        let tokens = TokenSet(accessToken: Secret("a"), receivedAt: Date())
+        let tokens = TokenSet(accessToken: Secret("a"), obtainedAt: Date().timeIntervalSince1970)
         await #expect(throws: OIDCError.noRefreshToken) {
             try await client.refresh(tokens, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
         }
@@ -127,7 +128,7 @@ import Testing
 
     @Test func secretsNeverAppearInDescriptions() {
         let secret = ClientAuthentication.clientSecretBasic(Secret("hunter2"))
-        let tokens = TokenSet(accessToken: Secret("at-value"), refreshToken: Secret("rt-value"), receivedAt: Date())
+        let tokens = TokenSet(accessToken: Secret("at-value"), refreshToken: Secret("rt-value"), obtainedAt: Date().timeIntervalSince1970)
         let text = "\(secret) \(tokens) \(String(reflecting: tokens))"
         #expect(!text.contains("hunter2") && !text.contains("at-value") && !text.contains("rt-value"))
     }

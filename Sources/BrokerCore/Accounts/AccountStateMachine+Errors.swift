@@ -1,4 +1,5 @@
 import BrokerProtocol
+import BrokerStore
 
 // The errors callers see. Messages tell people what to do and never contain token values.
 extension AccountStateMachine {
@@ -31,7 +32,7 @@ extension AccountStateMachine {
             authorizationURL: login.authorizationURL)
     }
 
-    func providerUnavailableError(_ tokens: AccountTokens) -> WireError {
+    func providerUnavailableError(_ tokens: TokenSet) -> WireError {
         var message = "The provider for '\(account)' cannot give a fresh token"
         if let lastError { message += " (\(lastError.message))" }
         if let expiry = policy.effectiveExpiry(of: tokens) {

@@ -1,11 +1,12 @@
 import BrokerProtocol
+import BrokerStore
 
 // Start-up, logins, logout and configuration changes.
 extension AccountStateMachine {
     /// At start-up, with the tokens found in storage (nil: none). A valid token is served at once; an
     /// expired or nearly expired one with a refresh token is refreshed at once; an expired one without a
     /// refresh token means `loginRequired` (no notification: nothing failed, the daemon just started).
-    public mutating func restored(_ tokens: AccountTokens?, now: Double) -> [Action] {
+    public mutating func restored(_ tokens: TokenSet?, now: Double) -> [Action] {
         rearmingTimer(now: now) { machine in
             guard let tokens else {
                 machine.state = .loggedOut
@@ -33,7 +34,7 @@ extension AccountStateMachine {
     /// The pending login `loginID` produced tokens: they replace whatever was held. The generation moves
     /// on, so a refresh still in flight for the old tokens is dropped when it completes. A login that is
     /// no longer pending (logged out, timed out, superseded) only has its tokens revoked.
-    public mutating func loginSucceeded(loginID: String, tokens: AccountTokens, now: Double) -> [Action] {
+    public mutating func loginSucceeded(loginID: String, tokens: TokenSet, now: Double) -> [Action] {
         guard pendingLogin?.loginID == loginID else { return [.revoke(tokens)] }
         return rearmingTimer(now: now) { machine in
             machine.pendingLogin = nil

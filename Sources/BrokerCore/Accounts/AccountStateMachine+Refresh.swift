@@ -1,4 +1,5 @@
 import BrokerProtocol
+import BrokerStore
 
 // Token requests, the timer, and refresh completions.
 extension AccountStateMachine {
@@ -52,7 +53,7 @@ extension AccountStateMachine {
     }
 
     /// The refresh started under `generation` returned tokens. Stale results are revoked and dropped.
-    public mutating func refreshSucceeded(_ newTokens: AccountTokens, generation: UInt64, now: Double) -> [Action] {
+    public mutating func refreshSucceeded(_ newTokens: TokenSet, generation: UInt64, now: Double) -> [Action] {
         guard generation == self.generation, case .refreshing(let old, let attempt) = state,
             case .inFlight = attempt.phase
         else { return [.revoke(newTokens)] }
@@ -64,7 +65,7 @@ extension AccountStateMachine {
 
     /// New tokens from a login or a refresh: persisted before anyone is served them, then every parked
     /// caller is answered, then the next refresh is planned.
-    mutating func install(_ tokens: AccountTokens, now: Double) -> [Action] {
+    mutating func install(_ tokens: TokenSet, now: Double) -> [Action] {
         state = .active(tokens, checkAt: nil)
         let served = settleWaiters(now: now)
         return [.persistTokens(tokens)] + served + adopt(tokens, now: now)
@@ -102,7 +103,7 @@ extension AccountStateMachine {
     /// Makes `tokens` current: `active` with its next check time, or a refresh right away when it is
     /// already inside its margin or expired, or `loginRequired` when it expired without a refresh token.
     /// Used for restored, newly logged-in and freshly refreshed tokens and for the proactive timer.
-    mutating func adopt(_ tokens: AccountTokens, now: Double) -> [Action] {
+    mutating func adopt(_ tokens: TokenSet, now: Double) -> [Action] {
         switch policy.decide(tokens, minTTL: nil, now: now) {
         case .serve:
             let checkAt =
@@ -120,7 +121,7 @@ extension AccountStateMachine {
     }
 
     /// Starts `attempt` now, or schedules it for when the one-refresh-per-second cap allows.
-    mutating func startOrDefer(_ tokens: AccountTokens, attempt: RefreshAttempt, now: Double) -> [Action] {
+    mutating func startOrDefer(_ tokens: TokenSet, attempt: RefreshAttempt, now: Double) -> [Action] {
         guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
             // Unreachable: callers only refresh refreshable tokens. Fail closed rather than spin.
             state = .loginRequired(.expired)
@@ -139,7 +140,7 @@ extension AccountStateMachine {
     }
 
     /// Inside the margin: the caller was served; start a refresh unless one is already under way.
-    private mutating func refreshInBackground(_ tokens: AccountTokens, now: Double) -> [Action] {
+    private mutating func refreshInBackground(_ tokens: TokenSet, now: Double) -> [Action] {
         guard case .active = state else { return [] }
         return rearmingTimer(now: now) { machine in
             machine.startOrDefer(tokens, attempt: .first(now: now), now: now)
@@ -150,7 +151,7 @@ extension AccountStateMachine {
     /// cannot happen soon (backoff after a failure, or the per-second cap with a still-valid token): then
     /// answer now with the valid token or `provider_unavailable`.
     mutating func refreshBeforeAnswering(
-        _ id: AccountRequestID, tokens: AccountTokens, now: Double
+        _ id: AccountRequestID, tokens: TokenSet, now: Double
     ) -> [Action] {
         let valid = policy.isValid(tokens, at: now)
         switch state {

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import BrokerStore
 
 // The token store's answers to `persistTokens`: a failed save keeps the tokens in memory and retries.
 extension AccountStateMachine {
@@ -21,7 +22,7 @@ extension AccountStateMachine {
 
     /// The store committed `tokens`. When they are the current tokens, nothing is unsaved any more
     /// and a `storage_failed` last error is cleared. An older set saved late changes nothing.
-    public mutating func tokensStored(_ tokens: AccountTokens, now: Double) -> [Action] {
+    public mutating func tokensStored(_ tokens: TokenSet, now: Double) -> [Action] {
         guard tokens == currentTokens, unsaved != nil else { return [] }
         return rearmingTimer(now: now) { machine in
             machine.unsaved = nil
@@ -33,7 +34,7 @@ extension AccountStateMachine {
     /// The store could not commit `tokens` (`reason` says why). When they are the current tokens
     /// the save is retried with backoff; the first failure of an episode notifies the user. Tokens
     /// that are no longer current are not retried: their successor's save is what matters.
-    public mutating func tokensNotStored(_ tokens: AccountTokens, reason: String, now: Double) -> [Action] {
+    public mutating func tokensNotStored(_ tokens: TokenSet, reason: String, now: Double) -> [Action] {
         guard tokens == currentTokens else { return [] }
         let failures = (unsaved?.failures ?? 0) + 1
         let delay = min(

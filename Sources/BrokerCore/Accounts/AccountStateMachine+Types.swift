@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerProtocol
+import BrokerStore
 
 /// Identifies one caller of `tokenRequested`, so the actor can route a later answer to it.
 public struct AccountRequestID: Hashable, Sendable, CustomStringConvertible {
@@ -16,9 +17,9 @@ extension AccountStateMachine {
         case loggedOut
         /// Usable tokens. `checkAt` is when the timer must look again: the proactive refresh time, or the
         /// expiry of a token that cannot be refreshed; nil for a token that never expires.
-        case active(AccountTokens, checkAt: Double?)
+        case active(TokenSet, checkAt: Double?)
         /// A refresh is in flight or scheduled; the tokens are still served while valid.
-        case refreshing(AccountTokens, RefreshAttempt)
+        case refreshing(TokenSet, RefreshAttempt)
         /// The tokens are gone or useless; only `authctl login` helps.
         case loginRequired(LoginRequiredReason)
     }
@@ -106,7 +107,7 @@ extension AccountStateMachine {
     /// caller is served them, so a rotated refresh token is never lost to a crash.
     public enum Action: Sendable, Equatable {
         /// Answer these callers with these tokens.
-        case serveToken(AccountTokens, to: [AccountRequestID])
+        case serveToken(TokenSet, to: [AccountRequestID])
         /// Answer these callers with this error (`login_required`, `login_pending`, `provider_unavailable`).
         case fail(WireError, to: [AccountRequestID])
         /// Park this caller: it is answered by a later `serveToken`/`fail` naming it (single-flight).
@@ -118,11 +119,11 @@ extension AccountStateMachine {
         /// Nothing is due: disarm the timer.
         case cancelWakeUp
         /// Store these tokens (refresh and access token in one transaction).
-        case persistTokens(AccountTokens)
+        case persistTokens(TokenSet)
         /// Delete the stored tokens.
         case deleteTokens
         /// Revoke at the provider, best effort (RFC 7009): the refresh token, else the access token.
-        case revoke(AccountTokens)
+        case revoke(TokenSet)
         /// Stop the pending login (close its listener) and report `reason` to whoever waits on it.
         case cancelLogin(loginID: String, reason: WireError)
         /// Run the notify hook once.

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import BrokerStore
 
 /// The lifecycle of one account as a pure value: events in, actions out, no I/O and no clock reads.
 ///
@@ -49,7 +50,7 @@ public struct AccountStateMachine: Sendable {
     }
 
     /// The tokens currently held (possibly expired), if any.
-    public var currentTokens: AccountTokens? {
+    public var currentTokens: TokenSet? {
         switch state {
         case .active(let tokens, _), .refreshing(let tokens, _): tokens
         case .loggedOut, .loginRequired: nil

@@ -1,3 +1,5 @@
+import BrokerStore
+
 /// When to refresh an account's access token: the proactive schedule and the answer to a token request.
 ///
 /// The refresh margin is `min(max(60 s, 10 % of lifetime), 50 % of lifetime)`: long-lived tokens are
@@ -44,27 +46,30 @@ public struct RefreshPolicy: Sendable, Equatable {
         min(jitterFractionOfMargin * margin(lifetime: lifetime), maximumJitter)
     }
 
-    /// The expiry the broker works with: the provider's, or `obtainedAt + assumedLifetime` when it gave
-    /// none and a refresh is possible; nil means "never expires" (nothing better can ever be obtained).
-    public func effectiveExpiry(of tokens: AccountTokens) -> Double? {
+    /// The second half of the expiry rule, its only statement: the expiry the broker works with is
+    /// the one the provider stated (`TokenResponse.statedExpiry(receivedAt:)`), else
+    /// `obtainedAt + assumedLifetime` when a refresh is possible; nil means "never expires" (nothing
+    /// better can ever be obtained). Applied at use, never stored, so the vault keeps what the
+    /// provider said and a changed policy applies to stored tokens too.
+    public func effectiveExpiry(of tokens: TokenSet) -> Double? {
         if let expiresAt = tokens.expiresAt { return expiresAt }
         return tokens.canRefresh ? tokens.obtainedAt + assumedLifetime : nil
     }
 
     /// The lifetime the margin is computed from (never negative).
-    public func lifetime(of tokens: AccountTokens) -> Double? {
+    public func lifetime(of tokens: TokenSet) -> Double? {
         effectiveExpiry(of: tokens).map { max($0 - tokens.obtainedAt, 0) }
     }
 
     /// Whether the token may still be handed out at `now`.
-    public func isValid(_ tokens: AccountTokens, at now: Double) -> Bool {
+    public func isValid(_ tokens: TokenSet, at now: Double) -> Bool {
         effectiveExpiry(of: tokens).map { now < $0 } ?? true
     }
 
     /// `expiry − margin − jitter`, with `jitterUnit` in [0, 1) drawn by the caller (deterministic in tests).
     /// Nil when the token never expires. A token without a refresh token gets no proactive refresh;
     /// the state machine then only wakes up at its expiry.
-    public func proactiveRefreshTime(for tokens: AccountTokens, jitterUnit: Double) -> Double? {
+    public func proactiveRefreshTime(for tokens: TokenSet, jitterUnit: Double) -> Double? {
         guard let expiry = effectiveExpiry(of: tokens), let lifetime = lifetime(of: tokens) else { return nil }
         let unit = min(max(jitterUnit, 0), 1)
         return expiry - margin(lifetime: lifetime) - unit * jitterBound(lifetime: lifetime)
@@ -86,7 +91,7 @@ public struct RefreshPolicy: Sendable, Equatable {
     /// inside the margin, serve and refresh in the background. With `minTTL`: refresh first when less than
     /// that remains, unless the token is brand new (it cannot get better) or cannot be refreshed (served
     /// as is while valid). A `minTTL` that is not a positive number counts as absent.
-    public func decide(_ tokens: AccountTokens, minTTL: Double?, now: Double) -> Decision {
+    public func decide(_ tokens: TokenSet, minTTL: Double?, now: Double) -> Decision {
         guard let expiry = effectiveExpiry(of: tokens), let lifetime = lifetime(of: tokens) else { return .serve }
         let remaining = expiry - now
         guard remaining > 0 else { return tokens.canRefresh ? .refreshFirst : .expired }
@@ -98,7 +103,7 @@ public struct RefreshPolicy: Sendable, Equatable {
     }
 
     /// Obtained within the first `brandNewFraction` of its lifetime.
-    func isBrandNew(_ tokens: AccountTokens, lifetime: Double, now: Double) -> Bool {
+    func isBrandNew(_ tokens: TokenSet, lifetime: Double, now: Double) -> Bool {
         now - tokens.obtainedAt < brandNewFraction * lifetime
     }
 

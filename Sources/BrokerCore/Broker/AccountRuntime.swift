@@ -20,7 +20,7 @@ struct AccountRuntime: Sendable {
     /// The status last written to the vault, so it is rewritten only when it changes.
     var persistedStatus: TokenStatus?
     /// The tokens last committed to the vault, so `persistTokens` after a pre-committed set is a no-op.
-    var persistedTokens: AccountTokens?
+    var persistedTokens: TokenSet?
 
     var name: String { configuration.name }
     var key: AccountKey { AccountKey(owner: owner, name: name) }
@@ -113,47 +113,5 @@ extension BrokerProtocol.AccountConfiguration {
             issuer: issuer, authorizationEndpoint: endpoints.authorization, tokenEndpoint: endpoints.token,
             jwksURI: endpoints.jwksURI, userinfoEndpoint: endpoints.userinfo, revocationEndpoint: endpoints.revocation,
             endSessionEndpoint: endpoints.endSession, deviceAuthorizationEndpoint: endpoints.deviceAuthorization)
-    }
-}
-
-// Conversions between the engine's, the store's and the state machine's token types.
-extension AccountTokens {
-    init(_ tokens: TokenSet) {
-        self.init(
-            accessToken: tokens.accessToken, tokenType: "Bearer", refreshToken: tokens.refreshToken,
-            idToken: tokens.idToken, scope: tokens.scope, obtainedAt: tokens.receivedAt.timeIntervalSince1970,
-            expiresAt: tokens.expiresAt?.timeIntervalSince1970)
-    }
-
-    init(_ stored: BrokerStore.TokenSet) {
-        self.init(
-            accessToken: stored.accessToken, tokenType: stored.tokenType, refreshToken: stored.refreshToken,
-            idToken: stored.idToken, scope: stored.scope, obtainedAt: stored.obtainedAt, expiresAt: stored.expiresAt)
-    }
-
-    var stored: BrokerStore.TokenSet {
-        BrokerStore.TokenSet(
-            accessToken: accessToken, refreshToken: refreshToken, idToken: idToken, tokenType: tokenType,
-            scope: scope, expiresAt: expiresAt, obtainedAt: obtainedAt)
-    }
-
-    /// The engine's view, with the claims of the stored ID token (validated when it was received),
-    /// so a refreshed ID token is checked for the same subject.
-    var engineTokens: TokenSet {
-        TokenSet(
-            accessToken: accessToken, refreshToken: refreshToken, idToken: idToken, scope: scope,
-            receivedAt: Date(timeIntervalSince1970: obtainedAt),
-            expiresAt: expiresAt.map { Date(timeIntervalSince1970: $0) }, idTokenClaims: storedIDTokenClaims)
-    }
-
-    var storedIDTokenClaims: IDTokenClaims? {
-        guard let idToken, let jws = try? JWSCompact.parse(idToken.revealString()) else { return nil }
-        return try? IDTokenClaims(payload: jws.payload)
-    }
-
-    func grant(expiry: Double?) -> TokenGrant {
-        TokenGrant(
-            accessToken: accessToken.revealString(), tokenType: tokenType,
-            expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, scope: scope)
     }
 }

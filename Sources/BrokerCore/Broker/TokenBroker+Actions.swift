@@ -27,7 +27,8 @@ extension TokenBroker {
         for action in actions {
             switch action {
             case .serveToken(let tokens, let ids):
-                let grant = tokens.grant(expiry: options.refreshPolicy.effectiveExpiry(of: tokens))
+                let expiry = options.refreshPolicy.effectiveExpiry(of: tokens)
+                let grant = tokens.grant(expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) })
                 for id in ids { answers.deliver(.success(grant), to: id.rawValue) }
                 counters.tokensServed(ids.count)
             case .fail(let error, let ids):
@@ -68,8 +69,7 @@ extension TokenBroker {
             let expiry = policy.effectiveExpiry(of: tokens)
             let serveUntil = expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: tokens) ?? 0) } ?? .infinity
             entry = TokenCache.Entry(
-                accessToken: tokens.accessToken, tokenType: tokens.tokenType,
-                expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, scope: tokens.scope, serveUntil: serveUntil)
+                tokens: tokens, expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, serveUntil: serveUntil)
         }
         cache.set(entry, account: key)
         counters.state(machine.wireState(now: time), account: key)
@@ -98,13 +98,12 @@ extension TokenBroker {
     /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
     /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
     /// nothing was stored, and its `persistTokens` retries.
-    func persist(_ tokens: AccountTokens, status: TokenStatus, account key: AccountKey) async -> Bool {
+    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> Bool {
         guard let id = accounts[key]?.id else { return false }
-        let stored = tokens.stored
         do {
             try await worker.perform { vault in
                 try vault.batch {
-                    try vault.saveTokens(stored, accountID: id)
+                    try vault.saveTokens(tokens, accountID: id)
                     try vault.updateStatus(status, accountID: id)
                 }
             }
@@ -120,16 +119,16 @@ extension TokenBroker {
     /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
     /// the other vault writes, whose outcome goes back to the machine (`tokensStored` /
     /// `tokensNotStored`, which retries a failed save with backoff).
-    private func persistIfNeeded(_ tokens: AccountTokens, account key: AccountKey) {
+    private func persistIfNeeded(_ tokens: TokenSet, account key: AccountKey) {
         guard let runtime = accounts[key], runtime.persistedTokens != tokens else { return }
-        let (id, stored) = (runtime.id, tokens.stored)
-        worker.enqueueReporting({ try $0.saveTokens(stored, accountID: id) }) { error in
+        let id = runtime.id
+        worker.enqueueReporting({ try $0.saveTokens(tokens, accountID: id) }) { error in
             Task { await self.saveFinished(tokens, account: key, id: id, error: error) }
         }
     }
 
     /// The outcome of a queued token save, for the account it was made for (not a newer one of the name).
-    private func saveFinished(_ tokens: AccountTokens, account key: AccountKey, id: Int64, error: (any Error)?) {
+    private func saveFinished(_ tokens: TokenSet, account key: AccountKey, id: Int64, error: (any Error)?) {
         guard let runtime = accounts[key], runtime.id == id else { return }
         if let error {
             logger.with(key).error("cannot store the tokens, keeping them in memory and retrying: \(error)")
@@ -145,9 +144,9 @@ extension TokenBroker {
     func saveUnsavedTokens() async {
         for (key, runtime) in accounts {
             guard let tokens = runtime.machine.currentTokens, runtime.persistedTokens != tokens else { continue }
-            let (id, stored) = (runtime.id, tokens.stored)
+            let id = runtime.id
             do {
-                try await worker.perform { vault in try vault.saveTokens(stored, accountID: id) }
+                try await worker.perform { vault in try vault.saveTokens(tokens, accountID: id) }
                 accounts[key]?.persistedTokens = tokens
                 logger.with(key).info("unsaved tokens saved at shutdown")
             } catch {

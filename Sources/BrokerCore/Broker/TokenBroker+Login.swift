@@ -104,10 +104,9 @@ extension TokenBroker {
         guard logins[loginID]?.outcome == .pending else { return }  // cancelled or timed out meanwhile
         switch result {
         case .success(let success):
-            let tokenSet = success.tokens
+            let tokens = success.tokens
             var subject = success.subject
-            if subject == nil { subject = await userInfoSubject(tokenSet, account: key) }
-            let tokens = AccountTokens(tokenSet)
+            if subject == nil { subject = await userInfoSubject(tokens, account: key) }
             guard let runtime = accounts[key], runtime.machine.pendingLogin?.loginID == loginID else {
                 background { broker in _ = await broker.revoke(tokens, account: key) }
                 return

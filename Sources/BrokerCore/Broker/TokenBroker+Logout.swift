@@ -10,9 +10,9 @@ extension TokenBroker {
         let tokens = runtime.machine.currentTokens
         var endSessionURL: String?
         if let metadata = runtime.metadata?.metadata, metadata.endSessionEndpoint != nil {
-            endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: tokens?.engineTokens)
+            endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: tokens)
         }
-        var revokeNow: [AccountTokens] = []
+        var revokeNow: [TokenSet] = []
         accounts[key]?.subject = nil
         event(key) { machine, now in
             // The revocation is done here, awaited, so its outcome can be reported.

@@ -24,7 +24,7 @@ extension TokenBroker {
             async let keysReady: Void = prefetchKeys(for: old, metadata: metadata)
             result = await AnswerTiming.$current.withValue(timing) {
                 do throws(OIDCError) {
-                    return .success(try await oidc.refresh(old.engineTokens, metadata: metadata, client: client))
+                    return .success(try await oidc.refresh(old, metadata: metadata, client: client))
                 } catch {
                     return .failure(error)
                 }
@@ -36,8 +36,7 @@ extension TokenBroker {
         // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
-        case .success(let fresh):
-            let tokens = AccountTokens(fresh).carryingOver(from: old)
+        case .success(let tokens):
             let time = now()
             var stored = false
             if isRefreshCurrent(key, generation: generation) {
@@ -71,7 +70,7 @@ extension TokenBroker {
     }
 
     /// Warms the JWKS cache when the answer will carry an ID token to verify (best effort).
-    nonisolated func prefetchKeys(for tokens: AccountTokens, metadata: ProviderMetadata) async {
+    nonisolated func prefetchKeys(for tokens: TokenSet, metadata: ProviderMetadata) async {
         guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata) else { return }
         await keys.prefetch()
     }
@@ -96,7 +95,7 @@ extension TokenBroker {
     }
 
     /// Revokes `tokens` at the provider, best effort: (revoked, note for people). Never throws.
-    func revoke(_ tokens: AccountTokens, account key: AccountKey) async -> (revoked: Bool, note: String?) {
+    func revoke(_ tokens: TokenSet, account key: AccountKey) async -> (revoked: Bool, note: String?) {
         let metadata: ProviderMetadata
         do throws(OIDCError) {
             metadata = try await self.metadata(for: key)
@@ -108,7 +107,7 @@ extension TokenBroker {
         }
         let results: [RevocationResult]
         do throws(OIDCError) {
-            results = try await oidc.revoke(tokens.engineTokens, metadata: metadata, client: client)
+            results = try await oidc.revoke(tokens, metadata: metadata, client: client)
         } catch {
             return (false, "revocation failed: \(error)")
         }

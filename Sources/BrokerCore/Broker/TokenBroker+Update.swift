@@ -111,7 +111,7 @@ extension TokenBroker {
 
     private func currentIDToken(_ key: AccountKey, minTTL: Double) -> IDTokenGrant? {
         guard let tokens = accounts[key]?.machine.currentTokens, let idToken = tokens.idToken,
-            let claims = tokens.storedIDTokenClaims
+            let claims = tokens.idTokenClaims
         else { return nil }
         let expiry = claims.expiresAt.timeIntervalSince1970
         guard expiry - now() > minTTL else { return nil }

@@ -99,12 +99,12 @@ public actor TokenBroker: BrokerService {
     /// Restores every account from the vault: tokens, status and schedules come back, and refreshes
     /// that fell due while the daemon was down start now.
     public func start() async {
-        let loaded: [(Account, BrokerStore.TokenSet?, TokenStatus?, Secret?, CachedDocument?, String?)]
+        let loaded: [(Account, TokenSet?, TokenStatus?, Secret?, CachedDocument?, String?)]
         do {
             loaded = try await worker.perform { vault in
                 try vault.batch { try vault.accounts().map { account in
                     var problem: String?
-                    var tokens: BrokerStore.TokenSet?
+                    var tokens: TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
                     var secret: Secret?
                     do {
@@ -135,15 +135,14 @@ public actor TokenBroker: BrokerService {
                 account, secret: secret, document: document, decoded: document.flatMap { decodedDocuments[$0.json] })
             runtime.subject = status?.subject
             runtime.persistedStatus = status
-            runtime.persistedTokens = tokens.map(AccountTokens.init)
+            runtime.persistedTokens = tokens
             runtime.machine.lastRefreshAt = status?.lastRefreshAt
             if let code = status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
                 runtime.machine.lastError = WireError(code: code, message: status?.lastErrorMessage ?? "")
             }
             if let problem { runtime.machine.lastError = Self.unreadable(account.name, problem) }
             accounts[key] = runtime
-            let restored = tokens.map(AccountTokens.init)
-            event(key) { machine, now in machine.restored(restored, now: now) }
+            event(key) { machine, now in machine.restored(tokens, now: now) }
         }
         logger.info("broker started", ["accounts": String(accounts.count)])
     }

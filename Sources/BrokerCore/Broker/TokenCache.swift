@@ -1,25 +1,21 @@
-import BrokerCrypto
 import BrokerProtocol
+import BrokerStore
 import Synchronization
 
 /// The synchronous fast path's memory: per account, the grant and the instant until which it may be
 /// served without asking the actor (expiry − refresh margin). Written by the `TokenBroker` actor
 /// whenever an account's tokens change; read on the socket server's connection threads.
 final class TokenCache: Sendable {
-    /// The access token stays a `Secret` (redacted in any print, wiped when released) until the
-    /// moment a caller is served; the wire grant is built then.
+    /// The tokens stay `Secret`s (redacted in any print, wiped when released) until the moment a
+    /// caller is served; the wire grant is built then, from the access token only.
     struct Entry: Sendable {
-        var accessToken: Secret
-        var tokenType: String
-        /// RFC 3339, as the grant reports it.
+        var tokens: TokenSet
+        /// The effective expiry in RFC 3339, as the grant reports it.
         var expiresAt: String?
-        var scope: String?
         /// Wall-clock Unix seconds; `.infinity` for a token that never expires.
         var serveUntil: Double
 
-        var grant: TokenGrant {
-            TokenGrant(accessToken: accessToken.revealString(), tokenType: tokenType, expiresAt: expiresAt, scope: scope)
-        }
+        var grant: TokenGrant { tokens.grant(expiresAt: expiresAt) }
     }
 
     /// Keyed by owner and name, so a caller can only ever hit its own account's entry.

@@ -1,7 +1,8 @@
+import BrokerStore
 import FoundationEssentials
 import Synchronization
 
-/// What a successful login yields: the tokens, with the validated ID token claims inside.
+/// What a successful login yields: the tokens, their ID token validated.
 public struct LoginResult: Sendable, Equatable {
     public var tokens: TokenSet
 

@@ -1,4 +1,5 @@
 import BrokerHTTP
+import BrokerStore
 import FoundationEssentials
 
 extension OIDCClient {
@@ -34,8 +35,8 @@ extension OIDCClient {
             case .failed(let error):
                 throw error
             case .finished(let response):
-                let claims = try await validateIDToken(response, metadata: metadata, client: client, expectation: .login(nonce: nil))
-                return TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now(), claims: claims)
+                _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: .login(nonce: nil))
+                return TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now())
             case .poll(let delay):
                 do {
                     try await time.sleep(delay)

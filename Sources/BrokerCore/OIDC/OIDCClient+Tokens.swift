@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerStore
 import FoundationEssentials
 
 extension OIDCClient {
@@ -22,10 +23,10 @@ extension OIDCClient {
         guard response.idToken != nil || pendingLogin.nonce == nil else {
             throw .idToken(.malformed("the token response has no id_token although the openid scope was requested"))
         }
-        let claims = try await validateIDToken(
+        _ = try await validateIDToken(
             response, metadata: metadata, client: client, expectation: .login(nonce: pendingLogin.nonce))
         let scope = pendingLogin.scopes.isEmpty ? nil : pendingLogin.scopes.joined(separator: " ")
-        return TokenSet(response, requestedScope: scope, receivedAt: time.now(), claims: claims)
+        return TokenSet(response, requestedScope: scope, receivedAt: time.now())
     }
 
     /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
@@ -41,8 +42,8 @@ extension OIDCClient {
         let response = try await tokenRequest(fields, metadata: metadata, client: client)
         let expectation: IDTokenExpectation =
             tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject) } ?? .login(nonce: nil)
-        let claims = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
-        return tokens.applyingRefresh(response, receivedAt: time.now(), claims: claims)
+        _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
+        return TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens)
     }
 
     /// POSTs a grant to the token endpoint and parses the answer.
@@ -54,7 +55,8 @@ extension OIDCClient {
         return try TokenResponse.parse(response, now: time.now())
     }
 
-    /// Validates the answer's ID token, if any, against the provider's JWKS.
+    /// Validates the answer's ID token, if any, against the provider's JWKS. Only validated ID
+    /// tokens enter a `TokenSet`, whose `idTokenClaims` then reads these claims back.
     func validateIDToken(
         _ response: TokenResponse, metadata: ProviderMetadata, client: ClientConfiguration, expectation: IDTokenExpectation
     ) async throws(OIDCError) -> IDTokenClaims? {

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerStore
 import FoundationEssentials
 import Synchronization
 

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerStore
 import FoundationEssentials
 
 /// A successful token endpoint answer (RFC 6749 §5.1), secrets wrapped.
@@ -55,61 +56,43 @@ public struct TokenResponse: Sendable, Equatable {
     }
 }
 
-/// The tokens an account holds, with what the engine knows about their lifetime.
-public struct TokenSet: Sendable, Equatable {
-    public var accessToken: Secret
-    public var refreshToken: Secret?
-    public var idToken: Secret?
-    /// The granted scope (the requested one when the provider did not restate it).
-    public var scope: String?
-    public var receivedAt: Date
-    /// From `expires_in`, else the access token's own `exp` when it is a JWT; nil when neither
-    /// says (the broker then applies `RefreshPolicy.assumedLifetime`, its only such rule).
-    public var expiresAt: Date?
-    /// The validated claims of `idToken`, when there is one.
-    public var idTokenClaims: IDTokenClaims?
-
-    public init(
-        accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, scope: String? = nil,
-        receivedAt: Date, expiresAt: Date? = nil, idTokenClaims: IDTokenClaims? = nil
-    ) {
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
-        self.idToken = idToken
-        self.scope = scope
-        self.receivedAt = receivedAt
-        self.expiresAt = expiresAt
-        self.idTokenClaims = idTokenClaims
-    }
-
-    /// The tokens of a code exchange (or device grant) answer received at `now`.
-    public init(_ response: TokenResponse, requestedScope: String?, receivedAt now: Date, claims: IDTokenClaims?) {
-        self.init(
-            accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken,
-            scope: response.scope ?? requestedScope, receivedAt: now,
-            expiresAt: Self.expiry(of: response, receivedAt: now), idTokenClaims: claims)
-    }
-
-    /// When the access token of `response`, received at `now`, expires: `expires_in` when the
-    /// provider gave it (RFC 6749 §5.1), else the `exp` claim of a JWT access token (RFC 9068) —
-    /// read only as the provider's own statement of lifetime, never trusted for anything else, and
-    /// ignored when it is not in the future (a skewed clock must not cause a refresh loop).
-    static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
-        if let expiresIn = response.expiresIn { return now.addingTimeInterval(Double(expiresIn)) }
-        guard let jws = try? JWSCompact.parse(response.accessToken.revealString()),
+extension TokenResponse {
+    /// The first half of the expiry rule, its only statement: when the access token of this answer,
+    /// received at `now`, expires — `expires_in` when the provider gave it (RFC 6749 §5.1; 0 means
+    /// expired at once), else the `exp` claim of a JWT access token (RFC 9068) — read only as the
+    /// provider's own statement of lifetime, never trusted for anything else, and ignored when it is
+    /// not in the future (a skewed clock must not cause a refresh loop); nil when neither says. The
+    /// second half, `RefreshPolicy.effectiveExpiry(of:)`, then assumes `RefreshPolicy.assumedLifetime`.
+    public func statedExpiry(receivedAt now: Date) -> Double? {
+        if let expiresIn { return now.timeIntervalSince1970 + Double(expiresIn) }
+        guard let jws = try? JWSCompact.parse(accessToken.revealString()),
             case .number(let exp)? = (try? JSONValue.object(from: jws.payload))?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
         else { return nil }
-        return Date(timeIntervalSince1970: exp)
+        return exp
+    }
+}
+
+extension TokenSet {
+    /// The tokens of a token endpoint answer received at `now`, as the provider gave them (a
+    /// refresh answer then goes through `carryingOver(from:)`). The scope is the granted one, else
+    /// `requestedScope`.
+    public init(_ response: TokenResponse, requestedScope: String?, receivedAt now: Date) {
+        self.init(
+            accessToken: response.accessToken, refreshToken: response.refreshToken, idToken: response.idToken,
+            tokenType: response.tokenType, scope: response.scope ?? requestedScope,
+            expiresAt: response.statedExpiry(receivedAt: now), obtainedAt: now.timeIntervalSince1970)
     }
 
-    /// The tokens after a refresh answer (RFC 6749 §6): a new refresh token replaces the old
-    /// one (rotation), an absent one keeps the old; the same for the ID token and its claims;
-    /// an absent scope means the scope is unchanged.
-    public func applyingRefresh(_ response: TokenResponse, receivedAt now: Date, claims: IDTokenClaims?) -> TokenSet {
-        TokenSet(
-            accessToken: response.accessToken, refreshToken: response.refreshToken ?? refreshToken,
-            idToken: response.idToken ?? idToken, scope: response.scope ?? scope, receivedAt: now,
-            expiresAt: Self.expiry(of: response, receivedAt: now),
-            idTokenClaims: response.idToken != nil ? claims : idTokenClaims)
+    /// The carry-over rule, its only statement: the tokens of a refresh answer (`self`) replacing
+    /// `previous`. A new refresh token replaces the old one (rotation), an absent one keeps the old
+    /// (RFC 6749 §6); the same for the ID token (OpenID Connect Core §12.2), whose claims follow it;
+    /// an absent scope means the scope is unchanged (RFC 6749 §5.1). The access token, its type and
+    /// its lifetime are always the answer's.
+    public func carryingOver(from previous: TokenSet) -> TokenSet {
+        var merged = self
+        merged.refreshToken = refreshToken ?? previous.refreshToken
+        merged.idToken = idToken ?? previous.idToken
+        merged.scope = scope ?? previous.scope
+        return merged
     }
 }
