@@ -79,9 +79,7 @@ extension TokenBroker {
         wakeUps = [:]
         // A login whose code is being exchanged is drained like a refresh: the provider has issued
         // its tokens (and, with rotation, nothing else will do), so they are stored before the exit.
-        for record in logins.values where record.outcome == .pending {
-            if record.login?.flow.cancelUnlessExchanging() == false, let task = record.task { drained.insert(task) }
-        }
+        drained.formUnion(logins.cancelUnlessExchanging())
         await drainRefreshes()
         for (_, task) in tasks { task.cancel() }
         tasks = [:]

@@ -64,9 +64,7 @@ public actor TokenBroker: BrokerService {
     var wakeUps: [AccountKey: Double] = [:]
     /// The scheduler task and the deadline it sleeps until.
     var scheduler: (deadline: Double, task: Task<Void, Never>)?
-    var logins: [String: LoginRecord] = [:]
-    /// Logins being started, so a second `startLogin` for the account joins the first.
-    var loginStarts: [AccountKey: Task<Result<LoginStarted, WireError>, Never>] = [:]
+    var logins = LoginRegistry()
     var loginWaits = Parking<LoginStatus>()
     /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
     var tasks: [UInt64: Task<Void, Never>] = [:]
