@@ -81,7 +81,7 @@ extension TokenBroker {
         }
         guard accounts[key]?.id == id else { return }
         accounts[key] = nil
-        wakeUps[key] = nil
+        wakeUps.cancel(key)
         sync(key, now: now())
         logger.with(key).info("account removed")
     }

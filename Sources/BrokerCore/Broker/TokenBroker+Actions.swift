@@ -40,7 +40,7 @@ extension TokenBroker {
             case .scheduleWakeUp(let at):
                 arm(key, at: at)
             case .cancelWakeUp:
-                wakeUps[key] = nil
+                wakeUps.cancel(key)
             case .persistTokens(let tokens):
                 persistIfNeeded(tokens, account: key)
             case .deleteTokens:

@@ -74,9 +74,9 @@ extension TokenBroker {
     public func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
-        scheduler?.task.cancel()
+        scheduler?.cancel()
         scheduler = nil
-        wakeUps = [:]
+        wakeUps = WakeUpSchedule()
         // A login whose code is being exchanged is drained like a refresh: the provider has issued
         // its tokens (and, with rotation, nothing else will do), so they are stored before the exit.
         drained.formUnion(logins.cancelUnlessExchanging())

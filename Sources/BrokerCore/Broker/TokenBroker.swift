@@ -59,11 +59,9 @@ public actor TokenBroker: BrokerService {
     /// Keyed by owner and name: names are unique per owner only.
     var accounts: [AccountKey: AccountRuntime] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
-    /// Each account's next wake-up (wall-clock seconds). One scheduler task sleeps until the
-    /// earliest: a sleeping task per account cost ≈ 10 KB each with 1,000 accounts.
-    var wakeUps: [AccountKey: Double] = [:]
-    /// The scheduler task and the deadline it sleeps until.
-    var scheduler: (deadline: Double, task: Task<Void, Never>)?
+    var wakeUps = WakeUpSchedule()
+    /// The task that sleeps until `wakeUps.deadline`.
+    var scheduler: Task<Void, Never>?
     var logins = LoginRegistry()
     var loginWaits = Parking<LoginStatus>()
     /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
