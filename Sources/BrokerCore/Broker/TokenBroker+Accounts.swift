@@ -58,7 +58,6 @@ extension TokenBroker {
         }
         var runtime = makeRuntime(stored, secret: configuration.clientSecret.map { Secret($0) }, document: nil)
         runtime.metadata = metadata
-        runtime.client = configuration.clientConfiguration(secret: runtime.clientSecret, metadata: metadata.metadata)
         accounts[key] = runtime
         if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }
         event(key) { machine, now in machine.restored(nil, now: now) }

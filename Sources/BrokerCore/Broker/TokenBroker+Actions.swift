@@ -74,9 +74,7 @@ extension TokenBroker {
         }
         cache.set(entry, account: key)
         counters.state(machine.wireState(now: time), account: key)
-        let status = TokenStatus(
-            lastRefreshAt: machine.lastRefreshAt, lastErrorCode: machine.lastError?.code.rawValue,
-            lastErrorMessage: machine.lastError?.message, subject: runtime.subject)
+        let status = runtime.status
         guard status != runtime.persistedStatus else { return }
         accounts[key]?.persistedStatus = status
         let id = runtime.id

@@ -138,8 +138,6 @@ extension TokenBroker {
             account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
             jitter: RefreshJitter(seed: seed))
         return AccountRuntime(
-            id: account.id, owner: account.ownerUID, configuration: configuration,
-            client: configuration.clientConfiguration(secret: secret, metadata: metadata?.metadata),
-            clientSecret: secret, metadata: metadata, machine: machine)
+            id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata, machine: machine)
     }
 }

@@ -37,13 +37,9 @@ extension TokenBroker {
                         code: .invalidRequest,
                         message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
-                let configuration = runtime.configuration
                 let context = LoginContext(
                     account: name, client: oidc, metadata: metadata, configuration: runtime.client,
-                    redirect: LoopbackRedirect(
-                        host: configuration.redirectHost.flatMap { AccountValidation.redirectHosts[$0] } ?? .ipv4,
-                        port: configuration.redirectPort ?? 0, path: configuration.redirectPath ?? RedirectURI.defaultPath),
-                    timeout: .milliseconds(Int64(timeout * 1000)))
+                    redirect: runtime.loopbackRedirect, timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)
             }
         } catch {

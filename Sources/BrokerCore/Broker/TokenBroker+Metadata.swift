@@ -26,8 +26,6 @@ extension TokenBroker {
         for (key, runtime) in accounts
         where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
             accounts[key]?.metadata = cached
-            accounts[key]?.client = runtime.configuration.clientConfiguration(
-                secret: runtime.clientSecret, metadata: cached.metadata)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -52,7 +52,7 @@ extension TokenBroker {
     /// Shutdown: one last save of every account whose current tokens are not in the vault.
     func saveUnsavedTokens() async {
         for (key, runtime) in accounts {
-            guard let tokens = runtime.machine.currentTokens, runtime.persistedTokens != tokens else { continue }
+            guard let tokens = runtime.unsavedTokens else { continue }
             let (id, stored) = (runtime.id, tokens.stored)
             do {
                 try await worker.perform { vault in try vault.saveTokens(stored, accountID: id) }

@@ -51,7 +51,6 @@ extension TokenBroker {
         accounts[key]?.configuration = shown
         accounts[key]?.clientSecret = secret
         accounts[key]?.metadata = metadata
-        accounts[key]?.client = shown.clientConfiguration(secret: secret, metadata: metadata?.metadata)
         if sourceChanged, let metadata, shown.manualMetadata == nil { adopt(metadata, for: shown) }
         var outcome = AccountUpdateResult.Outcome.updated
         if securityRelevant {
