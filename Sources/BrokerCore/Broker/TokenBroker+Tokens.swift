@@ -13,7 +13,7 @@ extension TokenBroker {
     /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
     /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
     /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.
-    public func token(account key: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+    public func token(account key: AccountKey, minTTL: Double?) async throws(WireError)
         -> TokenGrant
     {
         if let minTTL, !minTTL.isFinite || minTTL < 0 {
@@ -88,7 +88,7 @@ extension TokenBroker {
     /// The current ID token while it has more than `minTTL` seconds left; else one refresh (within
     /// the per-second cap) and the ID token it brought. `login_required` when there is none: never
     /// logged in, or the provider returns no (new) ID token on refresh.
-    public func idToken(account key: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+    public func idToken(account key: AccountKey, minTTL: Double?) async throws(WireError)
         -> IDTokenGrant
     {
         let minTTL = minTTL ?? 0
