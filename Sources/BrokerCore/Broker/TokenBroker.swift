@@ -5,6 +5,11 @@ import FoundationEssentials
 
 /// The broker: owns every account's state machine and performs its actions — refreshes, timers,
 /// logins, persistence, notifications — and answers the socket API through `BrokerService`.
+/// The bookkeeping is in value types tested without the actor: `AccountRuntime` (one account, its
+/// OAuth client derived), `LoginRegistry` (logins by id, joins, waiters, expiry) and
+/// `WakeUpSchedule` (the one scheduler deadline). Extensions by responsibility: +Lifecycle,
+/// +Actions, +Persistence, +Scheduler, +Refresh, +Metadata, +Tokens, +Login, +Logout, +Accounts,
+/// +Update, +Rekey.
 ///
 /// Concurrency: this actor owns all mutable broker state. The vault lives on its own thread
 /// (`VaultWorker`); network calls and waits run in tasks that report back to the actor. After every
