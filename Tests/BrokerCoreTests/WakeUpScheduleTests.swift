@@ -8,15 +8,6 @@ import Testing
     static let home = AccountKey(owner: 1001, name: "home")
     static let other = AccountKey(owner: 1002, name: "work")
 
-    @Test func theSchedulerSleepsUntilTheEarliestWakeUp() {
-        var schedule = WakeUpSchedule()
-        #expect(schedule.reschedule() == nil, "a task started with nothing to wake")
-        schedule.arm(Self.work, at: 300)
-        schedule.arm(Self.home, at: 200)
-        #expect(schedule.reschedule() == 200)
-        #expect(schedule.deadline == 200)
-    }
-
     @Test func aLaterWakeUpKeepsTheSleepingTaskAndAnEarlierOneReplacesIt() {
         var schedule = WakeUpSchedule()
         schedule.arm(Self.work, at: 300)
@@ -30,12 +21,15 @@ import Testing
         #expect(schedule.deadline == 100)
     }
 
-    @Test func rearmingAnAccountReplacesItsWakeUp() {
+    @Test func theSchedulerSleepsUntilTheEarliestWakeUpAndRearmingReplacesOne() {
         var schedule = WakeUpSchedule()
-        schedule.arm(Self.work, at: 300)
+        #expect(schedule.reschedule() == nil, "a task started with nothing to wake")
+        schedule.arm(Self.work, at: 100)
+        schedule.arm(Self.home, at: 200)
         schedule.arm(Self.work, at: 500)
         #expect(schedule[Self.work] == 500)
-        #expect(schedule.reschedule() == 500)
+        #expect(schedule.reschedule() == 200, "slept until a replaced or a later wake-up")
+        #expect(schedule.deadline == 200)
     }
 
     @Test func wakingFiresWhatIsDueAndSleepsUntilTheNext() {
