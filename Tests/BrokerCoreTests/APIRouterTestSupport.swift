@@ -71,8 +71,8 @@ final class FakeBrokerService: BrokerService {
         return TokenRejectionResult(refreshScheduled: accessToken == Self.token)
     }
 
-    func idToken(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant {
-        try record("idToken(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
+    func idToken(account: AccountKey, minTTL: Double?) async throws(WireError) -> IDTokenGrant {
+        try record("idToken(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"))")
         return IDTokenGrant(idToken: Self.idToken, expiresAt: "2030-01-01T00:05:00Z")
     }
 
@@ -81,8 +81,8 @@ final class FakeBrokerService: BrokerService {
         return cachedAccounts.contains(label(account)) ? Self.grant : nil
     }
 
-    func token(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant {
-        try record("token(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"),pid=\(requester.pid))")
+    func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant {
+        try record("token(\(label(account)),\(minTTL.map { String(Int($0)) } ?? "nil"))")
         return Self.grant
     }
 

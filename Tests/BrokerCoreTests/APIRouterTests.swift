@@ -80,7 +80,7 @@ import Testing
         #expect(plain.text == FakeBrokerService.token + "\n")
         let preferred = await fixture.send("GET", "/v1/accounts/work/token", accept: "text/plain;q=1, application/json")
         #expect(preferred.text == FakeBrokerService.token + "\n")
-        #expect(fixture.service.recorded == ["token(work,120,pid=77)", "token(work,nil,pid=77)", "token(work,nil,pid=77)"])
+        #expect(fixture.service.recorded == ["token(work,120)", "token(work,nil)", "token(work,nil)"])
     }
 
     @Test(arguments: WireErrorCode.allCases)

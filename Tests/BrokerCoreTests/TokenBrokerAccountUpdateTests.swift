@@ -153,13 +153,13 @@ struct TokenBrokerAccountUpdateTests {
         var knobs = MockProviderConfiguration()
         knobs.idTokenLifetime = 30
         let fixture = try await MockBrokerFixture.loggedIn(knobs)
-        let first = try await fixture.broker.idToken(account: "work", minTTL: nil, requester: testRequester)
+        let first = try await fixture.broker.idToken(account: "work", minTTL: nil)
         #expect(first.idToken.split(separator: ".").count == 3)
         #expect(first.expiresAt.flatMap(RFC3339.parse).map { $0 > fixture.clock.now() } == true)
         #expect(fixture.provider.stats.refreshes == 0)
         // Less than min_ttl left: one refresh brings a new ID token (access token still valid).
         fixture.provider.configure { $0.idTokenLifetime = 3600 }
-        let second = try await fixture.broker.idToken(account: "work", minTTL: 60, requester: testRequester)
+        let second = try await fixture.broker.idToken(account: "work", minTTL: 60)
         #expect(second.idToken != first.idToken)
         #expect(fixture.provider.stats.refreshes == 1)
         #expect(fixture.broker.metrics().contains("authbroker_id_tokens_served_total 2"))
@@ -172,16 +172,16 @@ struct TokenBrokerAccountUpdateTests {
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
         _ = try await broker.addAccount(AccountConfiguration(name: "work", issuer: harness.provider.issuer, clientID: "c"))
-        await #expect(throws: WireError.self) { try await broker.idToken(account: "work", minTTL: nil, requester: testRequester) }
+        await #expect(throws: WireError.self) { try await broker.idToken(account: "work", minTTL: nil) }
         do throws(WireError) {
-            _ = try await broker.idToken(account: "work", minTTL: nil, requester: testRequester)
+            _ = try await broker.idToken(account: "work", minTTL: nil)
         } catch {
             #expect(error.code == .loginRequired && error.message.contains("authctl login work"))
         }
         // Logged in with a provider that returns no ID token: still login_required, after one refresh.
         _ = try await harness.addAndLogin(broker, name: "plain")
         do throws(WireError) {
-            _ = try await broker.idToken(account: "plain", minTTL: nil, requester: testRequester)
+            _ = try await broker.idToken(account: "plain", minTTL: nil)
             Issue.record("an ID token was served without one")
         } catch {
             #expect(error.code == .loginRequired)

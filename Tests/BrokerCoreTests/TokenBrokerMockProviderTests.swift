@@ -170,7 +170,7 @@ struct TokenBrokerMockProviderTests {
             try await broker.addAccount(AccountConfiguration(name: "work", issuer: issuer, clientID: "c"))
         }
         do throws(WireError) {
-            _ = try await broker.token(account: "nope", minTTL: nil, requester: testRequester)
+            _ = try await broker.token(account: "nope", minTTL: nil)
         } catch {
             #expect(error.code == .unknownAccount && error.message.contains("authctl account add nope --issuer"))
         }

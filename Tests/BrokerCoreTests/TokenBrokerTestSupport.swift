@@ -247,7 +247,7 @@ extension TokenBroker {
     /// The token, or the wire error's code.
     func tokenOrCode(_ name: String = "work", minTTL: Double? = nil) async -> TokenAnswer {
         do throws(WireError) {
-            return .token(try await token(account: name, minTTL: minTTL, requester: testRequester).accessToken)
+            return .token(try await token(account: name, minTTL: minTTL).accessToken)
         } catch {
             return .error(error.code)
         }
@@ -274,13 +274,13 @@ extension TokenBroker {
     nonisolated func cachedToken(account name: String, now: Double) -> TokenGrant? {
         cachedToken(account: Self.key(name), now: now)
     }
-    func token(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant {
-        try await token(account: Self.key(name), minTTL: minTTL, requester: requester)
+    func token(account name: String, minTTL: Double?) async throws(WireError) -> TokenGrant {
+        try await token(account: Self.key(name), minTTL: minTTL)
     }
-    func idToken(account name: String, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+    func idToken(account name: String, minTTL: Double?) async throws(WireError)
         -> IDTokenGrant
     {
-        try await idToken(account: Self.key(name), minTTL: minTTL, requester: requester)
+        try await idToken(account: Self.key(name), minTTL: minTTL)
     }
     func tokenRejected(account name: String, accessToken: String) async throws(WireError) -> TokenRejectionResult {
         try await tokenRejected(account: Self.key(name), accessToken: accessToken)

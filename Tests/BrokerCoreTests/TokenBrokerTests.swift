@@ -138,7 +138,7 @@ struct TokenBrokerTests {
         let result = await broker.tokenOrCode(minTTL: 90)
         #expect(result == .error(.loginRequired))
         do throws(WireError) {
-            _ = try await broker.token(account: "work", minTTL: nil, requester: testRequester)
+            _ = try await broker.token(account: "work", minTTL: nil)
             Issue.record("a token was served after invalid_grant")
         } catch {
             #expect(error.message.contains("authctl login work"))

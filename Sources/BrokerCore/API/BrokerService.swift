@@ -26,16 +26,16 @@ public protocol BrokerService: Sendable {
 
     /// The synchronous fast path for `GET /v1/accounts/{name}/token` without `min_ttl`: a token that is
     /// valid and outside the refresh margin, served from memory on the connection thread. nil means
-    /// "ask `token(account:minTTL:requester:)`" (refresh due, no token, unknown account…).
+    /// "ask `token(account:minTTL:)`" (refresh due, no token, unknown account…).
     func cachedToken(account: AccountKey, now: Double) -> TokenGrant?
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
-    func token(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> TokenGrant
+    func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant
     /// `POST /v1/accounts/{name}/token/rejected`: a resource server refused `accessToken`; when it is the
     /// current one it is no longer served and the next request refreshes. Never a logout.
     func tokenRejected(account: AccountKey, accessToken: String) async throws(WireError) -> TokenRejectionResult
     /// `GET /v1/accounts/{name}/id_token?min_ttl=S`: the current ID token while it has `minTTL` seconds
     /// left (its own `exp`), else after a refresh; `login_required` when there is none.
-    func idToken(account: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError) -> IDTokenGrant
+    func idToken(account: AccountKey, minTTL: Double?) async throws(WireError) -> IDTokenGrant
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted

@@ -5,14 +5,14 @@ import BrokerStore
 import FoundationEssentials
 
 /// What the broker holds in memory for one account: its stored identity and configuration, the
-/// resolved OAuth client, provider metadata, and the state machine.
+/// provider metadata, and the state machine — and what each action needs derived from them, the
+/// OAuth client first, here in one place.
 struct AccountRuntime: Sendable {
     let id: Int64
     /// The uid that created the account: only it can see or use the account.
     let owner: UInt32
     /// As the user configured it, without the client secret (never returned).
     var configuration: BrokerProtocol.AccountConfiguration
-    var client: ClientConfiguration
     var clientSecret: Secret?
     var metadata: CachedProviderMetadata?
     var machine: AccountStateMachine
@@ -26,6 +26,32 @@ struct AccountRuntime: Sendable {
     var key: AccountKey { AccountKey(owner: owner, name: name) }
     var manualEndpoints: ManualEndpoints? {
         configuration.endpoints.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The OAuth client, derived (never stored) so it always follows the configuration, the secret
+    /// and the metadata (whose `token_endpoint_auth_methods_supported` picks basic or post).
+    var client: ClientConfiguration {
+        configuration.clientConfiguration(secret: clientSecret, metadata: metadata?.metadata)
+    }
+
+    /// Where a browser login's loopback listener binds, per the configuration.
+    var loopbackRedirect: LoopbackRedirect {
+        LoopbackRedirect(
+            host: configuration.redirectHost.flatMap { AccountValidation.redirectHosts[$0] } ?? .ipv4,
+            port: configuration.redirectPort ?? 0, path: configuration.redirectPath ?? RedirectURI.defaultPath)
+    }
+
+    /// The status to store: the machine's last refresh and error, and the subject.
+    var status: TokenStatus {
+        TokenStatus(
+            lastRefreshAt: machine.lastRefreshAt, lastErrorCode: machine.lastError?.code.rawValue,
+            lastErrorMessage: machine.lastError?.message, subject: subject)
+    }
+
+    /// The current tokens when they differ from the set last committed to the vault.
+    var unsavedTokens: TokenSet? {
+        guard let tokens = machine.currentTokens, persistedTokens != tokens else { return nil }
+        return tokens
     }
 }
 

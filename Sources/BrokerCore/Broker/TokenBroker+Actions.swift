@@ -2,7 +2,8 @@ import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 
-// Feeding events to the state machines and performing the actions they return, in order.
+// Feeding events to the state machines and performing the actions they return, in order; the
+// fast-path snapshot and stored status that follow each event.
 extension TokenBroker {
     typealias Action = AccountStateMachine.Action
 
@@ -40,7 +41,7 @@ extension TokenBroker {
             case .scheduleWakeUp(let at):
                 arm(key, at: at)
             case .cancelWakeUp:
-                wakeUps[key] = nil
+                wakeUps.cancel(key)
             case .persistTokens(let tokens):
                 persistIfNeeded(tokens, account: key)
             case .deleteTokens:
@@ -73,9 +74,7 @@ extension TokenBroker {
         }
         cache.set(entry, account: key)
         counters.state(machine.wireState(now: time), account: key)
-        let status = TokenStatus(
-            lastRefreshAt: machine.lastRefreshAt, lastErrorCode: machine.lastError?.code.rawValue,
-            lastErrorMessage: machine.lastError?.message, subject: runtime.subject)
+        let status = runtime.status
         guard status != runtime.persistedStatus else { return }
         accounts[key]?.persistedStatus = status
         let id = runtime.id
@@ -91,113 +90,5 @@ extension TokenBroker {
     private func statusWriteFailed(_ status: TokenStatus, account key: AccountKey, id: Int64) {
         guard accounts[key]?.id == id, accounts[key]?.persistedStatus == status else { return }
         accounts[key]?.persistedStatus = nil
-    }
-
-    // MARK: Persistence
-
-    /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
-    /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
-    /// nothing was stored, and its `persistTokens` retries.
-    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> Bool {
-        guard let id = accounts[key]?.id else { return false }
-        do {
-            try await worker.perform { vault in
-                try vault.batch {
-                    try vault.saveTokens(tokens, accountID: id)
-                    try vault.updateStatus(status, accountID: id)
-                }
-            }
-        } catch {
-            logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
-            return false
-        }
-        accounts[key]?.persistedTokens = tokens
-        accounts[key]?.persistedStatus = status
-        return true
-    }
-
-    /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
-    /// the other vault writes, whose outcome goes back to the machine (`tokensStored` /
-    /// `tokensNotStored`, which retries a failed save with backoff).
-    private func persistIfNeeded(_ tokens: TokenSet, account key: AccountKey) {
-        guard let runtime = accounts[key], runtime.persistedTokens != tokens else { return }
-        let id = runtime.id
-        worker.enqueueReporting({ try $0.saveTokens(tokens, accountID: id) }) { error in
-            Task { await self.saveFinished(tokens, account: key, id: id, error: error) }
-        }
-    }
-
-    /// The outcome of a queued token save, for the account it was made for (not a newer one of the name).
-    private func saveFinished(_ tokens: TokenSet, account key: AccountKey, id: Int64, error: (any Error)?) {
-        guard let runtime = accounts[key], runtime.id == id else { return }
-        if let error {
-            logger.with(key).error("cannot store the tokens, keeping them in memory and retrying: \(error)")
-            event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
-            return
-        }
-        if runtime.machine.currentTokens == tokens { accounts[key]?.persistedTokens = tokens }
-        if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
-        event(key) { machine, now in machine.tokensStored(tokens, now: now) }
-    }
-
-    /// Shutdown: one last save of every account whose current tokens are not in the vault.
-    func saveUnsavedTokens() async {
-        for (key, runtime) in accounts {
-            guard let tokens = runtime.machine.currentTokens, runtime.persistedTokens != tokens else { continue }
-            let id = runtime.id
-            do {
-                try await worker.perform { vault in try vault.saveTokens(tokens, accountID: id) }
-                accounts[key]?.persistedTokens = tokens
-                logger.with(key).info("unsaved tokens saved at shutdown")
-            } catch {
-                logger.with(key).error(
-                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart")
-            }
-        }
-    }
-
-    private func deleteTokens(account key: AccountKey) {
-        guard let id = accounts[key]?.id else { return }
-        accounts[key]?.persistedTokens = nil
-        accounts[key]?.persistedStatus = nil  // the row (status included) goes: rewrite it at the next sync
-        worker.enqueue({ try $0.deleteTokens(accountID: id) }, onError: vaultErrorLogger(key))
-    }
-
-    func vaultErrorLogger(_ key: AccountKey) -> @Sendable (any Error) -> Void {
-        let logger = logger.with(key)
-        return { error in logger.error("token store write failed: \(error)") }
-    }
-
-    // MARK: Timers
-
-    /// (Re)arms `key`'s single wake-up for the wall-clock time `at`.
-    private func arm(_ key: AccountKey, at: Double) {
-        guard !isShutDown else { return }
-        wakeUps[key] = at
-        reschedule()
-    }
-
-    /// Makes the scheduler sleep until the earliest wake-up (unless it already wakes no later).
-    private func reschedule() {
-        guard !isShutDown, let next = wakeUps.values.min() else { return }
-        if let scheduler, scheduler.deadline <= next { return }
-        scheduler?.task.cancel()
-        let task = Task {
-            do { try await self.sleep(until: next) } catch { return }
-            self.schedulerFired(deadline: next)
-        }
-        scheduler = (next, task)
-    }
-
-    /// Fires every wake-up that is due, then sleeps until the next one.
-    private func schedulerFired(deadline: Double) {
-        guard scheduler?.deadline == deadline else { return }  // superseded by an earlier arming
-        scheduler = nil
-        let time = now()
-        for (key, at) in wakeUps where at <= time {
-            wakeUps[key] = nil
-            event(key, at: time) { machine, now in machine.timerFired(now: now) }
-        }
-        reschedule()
     }
 }

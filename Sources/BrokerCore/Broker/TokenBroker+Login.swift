@@ -1,45 +1,19 @@
 import BrokerProtocol
 import BrokerStore
 
-/// One login the broker started, and what became of it (kept a while after it ends, for `loginStatus`).
-struct LoginRecord: Sendable {
-    /// Whose login it is: only its owner may see its status (and so its authorization URL).
-    let account: AccountKey
-    let login: BrokerLogin?
-    let started: LoginStarted
-    /// The background task awaiting the flow's outcome (drained at shutdown while the code is
-    /// being exchanged).
-    var task: UInt64?
-    var outcome: LoginStatus.Outcome = .pending
-    var error: WireError?
-    var subject: String?
-    /// Parked `loginStatus` long-polls.
-    var waiters: [UInt64] = []
-    var endedAt: Double?
-
-    func status(id: String) -> LoginStatus {
-        LoginStatus(loginID: id, account: account.name, outcome: outcome, error: error, subject: subject)
-    }
-}
-
 // Logins: start (or join), outcome, long-poll.
 extension TokenBroker {
-    /// Finished logins are kept this long for `loginStatus`.
-    static let loginRecordLifetime: Double = 600
-
     /// Starts (or joins) `key`'s login. Keyed by owner: another user's `startLogin` for an account of
     /// the same name reaches that user's own account, never this pending login or its URL.
     public func startLogin(account key: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         // Only one pending login per account: a second start joins the first.
-        if let pending = runtime.machine.pendingLogin, let record = logins[pending.loginID], record.outcome == .pending {
-            return record.started
-        }
-        if let starting = loginStarts[key] { return try await starting.value.get() }
+        if let started = logins.joinable(runtime.machine.pendingLogin?.loginID) { return started }
+        if let starting = logins.start(for: key) { return try await starting.value.get() }
         let task = Task { await self.beginLogin(key, request: request) }
-        loginStarts[key] = task
+        logins.setStart(task, for: key)
         let result = await task.value
-        loginStarts[key] = nil
+        logins.setStart(nil, for: key)
         return try result.get()
     }
 
@@ -63,13 +37,9 @@ extension TokenBroker {
                         code: .invalidRequest,
                         message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
-                let configuration = runtime.configuration
                 let context = LoginContext(
                     account: name, client: oidc, metadata: metadata, configuration: runtime.client,
-                    redirect: LoopbackRedirect(
-                        host: configuration.redirectHost.flatMap { AccountValidation.redirectHosts[$0] } ?? .ipv4,
-                        port: configuration.redirectPort ?? 0, path: configuration.redirectPath ?? RedirectURI.defaultPath),
-                    timeout: .milliseconds(Int64(timeout * 1000)))
+                    redirect: runtime.loopbackRedirect, timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)
             }
         } catch {
@@ -87,13 +57,12 @@ extension TokenBroker {
             loginID: flow.loginID, authorizationURL: login.authorizationURL,
             expiresAt: RFC3339.format(unixSeconds: deadline), userCode: login.userCode,
             verificationURI: login.verificationURI)
-        pruneLogins()
-        logins[flow.loginID] = LoginRecord(account: key, login: login, started: started)
+        logins.add(LoginRecord(account: key, login: login, started: started), id: flow.loginID, now: now())
         let pending = AccountStateMachine.PendingLogin(
             loginID: flow.loginID, authorizationURL: login.authorizationURL, deadline: deadline)
         event(key) { machine, now in machine.loginStarted(pending, now: now) }
         logger.with(key).info("login started", ["device": request.device == true ? "yes" : "no"])
-        logins[flow.loginID]?.task = background { broker in await broker.awaitLogin(flow, account: key) }
+        logins.setTask(background { broker in await broker.awaitLogin(flow, account: key) }, login: flow.loginID)
         return .success(started)
     }
 
@@ -101,7 +70,7 @@ extension TokenBroker {
     private func awaitLogin(_ flow: any LoginFlow, account key: AccountKey) async {
         let result = await flow.result()
         let loginID = flow.loginID
-        guard logins[loginID]?.outcome == .pending else { return }  // cancelled or timed out meanwhile
+        guard logins.pending(loginID) != nil else { return }  // cancelled or timed out meanwhile
         switch result {
         case .success(let success):
             let tokens = success.tokens
@@ -140,21 +109,14 @@ extension TokenBroker {
 
     /// `cancelLogin`: a timeout, a superseding login or a logout ends the login without tokens.
     func cancelLogin(_ loginID: String, reason: WireError) {
-        guard let record = logins[loginID], record.outcome == .pending else { return }
+        guard let record = logins.pending(loginID) else { return }
         let outcome: LoginStatus.Outcome = reason.code == .providerUnavailable ? .timedOut : .failed
         endLogin(loginID, outcome: outcome, error: reason, subject: nil)
         record.login?.flow.cancel()
     }
 
     private func endLogin(_ loginID: String, outcome: LoginStatus.Outcome, error: WireError?, subject: String?) {
-        guard var record = logins[loginID], record.outcome == .pending else { return }
-        record.outcome = outcome
-        record.error = error
-        record.subject = subject
-        record.endedAt = now()
-        let waiters = record.waiters
-        record.waiters = []
-        logins[loginID] = record
+        guard let ended = logins.end(loginID, outcome: outcome, error: error, subject: subject, now: now()) else { return }
         let counted: BrokerMetrics.LoginOutcome =
             switch outcome {
             case .succeeded: .succeeded
@@ -162,37 +124,31 @@ extension TokenBroker {
             case .failed, .pending: error?.code == .conflict ? .cancelled : .failed
             }
         counters.login(counted)
-        for id in waiters { loginWaits.deliver(record.status(id: loginID), to: id) }
+        for id in ended.waiters { loginWaits.deliver(ended.status, to: id) }
     }
 
     /// Another owner's login is answered exactly like a login that does not exist.
     public func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
-        guard let record = logins[id], record.account.owner == owner else {
+        guard let status = logins.status(id, owner: owner) else {
             throw fail(WireError(
                 code: .unknownAccount, message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
         }
         let wait = min(max(wait.isFinite ? wait : 0, 0), options.maximumLoginWait)
-        guard record.outcome == .pending, wait > 0 else { return record.status(id: id) }
+        guard status.outcome == .pending, wait > 0 else { return status }
         let waiter = number()
-        logins[id]?.waiters.append(waiter)
+        logins.addWaiter(waiter, login: id)
         let deadline = now() + wait
         let timeout = Task {
             do { try await self.sleep(until: deadline) } catch { return }
             self.stopWaiting(waiter, login: id)
         }
-        let status = await withCheckedContinuation { continuation in loginWaits.park(waiter, continuation) }
+        let answer = await withCheckedContinuation { continuation in loginWaits.park(waiter, continuation) }
         timeout.cancel()
-        return status
+        return answer
     }
 
     private func stopWaiting(_ waiter: UInt64, login id: String) {
-        guard loginWaits.isWaiting(waiter), let record = logins[id] else { return }
-        logins[id]?.waiters.removeAll { $0 == waiter }
-        loginWaits.deliver(record.status(id: id), to: waiter)
-    }
-
-    private func pruneLogins() {
-        let cutoff = now() - Self.loginRecordLifetime
-        logins = logins.filter { _, record in record.endedAt.map { $0 > cutoff } ?? true }
+        guard loginWaits.isWaiting(waiter), let status = logins.removeWaiter(waiter, login: id) else { return }
+        loginWaits.deliver(status, to: waiter)
     }
 }

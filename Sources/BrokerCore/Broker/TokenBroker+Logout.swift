@@ -1,7 +1,7 @@
 import BrokerProtocol
 import BrokerStore
 
-// Logout and key rotation.
+// Logout and revocation at the provider.
 extension TokenBroker {
     /// Revokes at the provider (refresh token, then access token; best effort, reported), deletes the
     /// local tokens, and returns the provider's end-session URL when it has one.
@@ -32,42 +32,29 @@ extension TokenBroker {
         return LogoutResult(revoked: outcome.revoked, revocationNote: outcome.note, endSessionURL: endSessionURL)
     }
 
-    /// Rotates the vault key when it lives in a key file; a clear refusal for a systemd credential or a
-    /// passphrase (those are changed by the administrator, then the daemon restarted).
-    public func rekey() async throws(WireError) -> RekeyResult {
-        do {
-            return try await worker.perform { vault throws(RekeyRefusal) in
-                let path: String
-                switch vault.keySource {
-                case .keyFile(let file), .defaultKeyFile(let file): path = file
-                case .systemdCredential(let file):
-                    throw RekeyRefusal(message: "The key is the systemd credential '\(file)'. Rotate it with systemd-creds and restart authbrokerd.")
-                case .passphraseFile(let file):
-                    throw RekeyRefusal(message: "The key comes from the passphrase file '\(file)'; rekey works only with a key file.")
-                }
-                var sealed = 0
-                do {
-                    for account in try vault.accounts() {
-                        if account.hasClientSecret { sealed += 1 }
-                        if let tokens = try vault.loadTokens(accountID: account.id) {
-                            sealed += 1 + (tokens.refreshToken == nil ? 0 : 1) + (tokens.idToken == nil ? 0 : 1)
-                        }
-                    }
-                    try vault.rotateKeyFile(at: path)
-                } catch {
-                    throw RekeyRefusal(message: "The key could not be rotated: \(error)", internal: true)
-                }
-                return RekeyResult(resealed: sealed, keyLocation: path)
-            }
-        } catch let refusal as RekeyRefusal {
-            throw fail(WireError(code: refusal.internal ? .internal : .invalidRequest, message: refusal.message))
+    /// Revokes `tokens` at the provider, best effort: (revoked, note for people). Never throws.
+    func revoke(_ tokens: TokenSet, account key: AccountKey) async -> (revoked: Bool, note: String?) {
+        let metadata: ProviderMetadata
+        do throws(OIDCError) {
+            metadata = try await self.metadata(for: key)
         } catch {
-            throw fail(WireError(code: .internal, message: "The key could not be rotated: \(error)"))
+            return (false, "the provider could not be reached: \(error)")
         }
+        guard metadata.revocationEndpoint != nil, let client = accounts[key]?.client else {
+            return (false, "the provider has no revocation endpoint")
+        }
+        let results: [RevocationResult]
+        do throws(OIDCError) {
+            results = try await oidc.revoke(tokens, metadata: metadata, client: client)
+        } catch {
+            return (false, "revocation failed: \(error)")
+        }
+        let failures = results.compactMap { result in result.error.map { "\(result.tokenTypeHint): \($0)" } }
+        if failures.isEmpty {
+            logger.with(key).info("tokens revoked at the provider")
+            return (true, nil)
+        }
+        logger.with(key).warning("revocation failed: \(failures.joined(separator: "; "))")
+        return (false, "revocation failed: " + failures.joined(separator: "; "))
     }
-}
-
-struct RekeyRefusal: Error {
-    var message: String
-    var `internal` = false
 }

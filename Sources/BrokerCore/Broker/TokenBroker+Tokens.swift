@@ -1,6 +1,8 @@
+import BrokerCrypto
 import BrokerProtocol
 
-// Serving tokens: the synchronous fast path and the actor path with single-flight waits.
+// Serving tokens: the synchronous fast path, the actor path with single-flight waits, ID tokens
+// (`authctl kube-credential --id-token`) and rejected access tokens (git's `erase`).
 extension TokenBroker {
     /// The fast path: the snapshot's grant while it is valid and outside the refresh margin. No actor
     /// hop, no allocation beyond the grant, one lock.
@@ -11,7 +13,7 @@ extension TokenBroker {
     /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
     /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
     /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.
-    public func token(account key: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
+    public func token(account key: AccountKey, minTTL: Double?) async throws(WireError)
         -> TokenGrant
     {
         if let minTTL, !minTTL.isFinite || minTTL < 0 {
@@ -60,5 +62,62 @@ extension TokenBroker {
     /// Prometheus text exposition; the account gauge counts only `owner`'s accounts.
     public nonisolated func metrics(owner: UInt32) -> String {
         counters.render(owner: owner, cacheHits: cache.hits.load(ordering: .relaxed))
+    }
+
+    /// A resource server refused `accessToken`: see `AccountStateMachine.tokenRejected`.
+    public func tokenRejected(account key: AccountKey, accessToken: String) async throws(WireError)
+        -> TokenRejectionResult
+    {
+        guard accounts[key] != nil else { throw unknownAccount(key) }
+        guard !accessToken.isEmpty else {
+            throw fail(WireError(code: .invalidRequest, message: "'access_token' must name the token that was refused."))
+        }
+        var scheduled = false
+        event(key) { machine, now in
+            let (refresh, actions) = machine.tokenRejected(Secret(accessToken), now: now)
+            scheduled = refresh
+            return actions
+        }
+        counters.tokenRejected(refreshScheduled: scheduled)
+        logger.with(key).info(
+            "a client reported the access token as rejected",
+            ["refresh": scheduled ? "scheduled" : "not needed (not the current token, or not refreshable)"])
+        return TokenRejectionResult(refreshScheduled: scheduled)
+    }
+
+    /// The current ID token while it has more than `minTTL` seconds left; else one refresh (within
+    /// the per-second cap) and the ID token it brought. `login_required` when there is none: never
+    /// logged in, or the provider returns no (new) ID token on refresh.
+    public func idToken(account key: AccountKey, minTTL: Double?) async throws(WireError)
+        -> IDTokenGrant
+    {
+        let minTTL = minTTL ?? 0
+        guard minTTL.isFinite, minTTL >= 0 else {
+            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
+        }
+        guard accounts[key] != nil else { throw unknownAccount(key) }
+        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
+        // Throws the usual errors when there are no tokens (login_required, login_pending…).
+        _ = try await answer(account: key) { machine, id, now in machine.refreshRequested(id, now: now) }
+        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
+        let name = key.name
+        throw fail(WireError(
+            code: .loginRequired,
+            message: "Account '\(name)' has no ID token valid for \(Int(minTTL)) more seconds, and a refresh did not "
+                + "bring one. Log in with: authctl login \(name)"))
+    }
+
+    private func currentIDToken(_ key: AccountKey, minTTL: Double) -> IDTokenGrant? {
+        guard let tokens = accounts[key]?.machine.currentTokens, let idToken = tokens.idToken,
+            let claims = tokens.idTokenClaims
+        else { return nil }
+        let expiry = claims.expiresAt.timeIntervalSince1970
+        guard expiry - now() > minTTL else { return nil }
+        return IDTokenGrant(idToken: idToken.revealString(), expiresAt: RFC3339.format(unixSeconds: expiry))
+    }
+
+    private func served(_ grant: IDTokenGrant) -> IDTokenGrant {
+        counters.idTokensServed(1)
+        return grant
     }
 }

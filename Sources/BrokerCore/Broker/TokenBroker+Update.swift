@@ -3,8 +3,7 @@ import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 
-// Changing an account in place (`authctl account apply`), rejected access tokens (git's `erase`)
-// and ID tokens (`authctl kube-credential --id-token`).
+// Changing an account in place (`authctl account apply`).
 extension TokenBroker {
     /// Replaces the configuration of `input.name`. A change to the security profile or the client
     /// secret logs the account out (tokens deleted, pending login cancelled, refresh voided): its
@@ -52,7 +51,6 @@ extension TokenBroker {
         accounts[key]?.configuration = shown
         accounts[key]?.clientSecret = secret
         accounts[key]?.metadata = metadata
-        accounts[key]?.client = shown.clientConfiguration(secret: secret, metadata: metadata?.metadata)
         if sourceChanged, let metadata, shown.manualMetadata == nil { adopt(metadata, for: shown) }
         var outcome = AccountUpdateResult.Outcome.updated
         if securityRelevant {
@@ -64,63 +62,6 @@ extension TokenBroker {
         logger.with(key).info(
             "account updated", ["tokens": outcome == .signedOut ? "deleted (security-relevant change)" : "kept"])
         return AccountUpdateResult(outcome: outcome, account: accountStatus(accounts[key]!, configuration: true))
-    }
-
-    /// A resource server refused `accessToken`: see `AccountStateMachine.tokenRejected`.
-    public func tokenRejected(account key: AccountKey, accessToken: String) async throws(WireError)
-        -> TokenRejectionResult
-    {
-        guard accounts[key] != nil else { throw unknownAccount(key) }
-        guard !accessToken.isEmpty else {
-            throw fail(WireError(code: .invalidRequest, message: "'access_token' must name the token that was refused."))
-        }
-        var scheduled = false
-        event(key) { machine, now in
-            let (refresh, actions) = machine.tokenRejected(Secret(accessToken), now: now)
-            scheduled = refresh
-            return actions
-        }
-        counters.tokenRejected(refreshScheduled: scheduled)
-        logger.with(key).info(
-            "a client reported the access token as rejected",
-            ["refresh": scheduled ? "scheduled" : "not needed (not the current token, or not refreshable)"])
-        return TokenRejectionResult(refreshScheduled: scheduled)
-    }
-
-    /// The current ID token while it has more than `minTTL` seconds left; else one refresh (within
-    /// the per-second cap) and the ID token it brought. `login_required` when there is none: never
-    /// logged in, or the provider returns no (new) ID token on refresh.
-    public func idToken(account key: AccountKey, minTTL: Double?, requester: PeerCredentials) async throws(WireError)
-        -> IDTokenGrant
-    {
-        let minTTL = minTTL ?? 0
-        guard minTTL.isFinite, minTTL >= 0 else {
-            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
-        }
-        guard accounts[key] != nil else { throw unknownAccount(key) }
-        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
-        // Throws the usual errors when there are no tokens (login_required, login_pending…).
-        _ = try await answer(account: key) { machine, id, now in machine.refreshRequested(id, now: now) }
-        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
-        let name = key.name
-        throw fail(WireError(
-            code: .loginRequired,
-            message: "Account '\(name)' has no ID token valid for \(Int(minTTL)) more seconds, and a refresh did not "
-                + "bring one. Log in with: authctl login \(name)"))
-    }
-
-    private func currentIDToken(_ key: AccountKey, minTTL: Double) -> IDTokenGrant? {
-        guard let tokens = accounts[key]?.machine.currentTokens, let idToken = tokens.idToken,
-            let claims = tokens.idTokenClaims
-        else { return nil }
-        let expiry = claims.expiresAt.timeIntervalSince1970
-        guard expiry - now() > minTTL else { return nil }
-        return IDTokenGrant(idToken: idToken.revealString(), expiresAt: RFC3339.format(unixSeconds: expiry))
-    }
-
-    private func served(_ grant: IDTokenGrant) -> IDTokenGrant {
-        counters.idTokensServed(1)
-        return grant
     }
 }
 

@@ -1,0 +1,75 @@
+import BrokerProtocol
+
+/// Checks an account configuration at the edge, before anything is stored or fetched.
+enum AccountValidation {
+    static let redirectHosts: [String: RedirectURI.Host] = [
+        "127.0.0.1": .ipv4, "localhost": .localhost, "::1": .ipv6, "[::1]": .ipv6,
+    ]
+
+    static func check(_ input: BrokerProtocol.AccountConfiguration) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
+        func invalid(_ message: String) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
+            .failure(WireError(code: .invalidRequest, message: message))
+        }
+        var configuration = input
+        if let problem = AccountName.problem(with: input.name) { return invalid("Invalid account name: \(problem).") }
+        do throws(OIDCError) {
+            try Discovery.checkIssuer(input.issuer)
+            for (what, url) in manualEndpointList(input.endpoints) { _ = try EndpointURL.secure(url, what: what) }
+            if let url = input.discoveryURL { _ = try EndpointURL.secure(url, what: "discovery_url") }
+            if let prefix = input.gitURLPrefix {
+                let url = try EndpointURL.secure(prefix, what: "git_url_prefix")
+                // git sends no query; a prefix with one could never match.
+                guard url.query == nil else { throw OIDCError.invalidConfiguration("git_url_prefix must not contain a query") }
+            }
+        } catch {
+            return invalid("Invalid configuration for '\(input.name)': \(error.description)")
+        }
+        if let endpoints = input.endpoints, !endpoints.isEmpty, endpoints.authorization == nil || endpoints.token == nil {
+            return invalid("Manual endpoints need both --authorization-endpoint and --token-endpoint.")
+        }
+        guard isPlainText(input.clientID) else { return invalid("The client id must be non-empty printable text.") }
+        if let secret = input.clientSecret, secret.isEmpty { return invalid("The client secret file is empty.") }
+        if let username = input.gitUsername, username.isEmpty || username.unicodeScalars.contains(where: isControl) {
+            // It becomes a `username=` line of git's credential protocol: a newline would inject another key.
+            return invalid("The git username must be non-empty and contain no control characters.")
+        }
+        if configuration.scopes.isEmpty { configuration.scopes = ["openid"] }
+        guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
+            return invalid("Scopes must be printable words without spaces.")
+        }
+        if let host = input.redirectHost, redirectHosts[host] == nil {
+            return invalid("The redirect host must be 127.0.0.1, localhost or ::1 (got '\(host)').")
+        }
+        if let port = input.redirectPort, !(1...65535).contains(port) {
+            return invalid("The redirect port must be between 1 and 65535 (got \(port)).")
+        }
+        if let path = input.redirectPath, (try? RedirectURI(port: 1, path: path)) == nil {
+            return invalid("The redirect path must start with '/' and contain no query, fragment or spaces.")
+        }
+        for key in input.extraParameters.keys {
+            guard isPlainText(key), !AuthorizationRequest.reservedParameters.contains(key) else {
+                return invalid("The parameter '\(key)' is set by authbroker itself and cannot be configured.")
+            }
+        }
+        return .success(configuration)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    private static func isPlainText(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
+    }
+
+    private static func manualEndpointList(_ endpoints: ManualEndpoints?) -> [(String, String)] {
+        guard let endpoints else { return [] }
+        let all: [(String, String?)] = [
+            ("authorization_endpoint", endpoints.authorization), ("token_endpoint", endpoints.token),
+            ("revocation_endpoint", endpoints.revocation), ("userinfo_endpoint", endpoints.userinfo),
+            ("device_authorization_endpoint", endpoints.deviceAuthorization),
+            ("end_session_endpoint", endpoints.endSession), ("jwks_uri", endpoints.jwksURI),
+        ]
+        return all.compactMap { what, url in url.map { (what, $0) } }
+    }
+}

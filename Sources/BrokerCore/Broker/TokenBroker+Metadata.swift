@@ -1,0 +1,61 @@
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+// Provider metadata: discovery through the cache policy, shared by accounts of one document.
+extension TokenBroker {
+    /// The account's provider metadata through the discovery cache policy (24 h; the last good copy
+    /// is served with a warning when a refetch fails). New documents are stored in the vault.
+    func metadata(for key: AccountKey) async throws(OIDCError) -> ProviderMetadata {
+        guard let runtime = accounts[key] else { throw .cancelled }
+        if runtime.manualEndpoints != nil, let cached = runtime.metadata { return cached.metadata }
+        let configuration = runtime.configuration
+        let outcome = try await oidc.discover(
+            issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)
+        if let warning = outcome.warning { logger.with(key).warning(warning) }
+        if outcome.isNew { adopt(outcome.cached, for: configuration) }
+        return outcome.metadata
+    }
+
+    /// Keeps freshly fetched metadata: in memory for every account that reads the same document
+    /// for the same issuer, and in the vault under both. Never for an account of another source.
+    func adopt(_ cached: CachedProviderMetadata, for configuration: BrokerProtocol.AccountConfiguration) {
+        let issuer = configuration.issuer
+        guard let documentURL = cached.documentURL, cached.belongs(issuer: issuer, documentURL: configuration.metadataDocumentURL)
+        else { return }
+        for (key, runtime) in accounts
+        where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
+            accounts[key]?.metadata = cached
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let json = try? encoder.encode(cached.metadata) else { return }
+        let document = CachedDocument(
+            json: String(decoding: json, as: UTF8.self), fetchedAt: cached.fetchedAt.timeIntervalSince1970)
+        let logger = logger
+        worker.enqueue({ try $0.storeProviderMetadata(document, issuer: issuer, documentURL: documentURL) }) { error in
+            logger.warning("cannot cache the provider metadata: \(error)", ["issuer": issuer])
+        }
+    }
+
+    /// The provider metadata a new or changed configuration will use: its manual endpoints
+    /// (validated), else discovery — from `discovery_url` when set. Refusals name the issuer.
+    func resolveMetadata(for configuration: BrokerProtocol.AccountConfiguration) async throws(WireError)
+        -> CachedProviderMetadata
+    {
+        do throws(OIDCError) {
+            if let manual = configuration.manualMetadata {
+                try manual.validate(expectedIssuer: configuration.issuer)
+                return CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
+            }
+            // Called by socket requests: fetch and decode off their connection thread.
+            let (oidc, issuer, source) = (oidc, configuration.issuer, configuration.providerSource)
+            return try await ProviderTask.run { () async throws(OIDCError) in
+                try await oidc.discover(issuer: issuer, source: source).cached
+            }.get()
+        } catch {
+            throw fail(WireError(
+                code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import BrokerProtocol
+import BrokerStore
+
+// Vault writes: tokens committed before the machine hears of them, queued saves, the shutdown save.
+extension TokenBroker {
+    /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
+    /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
+    /// nothing was stored, and its `persistTokens` retries.
+    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> Bool {
+        guard let id = accounts[key]?.id else { return false }
+        do {
+            try await worker.perform { vault in
+                try vault.batch {
+                    try vault.saveTokens(tokens, accountID: id)
+                    try vault.updateStatus(status, accountID: id)
+                }
+            }
+        } catch {
+            logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
+            return false
+        }
+        accounts[key]?.persistedTokens = tokens
+        accounts[key]?.persistedStatus = status
+        return true
+    }
+
+    /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
+    /// the other vault writes, whose outcome goes back to the machine (`tokensStored` /
+    /// `tokensNotStored`, which retries a failed save with backoff).
+    func persistIfNeeded(_ tokens: TokenSet, account key: AccountKey) {
+        guard let runtime = accounts[key], runtime.persistedTokens != tokens else { return }
+        let id = runtime.id
+        worker.enqueueReporting({ try $0.saveTokens(tokens, accountID: id) }) { error in
+            Task { await self.saveFinished(tokens, account: key, id: id, error: error) }
+        }
+    }
+
+    /// The outcome of a queued token save, for the account it was made for (not a newer one of the name).
+    private func saveFinished(_ tokens: TokenSet, account key: AccountKey, id: Int64, error: (any Error)?) {
+        guard let runtime = accounts[key], runtime.id == id else { return }
+        if let error {
+            logger.with(key).error("cannot store the tokens, keeping them in memory and retrying: \(error)")
+            event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
+            return
+        }
+        if runtime.machine.currentTokens == tokens { accounts[key]?.persistedTokens = tokens }
+        if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
+        event(key) { machine, now in machine.tokensStored(tokens, now: now) }
+    }
+
+    /// Shutdown: one last save of every account whose current tokens are not in the vault.
+    func saveUnsavedTokens() async {
+        for (key, runtime) in accounts {
+            guard let tokens = runtime.unsavedTokens else { continue }
+            let id = runtime.id
+            do {
+                try await worker.perform { vault in try vault.saveTokens(tokens, accountID: id) }
+                accounts[key]?.persistedTokens = tokens
+                logger.with(key).info("unsaved tokens saved at shutdown")
+            } catch {
+                logger.with(key).error(
+                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart")
+            }
+        }
+    }
+
+    func deleteTokens(account key: AccountKey) {
+        guard let id = accounts[key]?.id else { return }
+        accounts[key]?.persistedTokens = nil
+        accounts[key]?.persistedStatus = nil  // the row (status included) goes: rewrite it at the next sync
+        worker.enqueue({ try $0.deleteTokens(accountID: id) }, onError: vaultErrorLogger(key))
+    }
+
+    func vaultErrorLogger(_ key: AccountKey) -> @Sendable (any Error) -> Void {
+        let logger = logger.with(key)
+        return { error in logger.error("token store write failed: \(error)") }
+    }
+}

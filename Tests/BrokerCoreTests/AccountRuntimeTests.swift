@@ -1,0 +1,59 @@
+@testable import BrokerCore
+import BrokerCrypto
+import BrokerProtocol
+import FoundationEssentials
+import Testing
+
+/// What the broker derives from an account's runtime, without the actor: the OAuth client follows
+/// the configuration, the secret and the metadata it has at the moment of use.
+@Suite struct AccountRuntimeTests {
+    static func runtime(secret: String? = nil, methods: [String]? = nil) -> AccountRuntime {
+        let configuration = BrokerProtocol.AccountConfiguration(
+            name: "work", issuer: testIssuer, clientID: "cli", scopes: ["openid", "email"], audience: "api",
+            extraParameters: ["prompt": "consent", "access_type": "offline"])
+        var metadata = testMetadata()
+        metadata.tokenEndpointAuthMethodsSupported = methods
+        return AccountRuntime(
+            id: 1, owner: 1001, configuration: configuration, clientSecret: secret.map { Secret($0) },
+            metadata: CachedProviderMetadata(metadata: metadata, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: 0)),
+            machine: AccountStateMachine(account: "work", jitter: RefreshJitter(seed: 1)))
+    }
+
+    @Test func theClientCarriesTheConfigurationWithParametersInNameOrder() {
+        let client = Self.runtime().client
+        #expect(client.clientID == "cli")
+        #expect(client.scopes == ["openid", "email"])
+        #expect(client.audience == "api")
+        #expect(client.extraParameters.map { "\($0.name)=\($0.value)" } == ["access_type=offline", "prompt=consent"])
+        #expect(client.authentication == .none, "a client without a secret is public")
+    }
+
+    @Test func aSecretMeansBasicUnlessTheProviderOffersOnlyPost() {
+        #expect(Self.runtime(secret: "s3").client.authentication == .clientSecretBasic(Secret("s3")))
+        #expect(
+            Self.runtime(secret: "s3", methods: ["client_secret_post", "client_secret_basic"]).client.authentication
+                == .clientSecretBasic(Secret("s3")))
+        #expect(Self.runtime(secret: "s3", methods: ["client_secret_post"]).client.authentication == .clientSecretPost(Secret("s3")))
+    }
+
+    @Test func theClientFollowsNewMetadataAndANewSecret() {
+        var runtime = Self.runtime(secret: "s3")
+        var postOnly = testMetadata()
+        postOnly.tokenEndpointAuthMethodsSupported = ["client_secret_post"]
+        runtime.metadata = CachedProviderMetadata(metadata: postOnly, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: 1))
+        #expect(runtime.client.authentication == .clientSecretPost(Secret("s3")))
+        runtime.clientSecret = Secret("s4")
+        #expect(runtime.client.authentication == .clientSecretPost(Secret("s4")))
+        runtime.configuration.clientID = "cli-2"
+        #expect(runtime.client.clientID == "cli-2")
+    }
+
+    @Test func theLoopbackRedirectDefaultsToIPv4OnAnyPort() {
+        var runtime = Self.runtime()
+        #expect(runtime.loopbackRedirect == LoopbackRedirect(host: .ipv4, port: 0, path: RedirectURI.defaultPath))
+        runtime.configuration.redirectHost = "[::1]"
+        runtime.configuration.redirectPort = 8400
+        runtime.configuration.redirectPath = "/cb"
+        #expect(runtime.loopbackRedirect == LoopbackRedirect(host: .ipv6, port: 8400, path: "/cb"))
+    }
+}
