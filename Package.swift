@@ -21,38 +21,42 @@ let package = Package(
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
         // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
         .target(name: "JSONLimits"),
+        // The one seam for raw system calls: EINTR retries and errno text. Glibc only, so the
+        // static CLI and every layer above can use it.
+        .target(name: "SystemCalls"),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
-        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits"]),
+        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"]),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault.
-        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
+        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "SystemCalls"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
         .target(name: "HTTPCodec"),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
-        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL"]),
+        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"]),
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "JSONLimits"]),
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "JSONLimits", "SystemCalls"]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
-        .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
+        .target(name: "BrokerDaemon", dependencies: ["BrokerCore", "SystemCalls"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
         // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
         // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
-            name: "authctl", dependencies: ["BrokerProtocol"],
+            name: "authctl", dependencies: ["BrokerProtocol", "SystemCalls"],
             linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
             name: "TestSupport",
-            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
+            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls"],
             path: "Tests/TestSupport"),
 
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "JSONLimits", "TestSupport"]),
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(

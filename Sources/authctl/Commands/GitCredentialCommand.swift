@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import SystemCalls
 
 /// `authctl git-credential get|store|erase`: git's credential helper protocol
 /// (gitcredentials(7), git-credential(1)).
@@ -103,8 +104,7 @@ struct GitCredentialInput {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while bytes.count < 65_536 {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            let count = SystemCall.retryingInterrupts { Glibc.read(fd, &buffer, buffer.count) }
             guard count > 0 else { break }
             bytes += buffer[0..<count]
             // A blank line ends the input: stop without waiting for EOF.
