@@ -38,9 +38,11 @@ let package = Package(
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "JSONLimits", "SystemCalls"]),
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
-        .target(name: "BrokerDaemon", dependencies: ["BrokerCore", "SystemCalls"]),
+        .target(
+            name: "BrokerDaemon",
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
         // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
@@ -61,10 +63,14 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",
-            dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
+            dependencies: ["BrokerStore", "BrokerCrypto", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport", "MockProvider", "mock-oidc-provider"]),
+            name: "BrokerCoreTests",
+            dependencies: [
+                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "TestSupport", "MockProvider",
+                "mock-oidc-provider",
+            ]),
 
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.
@@ -76,19 +82,22 @@ let package = Package(
         // authctl target: its -static-executable flag would be applied to the test bundle; `swift
         // build`/`swift test` build every product anyway.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["TestSupport", "mock-oidc-provider"],
+            name: "IntegrationTests", dependencies: ["BrokerHTTP", "TestSupport", "mock-oidc-provider"],
             exclude: ["Fixtures"]),
         // Spawns the real authbrokerd (and authctl: not a dependency, for the same reason as above).
         .testTarget(
             name: "BrokerDaemonTests",
-            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd"]),
+            dependencies: [
+                "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "TestSupport",
+                "authbrokerd",
+            ]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
-            name: "vault-torture", dependencies: ["BrokerStore"], path: "Tests/vault-torture"),
+            name: "vault-torture", dependencies: ["BrokerStore", "BrokerCrypto"], path: "Tests/vault-torture"),
     ],
     swiftLanguageModes: [.v6]
 )
