@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "BrokerCrypto", "CSQLite", "TestSupport", "vault-torture"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests",
