@@ -45,11 +45,14 @@ let package = Package(
             dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
+        // authctl's commands, argument handling and git-credential matching, unit-tested without the
+        // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
+        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"]),
         // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
         // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
-            name: "authctl", dependencies: ["BrokerProtocol", "SystemCalls"],
+            name: "authctl", dependencies: ["AuthctlCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
@@ -65,6 +68,7 @@ let package = Package(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "BrokerCrypto", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests",
