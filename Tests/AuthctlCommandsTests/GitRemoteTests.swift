@@ -102,6 +102,13 @@ import Testing
         #expect(input.remote == GitRemote(url: "https://git.example.com/team/repo.git"))
     }
 
+    @Test func acceptsCRLFLineEnds() {
+        // containsBlankLine already ends the read at "\r\n\r\n"; the lines must split there too.
+        let input = GitCredentialInput(text: "protocol=https\r\nhost=git.example.com\r\npath=team/repo.git\r\n\r\nhost=later\r\n")
+        #expect(input.values == ["protocol": "https", "host": "git.example.com", "path": "team/repo.git"])
+        #expect(input.remote == GitRemote(url: "https://git.example.com/team/repo.git"))
+    }
+
     @Test func prefersTheURLAttribute() {
         let input = GitCredentialInput(text: "url=https://a.example/x\nprotocol=https\nhost=b.example\n")
         #expect(input.remote == GitRemote(url: "https://a.example/x"))

@@ -91,11 +91,13 @@ struct GitCredentialInput {
     var values: [String: String] = [:]
 
     init(text: String) {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        // Split on the byte: "\r\n" is one Character, so a String split on "\n" never sees it.
+        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let line = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
             if line.isEmpty { break }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            values[String(decoding: line[..<equals], as: UTF8.self)] =
+                String(decoding: line[line.index(after: equals)...], as: UTF8.self)
         }
     }
 
