@@ -1,6 +1,7 @@
 # authbroker — build, run, test, install.
 # `make run` builds and starts the daemon in the foreground with default paths;
-# `make test` runs the whole test suite (what CI runs), failing after TEST_TIMEOUT (25m) instead of hanging.
+# `make test` checks that Package.swift declares every import, then runs the whole test suite (what CI
+# runs), failing after TEST_TIMEOUT (25m) instead of hanging.
 # `make install PREFIX=… DESTDIR=…` installs binaries, systemd units, man pages and completions;
 # `make verify-units` checks the systemd units (systemd-analyze verify + security exposure ≤ 2.0).
 # `make check-completions` checks the bash completion by simulating COMP_WORDS.
@@ -10,6 +11,9 @@ DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
 SWIFT_FLAGS ?= -c $(CONFIG) --static-swift-stdlib
+# An import of a package target that is not among the importer's dependencies fails the build.
+# SwiftPM's check accepts transitive dependencies; .ci/check-imports wants direct ones.
+IMPORT_CHECK = --explicit-target-dependency-import-check error
 # Upper bound of `make test` (GNU timeout duration); a normal run takes a few minutes.
 TEST_TIMEOUT ?= 25m
 BINDIR = $(DESTDIR)$(PREFIX)/bin
@@ -33,7 +37,7 @@ deps:
 	@./.ci/install-deps
 
 build: deps
-	$(SWIFT) build $(SWIFT_FLAGS)
+	$(SWIFT) build $(SWIFT_FLAGS) $(IMPORT_CHECK)
 
 run: build
 	$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authbrokerd
@@ -41,7 +45,8 @@ run: build
 # Bounded (GNU timeout) and in a session of its own: CI runs it unattended, and a hung test must
 # fail the run, not stall it, nor leave daemons behind (.ci/run-tests).
 test: deps
-	@.ci/run-tests $(TEST_TIMEOUT) $(SWIFT) test --parallel
+	@.ci/check-imports
+	@.ci/run-tests $(TEST_TIMEOUT) $(SWIFT) test --parallel $(IMPORT_CHECK)
 
 install: build install-files
 	install -d $(BINDIR)

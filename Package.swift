@@ -21,46 +21,61 @@ let package = Package(
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
         // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
         .target(name: "JSONLimits"),
+        // The one seam for raw system calls: EINTR retries and errno text. Glibc only, so the
+        // static CLI and every layer above can use it.
+        .target(name: "SystemCalls"),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
-        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits"]),
+        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"]),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault.
-        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
+        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "SystemCalls"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
         .target(name: "HTTPCodec"),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
-        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL"]),
+        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"]),
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "JSONLimits"]),
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
-        .target(name: "BrokerDaemon", dependencies: ["BrokerCore"]),
+        .target(
+            name: "BrokerDaemon",
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"]),
 
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
+        // authctl's commands, argument handling and git-credential matching, unit-tested without the
+        // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
+        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"]),
         // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
         // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
-            name: "authctl", dependencies: ["BrokerProtocol"],
+            name: "authctl", dependencies: ["AuthctlCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
             name: "TestSupport",
-            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL"],
+            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls"],
             path: "Tests/TestSupport"),
 
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "JSONLimits", "TestSupport"]),
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",
-            dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
+            dependencies: ["BrokerStore", "BrokerCrypto", "CSQLite", "TestSupport", "vault-torture"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
-            name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport", "MockProvider", "mock-oidc-provider"]),
+            name: "BrokerCoreTests",
+            dependencies: [
+                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "TestSupport", "MockProvider",
+                "mock-oidc-provider",
+            ]),
 
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.
@@ -72,19 +87,22 @@ let package = Package(
         // authctl target: its -static-executable flag would be applied to the test bundle; `swift
         // build`/`swift test` build every product anyway.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["TestSupport", "mock-oidc-provider"],
+            name: "IntegrationTests", dependencies: ["BrokerHTTP", "TestSupport", "mock-oidc-provider"],
             exclude: ["Fixtures"]),
         // Spawns the real authbrokerd (and authctl: not a dependency, for the same reason as above).
         .testTarget(
             name: "BrokerDaemonTests",
-            dependencies: ["BrokerDaemon", "BrokerStore", "MockProvider", "TestSupport", "authbrokerd"]),
+            dependencies: [
+                "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "TestSupport",
+                "authbrokerd",
+            ]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.
         .executableTarget(name: "socket-bench", dependencies: ["BrokerHTTP"], path: "bench/socket-bench"),
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
-            name: "vault-torture", dependencies: ["BrokerStore"], path: "Tests/vault-torture"),
+            name: "vault-torture", dependencies: ["BrokerStore", "BrokerCrypto"], path: "Tests/vault-torture"),
     ],
     swiftLanguageModes: [.v6]
 )

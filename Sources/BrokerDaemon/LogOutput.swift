@@ -1,5 +1,6 @@
 import BrokerCore
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -34,15 +35,9 @@ public final class LogOutput: Sendable {
     func write(_ level: Logger.Level, _ line: String) {
         guard level >= currentLevel else { return }
         let text = Self.format(level, line, journal: journal)
-        text.utf8CString.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            let count = buffer.count - 1
-            while offset < count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
+        text.utf8CString.withUnsafeBytes { buffer in
+            let line = UnsafeRawBufferPointer(rebasing: buffer.dropLast())  // without the NUL
+            _ = SystemCall.writeAll(line) { Glibc.write(fd, $0.baseAddress, $0.count) }
         }
     }
 

@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     @preconcurrency import Glibc
 #endif
@@ -17,7 +19,7 @@ enum ProcessHardening {
         guard let prctl = lookUpPrctl() else { throw .hardening("prctl is not available") }
         // On Linux (x86-64, arm64) integer arguments to a variadic callee travel as for a plain call.
         guard prctl(setDumpable, 0, 0, 0, 0) == 0, prctl(getDumpable, 0, 0, 0, 0) == 0 else {
-            throw .hardening("prctl(PR_SET_DUMPABLE, 0) failed: \(String(cString: strerror(errno)))")
+            throw .hardening("prctl(PR_SET_DUMPABLE, 0) failed: \(Errno.current)")
         }
     }
 

@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     @preconcurrency import Glibc
 #endif
@@ -18,7 +20,7 @@ enum StateLock {
     /// opened through it, not by path.
     static func acquire(stateDirectory: String, descriptor: Int32) throws(DaemonError) -> Int32 {
         let fd = openat(descriptor, fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .stateDirectory(path: stateDirectory, reason: "cannot open \(fileName): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .stateDirectory(path: stateDirectory, reason: "cannot open \(fileName): \(Errno.current)") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = readPID(fd)
             close(fd)

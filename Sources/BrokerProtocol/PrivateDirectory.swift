@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +34,7 @@ public enum PrivateDirectory {
             case .untrustedAncestor(let path, let owner, let mode):
                 "'\(path)' (uid \(owner), mode \(String(mode, radix: 8))) lets another user replace what is below it; "
                     + "use a directory under one only root or you can write"
-            case .system(let path, let call, let code): "\(call) '\(path)': \(String(cString: strerror(code)))"
+            case .system(let path, let call, let code): "\(call) '\(path)': \(Errno(code))"
             }
         }
     }

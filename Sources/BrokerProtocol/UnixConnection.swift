@@ -1,4 +1,5 @@
 import HTTPCodec
+import SystemCalls
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -36,7 +37,7 @@ struct UnixConnection {
             raw[connectPath.utf8.count] = 0
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .protocolError("socket(): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .protocolError("socket(): \(Errno.current)") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -45,7 +46,7 @@ struct UnixConnection {
         guard connected == 0 else {
             let code = errno
             Glibc.close(fd)
-            let reason = code == ENOENT ? "no socket" : code == ECONNREFUSED ? "nothing listening" : String(cString: strerror(code))
+            let reason = code == ENOENT ? "no socket" : code == ECONNREFUSED ? "nothing listening" : Errno(code).description
             throw .daemonNotRunning(socket: path, reason: reason)
         }
         self.fd = fd
@@ -63,11 +64,12 @@ struct UnixConnection {
     func sendAll(_ bytes: [UInt8]) throws(BrokerClientError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes { raw in
+                SystemCall.retryingInterrupts { send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            }
             if sent < 0 {
-                if errno == EINTR { continue }
                 if errno == EPIPE || errno == ECONNRESET { return }
-                throw .daemonNotRunning(socket: path, reason: "connection closed: \(String(cString: strerror(errno)))")
+                throw .daemonNotRunning(socket: path, reason: "connection closed: \(Errno.current)")
             }
             offset += sent
         }
@@ -87,13 +89,10 @@ struct UnixConnection {
             guard remaining > 0 else { throw .timeout(socket: path) }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
-            if ready < 0, errno == EINTR { continue }
+            // Timed out or interrupted: the loop rechecks the deadline.
             guard ready > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .protocolError("reading from the daemon: \(String(cString: strerror(errno)))")
-            }
+            let count = buffer.withUnsafeMutableBytes { raw in SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, 0) } }
+            if count < 0 { throw .protocolError("reading from the daemon: \(Errno.current)") }
             if count == 0 {
                 parser.finishInput()
                 do {
@@ -133,7 +132,7 @@ enum DaemonIdentity {
         var credentials = PeerCredentials()
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
-            return "cannot check who listens on \(socketPath): \(String(cString: strerror(errno)))"
+            return "cannot check who listens on \(socketPath): \(Errno.current)"
         }
         let me = getuid()
         if credentials.uid == me || credentials.uid == 0 || isSystemSocket(socketPath, owner: credentials.uid) {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -85,8 +86,9 @@ enum SecureFiles {
         defer { buffer.withUnsafeMutableBytes { wipe($0) } }
         var total = 0
         while total < buffer.count {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + total, $0.count - total) }
-            if count < 0, errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                SystemCall.retryingInterrupts { read(descriptor, raw.baseAddress! + total, raw.count - total) }
+            }
             guard count >= 0 else { throw .filesystem(path: path, operation: "reading", errno: errno) }
             if count == 0 { break }
             total += count
@@ -101,15 +103,8 @@ enum SecureFiles {
         guard descriptor >= 0 else { throw .filesystem(path: path, operation: "creating", errno: errno) }
         var failure: StoreError?
         contents.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else {
-                    failure = .filesystem(path: path, operation: "writing", errno: errno)
-                    return
-                }
-                offset += written
+            if let error = SystemCall.writeAll(bytes, { write(descriptor, $0.baseAddress, $0.count) }) {
+                failure = .filesystem(path: path, operation: "writing", errno: error.code)
             }
         }
         if failure == nil, fsync(descriptor) != 0 { failure = .filesystem(path: path, operation: "fsync", errno: errno) }

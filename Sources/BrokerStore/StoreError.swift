@@ -1,4 +1,5 @@
 import BrokerCrypto
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +55,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "The database '\(database)' failed its integrity check (\(problems.prefix(3).joined(separator: "; "))). "
                 + "Restore it from a backup, or move it away and log in again."
         case .filesystem(let path, let operation, let code):
-            "\(operation) '\(path)' failed: \(String(cString: strerror(code))) (errno \(code))"
+            "\(operation) '\(path)' failed: \(Errno(code).descriptionWithCode)"
         case .permissionsTooOpen(let path, let mode):
             "permissions \(String(mode & 0o7777, radix: 8).leftPadded(to: 4)) for '\(path)' are too open; "
                 + "run: chmod 600 '\(path)'"

@@ -1,5 +1,5 @@
-import BrokerProtocol
+import AuthctlCommands
 @preconcurrency import Glibc
 
-// authctl: parse global options, pick the command, map failures to exit codes.
+// authctl: everything but this line lives in AuthctlCommands (unit-tested there).
 exit(Authctl.main(Array(CommandLine.arguments.dropFirst()), environment: Authctl.environment()))

@@ -19,7 +19,7 @@ codec="$(ls Sources/HTTPCodec/*.swift | tr '\n' ' ')"
 export SWIFT_BACKTRACE=enable=no
 # XCTest-style leaks at exit are not what these targets look for.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
-domain="JSONLimits HTTPCodec BrokerProtocol BrokerCrypto BrokerStore BrokerHTTP BrokerCore"
+domain="JSONLimits SystemCalls HTTPCodec BrokerProtocol BrokerCrypto BrokerStore BrokerHTTP BrokerCore"
 status=0
 summary=""
 for target in $targets; do

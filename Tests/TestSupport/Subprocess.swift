@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemCalls
 
 /// A child process for tests that can never hang the suite.
 ///
@@ -83,7 +84,7 @@ public final class Subprocess: Sendable {
         let pid = self.pid
         Thread.detachNewThread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
         }
     }
 
@@ -104,13 +105,8 @@ public final class Subprocess: Sendable {
         let bytes = Array(text.utf8)
         try state.withLock { (state) throws(SubprocessError) in
             guard let writer = state.stdinWriter else { throw .stdinClosed }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { throw .system(call: "write", errno: errno) }
-                offset += written
-            }
+            let failure = bytes.withUnsafeBytes { raw in SystemCall.writeAll(raw) { Glibc.write(writer, $0.baseAddress, $0.count) } }
+            if let failure { throw .system(call: "write", errno: failure.code) }
         }
     }
 
@@ -132,7 +128,7 @@ public final class Subprocess: Sendable {
             }
             Glibc.kill(-pid, SIGKILL)
             var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            _ = SystemCall.retryingInterrupts { waitpid(pid, &raw, 0) }
             let signal = raw & 0x7f
             state.exitStatus = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
             return state.exitStatus
@@ -183,9 +179,9 @@ public enum SubprocessError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .emptyCommand: "no command given to Subprocess"
         case .spawnFailed(let command, let code):
-            "cannot start \(command): \(String(cString: strerror(code))); check that it exists and is executable, "
+            "cannot start \(command): \(Errno(code)); check that it exists and is executable, "
                 + "and that the directories of its stdin/stdout/stderr files and working directory exist"
-        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        case .system(let call, let code): "\(call) failed: \(Errno(code))"
         case .stdinClosed: "the child's stdin is not an open pipe"
         case .timedOut(let command, let timeout, let stdout, let stderr):
             "\(command) did not exit within \(timeout); killed. stdout: \(stdout.suffix(2000)) stderr: \(stderr.suffix(2000))"

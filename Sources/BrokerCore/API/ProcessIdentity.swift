@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -87,8 +89,7 @@ public struct ProcessIdentity: Sendable, Equatable {
         defer { close(fd) }
         // One read: /proc files are generated whole on the first read of the open file.
         let line = [UInt8](unsafeUninitializedCapacity: 1024) { buffer, count in
-            var result = -1
-            repeat { result = read(fd, buffer.baseAddress, buffer.count) } while result < 0 && errno == EINTR
+            let result = SystemCall.retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) }
             count = max(0, result)
         }
         return line.isEmpty ? nil : line

@@ -1,5 +1,6 @@
 import BrokerHTTP
 import Glibc
+import SystemCalls
 
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
@@ -71,7 +72,7 @@ struct NotifyHook: Sendable {
         var pid: pid_t = 0
         guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return -1 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
         // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// A connected, non-blocking TCP socket owned by this object (closed in `deinit`).
 ///
@@ -32,7 +33,7 @@ final class ClientSocket {
         let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
         let fd = socket(address.family, type, 0)
         guard fd >= 0 else {
-            throw .connectFailure(host: host, port: port, reason: "socket(): \(String(cString: strerror(errno)))")
+            throw .connectFailure(host: host, port: port, reason: "socket(): \(Errno.current)")
         }
         let socket = ClientSocket(fd: fd)
         var storage = address.storage
@@ -54,7 +55,7 @@ final class ClientSocket {
     }
 
     private func connectError(host: String, port: Int, code: Int32) -> HTTPClientError {
-        let reason = String(cString: strerror(code))
+        let reason = Errno(code).description
         let advice = code == ECONNREFUSED ? "; is the server running on that port?" : "; check the network and the URL"
         return .connectFailure(host: host, port: port, reason: reason + advice)
     }
@@ -62,14 +63,12 @@ final class ClientSocket {
     /// Waits until the socket is ready for `events`, or throws the deadline's timeout.
     func wait(for events: Int16, until deadline: Deadline) throws(HTTPClientError) {
         while true {
-            let milliseconds = deadline.remainingMilliseconds
-            if milliseconds == 0 { throw deadline.timeoutError }
+            if deadline.remainingMilliseconds == 0 { throw deadline.timeoutError }
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
+            // An interrupted poll is retried with the time left (0 returns at once: timeout above).
+            let ready = SystemCall.retryingInterrupts { poll(&entry, 1, deadline.remainingMilliseconds) }
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR {
-                throw .protocolError("poll failed: \(String(cString: strerror(errno))); try again")
-            }
+            if ready < 0 { throw .protocolError("poll failed: \(Errno.current); try again") }
         }
     }
 
@@ -78,14 +77,14 @@ final class ClientSocket {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                SystemCall.retryingInterrupts { Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
             }
             if sent > 0 {
                 offset += sent
-            } else if sent < 0 && (errno == EAGAIN || errno == EINTR) {
+            } else if sent < 0 && errno == EAGAIN {
                 try wait(for: Int16(POLLOUT), until: deadline)
             } else {
-                throw .protocolError("the connection was closed while sending (\(String(cString: strerror(errno)))); try again")
+                throw .protocolError("the connection was closed while sending (\(Errno.current)); try again")
             }
         }
     }
@@ -93,10 +92,12 @@ final class ClientSocket {
     /// Reads what is available into `buffer`; returns 0 at end of stream.
     func receive(into buffer: inout [UInt8], until deadline: Deadline) throws(HTTPClientError) -> Int {
         while true {
-            let received = buffer.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress!, raw.count, 0) }
+            let received = buffer.withUnsafeMutableBytes { raw in
+                SystemCall.retryingInterrupts { recv(fd, raw.baseAddress!, raw.count, 0) }
+            }
             if received >= 0 { return received }
-            guard errno == EAGAIN || errno == EINTR else {
-                throw .protocolError("the connection failed while reading (\(String(cString: strerror(errno)))); try again")
+            guard errno == EAGAIN else {
+                throw .protocolError("the connection failed while reading (\(Errno.current)); try again")
             }
             try wait(for: Int16(POLLIN), until: deadline)
         }

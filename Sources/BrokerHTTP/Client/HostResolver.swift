@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// One socket address from the resolver, copied out of the `addrinfo` list.
 struct ResolvedAddress {
@@ -28,7 +29,7 @@ enum HostResolver {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(name, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            let reason = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
+            let reason = status == EAI_SYSTEM ? Errno.current.description : String(cString: gai_strerror(status))
             throw .dnsFailure(host: host, reason: "\(reason); check the host name and your DNS settings")
         }
         defer { freeaddrinfo(first) }

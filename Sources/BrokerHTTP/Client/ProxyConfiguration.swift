@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// Which HTTP CONNECT proxy (if any) carries requests, read from the usual environment
 /// variables: `https_proxy`/`HTTPS_PROXY`, `http_proxy`/`HTTP_PROXY`, `no_proxy`/`NO_PROXY`.
 ///
@@ -108,19 +106,12 @@ public struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
             let parts = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             let user = PercentDecoding.decode(parts[0])
             let password = parts.count > 1 ? PercentDecoding.decode(parts[1]) : []
-            authorization = "Basic " + Self.base64(user + Array(":".utf8) + password)
+            authorization = "Basic " + Base64.encode(user + Array(":".utf8) + password)
         }
     }
 
     public var description: String {
         "\(IPAddress.isIPv6(host) ? "[\(host)]" : host):\(port)\(authorization == nil ? "" : " (with credentials)")"
-    }
-
-    /// Standard base64 through libcrypto (EVP_EncodeBlock writes 4 bytes per 3, plus a NUL).
-    private static func base64(_ bytes: [UInt8]) -> String {
-        var output = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4 + 1)
-        let length = EVP_EncodeBlock(&output, bytes, Int32(bytes.count))
-        return String(decoding: output.prefix(Int(max(0, length))), as: UTF8.self)
     }
 }
 

@@ -1,5 +1,6 @@
 import COpenSSL
 import Glibc
+import SystemCalls
 
 /// One TLS connection (`SSL*`) over a `ClientSocket`, freed in `deinit`.
 ///
@@ -104,7 +105,7 @@ final class TLSSession {
         if codes.contains(where: { versionReasons.contains(ERR_GET_REASON($0)) }) {
             return .tls(.protocolVersion(host: host))
         }
-        let detail = failure == SSL_ERROR_SYSCALL ? String(cString: strerror(errno)) : OpenSSLReason.describe(codes)
+        let detail = failure == SSL_ERROR_SYSCALL ? Errno.current.description : OpenSSLReason.describe(codes)
         return .tls(.other(host: host, detail: "\(detail); check that the server speaks TLS 1.2+ on that port"))
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Dispatch
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// A blocking, thread-per-connection HTTP/1.1 server on an `HTTPListener` (Unix socket or
 /// loopback TCP). Measured on this machine as the fastest design (SWIFT-LINUX-NOTES): no busy
@@ -127,8 +128,10 @@ public final class HTTPServer: Sendable {
         while true {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener.fd, $0, &length) }
+            let fd = SystemCall.retryingInterrupts {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener.fd, $0, &length) }
+                }
             }
             if stopping.load(ordering: .acquiring) {
                 if fd >= 0 { close(fd) }
@@ -136,7 +139,7 @@ public final class HTTPServer: Sendable {
             }
             guard fd >= 0 else {
                 switch errno {
-                case EINTR, ECONNABORTED, EPROTO: continue
+                case ECONNABORTED, EPROTO: continue
                 // Out of descriptors or memory: back off instead of spinning.
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(50_000); continue
                 default: return

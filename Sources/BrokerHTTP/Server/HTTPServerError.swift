@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Why a server could not start. The description says what to do.
 public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed; `errno` is kept for diagnosis.
@@ -31,8 +33,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     private static func errorText(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
+        Errno(code).descriptionWithCode
     }
 }
 

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// Thin wrappers over the Glibc socket calls the servers need. Every failure becomes a thrown
 /// `HTTPServerError` carrying errno; nothing here crashes on bad input.
@@ -63,14 +64,7 @@ enum Socket {
     /// Writes all of `bytes`; false when the peer is gone. MSG_NOSIGNAL: no SIGPIPE.
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0 && errno == EINTR { continue }
-                guard sent > 0 else { return false }
-                offset += sent
-            }
-            return true
+            SystemCall.writeAll(raw) { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == nil
         }
     }
 
@@ -87,22 +81,14 @@ enum Socket {
     static func waitReadable(_ fd: Int32, timeout: Duration) -> WaitResult {
         let milliseconds = max(0, Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            let ready = poll(&descriptor, 1, max(milliseconds, 1))
-            if ready > 0 { return .readable }
-            if ready == 0 { return .timedOut }
-            if errno != EINTR { return .failed }
-        }
+        let ready = SystemCall.retryingInterrupts { poll(&descriptor, 1, max(milliseconds, 1)) }
+        return ready > 0 ? .readable : ready == 0 ? .timedOut : .failed
     }
 
     /// Receives into `buffer`: the count, 0 at end of stream, -1 on error.
     static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Int {
         buffer.withUnsafeMutableBytes { raw in
-            while true {
-                let count = recv(fd, raw.baseAddress, raw.count, 0)
-                if count < 0 && errno == EINTR { continue }
-                return count
-            }
+            SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, 0) }
         }
     }
 

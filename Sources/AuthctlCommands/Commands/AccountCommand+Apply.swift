@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import SystemCalls
 
 /// `authctl account apply FILE.json`: make the daemon's accounts match a file.
 ///
@@ -103,13 +104,12 @@ enum AccountsFile {
 enum BoundedFile {
     static func read(_ path: String, limit: Int, what: String) throws(UsageError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UsageError("cannot read \(what) '\(path)': \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw UsageError("cannot read \(what) '\(path)': \(Errno.current)") }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= limit {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            let count = SystemCall.retryingInterrupts { Glibc.read(fd, &buffer, buffer.count) }
             guard count > 0 else { break }
             bytes += buffer[0..<count]
         }

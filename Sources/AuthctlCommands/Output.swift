@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SystemCalls
 
 /// Terminal output helpers. stdout carries results only (tokens, JSON, URLs) so scripts can
 /// capture it; everything for people goes to stderr.
@@ -20,15 +21,7 @@ enum Output {
     /// Writes all of `text` with as few syscalls as possible (one, normally).
     static func write(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        _ = bytes.withUnsafeBytes { raw in SystemCall.writeAll(raw) { Glibc.write(fd, $0.baseAddress, $0.count) } }
         bytes.removeAll()
     }
 }

@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import SystemCalls
 
 /// `authctl exec NAME [--env VAR] -- CMD ARGS…`: run a program with the token in its environment.
 enum ExecCommand: Command {
@@ -31,7 +32,7 @@ enum ExecCommand: Command {
         setenv(variable, token, 1)
         let argv: [UnsafeMutablePointer<CChar>?] = program.map { strdup($0) } + [nil]
         execvp(executable, argv)
-        Output.error("cannot run '\(executable)': \(String(cString: strerror(errno)))")
+        Output.error("cannot run '\(executable)': \(Errno.current)")
         return 127
     }
 

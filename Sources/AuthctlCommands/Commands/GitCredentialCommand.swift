@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import SystemCalls
 
 /// `authctl git-credential get|store|erase`: git's credential helper protocol
 /// (gitcredentials(7), git-credential(1)).
@@ -90,11 +91,13 @@ struct GitCredentialInput {
     var values: [String: String] = [:]
 
     init(text: String) {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        // Split on the byte: "\r\n" is one Character, so a String split on "\n" never sees it.
+        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let line = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
             if line.isEmpty { break }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            values[String(decoding: line[..<equals], as: UTF8.self)] =
+                String(decoding: line[line.index(after: equals)...], as: UTF8.self)
         }
     }
 
@@ -103,8 +106,7 @@ struct GitCredentialInput {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while bytes.count < 65_536 {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            let count = SystemCall.retryingInterrupts { Glibc.read(fd, &buffer, buffer.count) }
             guard count > 0 else { break }
             bytes += buffer[0..<count]
             // A blank line ends the input: stop without waiting for EOF.

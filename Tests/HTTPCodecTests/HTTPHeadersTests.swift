@@ -1,4 +1,4 @@
-import BrokerHTTP
+import HTTPCodec
 import Testing
 
 @Test func headerNamesAreCaseInsensitive() {

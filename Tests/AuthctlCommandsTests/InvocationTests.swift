@@ -1,0 +1,124 @@
+@testable import AuthctlCommands
+import BrokerProtocol
+import Testing
+
+/// authctl's argument handling, decided before anything runs or is printed.
+@Suite struct InvocationTests {
+    /// Metatype `==` does not survive #expect's expansion: compare identities.
+    private func same(_ found: (any Command.Type)?, _ expected: any Command.Type) -> Bool {
+        found.map { ObjectIdentifier($0) == ObjectIdentifier(expected) } ?? false
+    }
+
+    private func lookUp(_ name: String) -> (any Command.Type)? { command(named: name) }
+
+    private func invocation(_ arguments: String...) throws -> Invocation { try Invocation(arguments) }
+
+    private func run(_ arguments: String...) throws -> (command: any Command.Type, arguments: CommandLineArguments, global: CommandLineArguments) {
+        guard case .run(let command, let parsed, let global) = try Invocation(arguments) else {
+            Issue.record("\(arguments) should run a command")
+            throw UsageError("not a run")
+        }
+        return (command, parsed, global)
+    }
+
+    private func usageError(_ arguments: String...) -> String? {
+        do {
+            _ = try Invocation(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func noArgumentsShowTheOverviewAsAUsageError() throws {
+        guard case .overview(let exitCode) = try invocation() else { throw UsageError("expected the overview") }
+        #expect(exitCode == ExitCode.usage)
+    }
+
+    @Test func helpFlagsShowTheOverviewSuccessfully() throws {
+        for flag in ["--help", "-h"] {
+            guard case .overview(let exitCode) = try invocation(flag) else { throw UsageError("expected the overview") }
+            #expect(exitCode == ExitCode.success)
+        }
+        guard case .overview(let exitCode) = try invocation("--help", "token") else { throw UsageError("expected the overview") }
+        #expect(exitCode == ExitCode.success)
+    }
+
+    @Test func helpAfterACommandShowsThatCommandsHelp() throws {
+        for arguments in [["token", "--help"], ["token", "work", "-h"], ["account", "add", "--help"]] {
+            guard case .help(let command) = try Invocation(arguments) else { throw UsageError("expected help: \(arguments)") }
+            #expect(same(command, try #require(lookUp(arguments[0]))))
+        }
+    }
+
+    @Test func versionIsAGlobalFlag() throws {
+        guard case .version = try invocation("--version") else { throw UsageError("expected version") }
+        guard case .version = try invocation("--socket", "/s", "--version", "token") else { throw UsageError("expected version") }
+    }
+
+    @Test func theGlobalSocketOptionPrecedesTheCommand() throws {
+        let (command, arguments, global) = try run("--socket", "/tmp/b.sock", "token", "work", "--min-ttl=30")
+        #expect(same(command, TokenCommand.self))
+        #expect(global.value("--socket") == "/tmp/b.sock")
+        #expect(arguments.positionals == ["work"])
+        #expect(arguments.value("--min-ttl") == "30")
+        #expect(try run("--socket=/x", "status").global.value("--socket") == "/x")
+    }
+
+    @Test func optionsAfterTheCommandBelongToIt() {
+        #expect(usageError("token", "work", "--socket", "/x") == "unknown option '--socket' for 'authctl token'; see: authctl token --help")
+        #expect(usageError("--min-ttl", "5", "token", "work") == "unknown option '--min-ttl' for 'authctl'; see: authctl --help")
+    }
+
+    @Test func unknownCommandsAndOptionsAreUsageErrors() {
+        #expect(usageError("frobnicate") == "unknown command 'frobnicate'; see: authctl help")
+        #expect(usageError("token", "work", "--bogus") == "unknown option '--bogus' for 'authctl token'; see: authctl token --help")
+    }
+
+    @Test func missingValuesAreUsageErrors() {
+        #expect(usageError("--socket") == "'--socket' needs a value (in 'authctl')")
+        #expect(usageError("token", "work", "--min-ttl") == "'--min-ttl' needs a value (in 'authctl token')")
+        #expect(usageError("status", "--json=yes") == "'--json' takes no value (in 'authctl status')")
+    }
+
+    @Test func aSingleValueOptionGivenTwiceIsAUsageError() {
+        #expect(usageError("token", "work", "--min-ttl", "5", "--min-ttl", "6") == "'--min-ttl' given twice (in 'authctl token')")
+        #expect(usageError("--socket", "/a", "--socket", "/b", "status") == "'--socket' given twice (in 'authctl')")
+    }
+
+    @Test func everythingAfterDoubleDashIsPassedThrough() throws {
+        // `--help` after `--` belongs to the program `authctl exec` runs.
+        let (command, arguments, _) = try run("exec", "work", "--env", "TOKEN", "--", "curl", "--help", "--min-ttl")
+        #expect(same(command, ExecCommand.self))
+        #expect(arguments.positionals == ["work"])
+        #expect(arguments.value("--env") == "TOKEN")
+        #expect(arguments.passthrough == ["curl", "--help", "--min-ttl"])
+    }
+
+    @Test func accountSubcommandsKeepTheirOwnWords() throws {
+        // The account command parses per subcommand: the top level leaves its words alone.
+        let (command, arguments, _) = try run("account", "add", "work", "--issuer", "https://id.example", "--scope", "a")
+        #expect(same(command, AccountCommand.self))
+        #expect(arguments.positionals == ["add", "work", "--issuer", "https://id.example", "--scope", "a"])
+    }
+
+    @Test func accountAddAcceptsRepeatedScopesAndParametersOnly() throws {
+        let parsed = try CommandLineArguments(
+            ["work", "--scope", "openid", "--scope=email", "--param", "a=1", "--param", "b=2"],
+            command: "authctl account add", options: AccountCommand.addOptions)
+        #expect(parsed.all("--scope") == ["openid", "email"])
+        #expect(parsed.all("--param") == ["a=1", "b=2"])
+        #expect(throws: UsageError("'--issuer' given twice (in 'authctl account add')")) {
+            try CommandLineArguments(
+                ["work", "--issuer", "https://a", "--issuer", "https://b"], command: "authctl account add",
+                options: AccountCommand.addOptions)
+        }
+    }
+
+    @Test func everyCommandIsFoundByItsName() {
+        for command in commands {
+            #expect(same(lookUp(command.name), command))
+        }
+        #expect(lookUp("Token") == nil)
+    }
+}
