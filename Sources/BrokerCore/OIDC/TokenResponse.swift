@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 
 /// A successful token endpoint answer (RFC 6749 §5.1), secrets wrapped.
@@ -97,7 +98,7 @@ public struct TokenSet: Sendable, Equatable {
     static func expiry(of response: TokenResponse, receivedAt now: Date) -> Date? {
         if let expiresIn = response.expiresIn { return now.addingTimeInterval(Double(expiresIn)) }
         guard let jws = try? JWSCompact.parse(response.accessToken.revealString()),
-            case .number(let exp)? = (try? JSONValue.object(from: jws.payload))?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
+            let exp = (try? ProviderJSON.object(from: jws.payload))?["exp"]?.doubleValue, exp.isFinite, exp > now.timeIntervalSince1970
         else { return nil }
         return Date(timeIntervalSince1970: exp)
     }
