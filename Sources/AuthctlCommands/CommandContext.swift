@@ -7,10 +7,11 @@ struct CommandContext {
 
     var client: BrokerClient { BrokerClient(socketPath: socketPath) }
 
-    /// Path segment for an account name, refusing names the daemon would refuse anyway.
-    func accountPath(_ name: String) throws(UsageError) -> String {
+    /// The account name, refusing names the daemon would refuse anyway: a usage error (exit 64)
+    /// before any connection, not an error from the client.
+    func checked(_ name: String) throws(UsageError) -> String {
         if let problem = AccountName.problem(with: name) { throw UsageError("invalid account name '\(name)': \(problem)") }
-        return "/v1/accounts/\(name)"
+        return name
     }
 
     static func json<T: Encodable>(_ value: T) -> String {

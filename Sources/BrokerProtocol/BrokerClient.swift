@@ -15,48 +15,73 @@ public struct BrokerClient: Sendable {
         self.socketPath = socketPath
     }
 
-    public func get<T: Decodable>(_ path: String, as type: T.Type, timeout: Double = 30) throws(BrokerClientError) -> T {
-        try decode(exchange(method: "GET", path: path, body: nil, timeout: timeout), as: type)
+    /// Calls an operation that sends no body and decodes its typed answer. `query` may name only
+    /// the parameters the operation reads (`APIOperation.query`).
+    public func call<Response>(
+        _ endpoint: APIEndpoint<APINoBody, Response>, query: [APIQueryParameter: Int] = [:], timeout: Double? = nil
+    ) throws(BrokerClientError) -> Response {
+        try call(endpoint, bytes: nil, query: query, timeout: timeout)
     }
 
-    public func post<Body: Encodable, T: Decodable>(
-        _ path: String, body: Body, as type: T.Type, timeout: Double = 60
-    ) throws(BrokerClientError) -> T {
-        try send("POST", path, body: body, as: type, timeout: timeout)
-    }
-
-    public func put<Body: Encodable, T: Decodable>(
-        _ path: String, body: Body, as type: T.Type, timeout: Double = 60
-    ) throws(BrokerClientError) -> T {
-        try send("PUT", path, body: body, as: type, timeout: timeout)
-    }
-
-    private func send<Body: Encodable, T: Decodable>(
-        _ method: String, _ path: String, body: Body, as type: T.Type, timeout: Double
-    ) throws(BrokerClientError) -> T {
+    /// Calls an operation with its JSON body and decodes its typed answer.
+    public func call<Body, Response>(
+        _ endpoint: APIEndpoint<Body, Response>, body: Body, query: [APIQueryParameter: Int] = [:],
+        timeout: Double? = nil
+    ) throws(BrokerClientError) -> Response {
         let bytes: [UInt8]
         do { bytes = try WireJSON.encode(body) } catch {
             throw .protocolError("cannot encode the request: \(error)")
         }
-        return try decode(exchange(method: method, path: path, body: bytes, timeout: timeout), as: type)
+        return try call(endpoint, bytes: bytes, query: query, timeout: timeout)
+    }
+
+    /// The token operation with `Accept: text/plain`: the token as one line of text (the fast path).
+    public func text(
+        _ endpoint: APIEndpoint<APINoBody, TokenGrant>, query: [APIQueryParameter: Int] = [:], timeout: Double = 30
+    ) throws(BrokerClientError) -> String {
+        let response = try exchange(
+            method: endpoint.operation.method, path: target(endpoint, query: query), body: nil, accept: "text/plain",
+            timeout: timeout)
+        var body = response.body[...]
+        while body.last == 10 || body.last == 13 { body = body.dropLast() }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    private func call<Body, Response>(
+        _ endpoint: APIEndpoint<Body, Response>, bytes: [UInt8]?, query: [APIQueryParameter: Int], timeout: Double?
+    ) throws(BrokerClientError) -> Response {
+        let method = endpoint.operation.method
+        // Reads answer fast; writes may wait on the provider (revocation, a first discovery).
+        let timeout = timeout ?? (method == "GET" ? 30 : 60)
+        let response = try exchange(method: method, path: target(endpoint, query: query), body: bytes, timeout: timeout)
+        if let none = APINoContent() as? Response { return none }
+        return try decode(response, as: Response.self)
+    }
+
+    /// The request target: the checked path and the query the operation reads, in a fixed order.
+    private func target<Body, Response>(
+        _ endpoint: APIEndpoint<Body, Response>, query: [APIQueryParameter: Int]
+    ) throws(BrokerClientError) -> String {
+        var target: String
+        do { target = try endpoint.route.path() } catch {
+            switch error {
+            case .invalidParameter(let why): throw .protocolError(why)
+            case .unknown: throw .protocolError("no such API path")
+            }
+        }
+        let accepted = endpoint.operation.query ?? []
+        if let extra = query.keys.first(where: { !accepted.contains($0) }) {
+            throw .protocolError("\(endpoint.operation.method) \(endpoint.route.template) takes no '\(extra.rawValue)'")
+        }
+        let fields = APIQueryParameter.allCases.compactMap { name in query[name].map { "\(name.rawValue)=\($0)" } }
+        if !fields.isEmpty { target += "?" + fields.joined(separator: "&") }
+        return target
     }
 
     /// Decodes JSON with the client's own decoder (for callers that read JSON from elsewhere,
     /// such as `authctl account apply`'s file).
     public static func decodeJSON<T: Decodable>(_ bytes: [UInt8], as type: T.Type) throws -> T {
         try WireJSON.decode(type, from: bytes)
-    }
-
-    public func delete(_ path: String, timeout: Double = 60) throws(BrokerClientError) {
-        _ = try exchange(method: "DELETE", path: path, body: nil, timeout: timeout)
-    }
-
-    /// GET with `Accept: text/plain`: the body as one line of text (the token fast path).
-    public func text(_ path: String, timeout: Double = 30) throws(BrokerClientError) -> String {
-        let response = try exchange(method: "GET", path: path, body: nil, accept: "text/plain", timeout: timeout)
-        var body = response.body[...]
-        while body.last == 10 || body.last == 13 { body = body.dropLast() }
-        return String(decoding: body, as: UTF8.self)
     }
 
     /// Sends one request and returns the 2xx response; API errors become `.api`.

@@ -1,7 +1,7 @@
 /// The one nesting limit for JSON from outside the daemon, and the gate that enforces it.
 ///
 /// Every decoder of untrusted JSON recurses once per array or object level: FoundationEssentials'
-/// scanner stops only at 512 levels, and a `Decodable` tree such as the OIDC `JSONValue` costs
+/// scanner stops only at 512 levels, and a `Decodable` tree (such as the OIDC `JSONValue` BrokerCore had) cost
 /// about 3 KiB of stack per level, so 175 nested objects overflowed a 512 KiB listener thread.
 /// `check` runs first, over the raw bytes, in one pass with constant memory and no recursion;
 /// only documents within `maximumDepth` reach a decoder, whose recursion is then bounded.

@@ -112,7 +112,7 @@ import TestSupport
         var message: String?
         for _ in 0..<200 {
             message = try await onThread { [socket = harness.socket] in
-                try BrokerClient(socketPath: socket).get("/v1/accounts/\(account)", as: AccountStatus.self).lastError?.message
+                try BrokerClient(socketPath: socket).call(.account(account)).lastError?.message
             }
             if let message, done(message) { return message }
             try await Task.sleep(for: .milliseconds(100))

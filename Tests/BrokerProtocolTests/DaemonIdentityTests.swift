@@ -49,7 +49,7 @@ func fakeDaemonOfAnotherUserReceivesNotOneByteOfAnAccountAdd() async throws {
     let secret = "client-secret-\(UInt64.random(in: 0...UInt64.max))"
     let account = AccountConfiguration(name: "work", issuer: "https://idp.example", clientID: "cli", clientSecret: secret)
     let error = #expect(throws: BrokerClientError.self) {
-        try BrokerClient(socketPath: path).post("/v1/accounts", body: account, as: AccountStatus.self, timeout: 2)
+        try BrokerClient(socketPath: path).call(.addAccount, body: account, timeout: 2)
     }
     #expect(error?.description.contains("runs as uid 65534, not as you") == true)
     #expect(error?.exitCode == ExitCode.failure)

@@ -109,7 +109,7 @@ private func checkSocketBody(_ body: [UInt8], tooDeep: Bool) {
 
 private func checkObject(_ body: [UInt8], tooDeep: Bool) {
     do throws(JSONObjectError) {
-        _ = try JSONValue.object(from: body)
+        _ = try ProviderJSON.object(from: body)
         precondition(!tooDeep)
     } catch .tooDeep {
         precondition(tooDeep)

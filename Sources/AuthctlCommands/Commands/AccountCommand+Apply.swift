@@ -13,20 +13,20 @@ extension AccountCommand {
             throw UsageError("'authctl account apply' needs one FILE.json; see: authctl account --help")
         }
         let desired = try AccountsFile.load(path)
-        let existing = try context.client.get("/v1/accounts", as: AccountList.self).accounts.map(\.name)
+        let existing = try context.client.call(.listAccounts).accounts.map(\.name)
         var report: [String] = []
         for configuration in desired {
             if existing.contains(configuration.name) {
-                let result = try context.client.put(
-                    try context.accountPath(configuration.name), body: configuration, as: AccountUpdateResult.self)
+                let result = try context.client.call(
+                    .updateAccount(try context.checked(configuration.name)), body: configuration)
                 report.append("\(result.outcome == .signedOut ? "signed-out" : result.outcome.rawValue) \(configuration.name)")
             } else {
-                _ = try context.client.post("/v1/accounts", body: configuration, as: AccountStatus.self)
+                _ = try context.client.call(.addAccount, body: configuration)
                 report.append("added \(configuration.name)")
             }
         }
         for name in existing where !desired.contains(where: { $0.name == name }) {
-            try context.client.delete(try context.accountPath(name))
+            _ = try context.client.call(.removeAccount(try context.checked(name)))
             report.append("removed \(name)")
         }
         if !report.isEmpty { Output.line(report.joined(separator: "\n")) }

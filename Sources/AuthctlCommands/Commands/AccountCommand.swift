@@ -70,7 +70,7 @@ enum AccountCommand: Command {
         case "remove":
             let parsed = try CommandLineArguments(rest, command: "authctl account remove", options: [])
             let account = try requireAccountName(parsed, command: "authctl account remove")
-            try context.client.delete(try context.accountPath(account))
+            _ = try context.client.call(.removeAccount(try context.checked(account)))
             Output.note("Removed account '\(account)'.")
             return ExitCode.success
         case "apply":
@@ -118,13 +118,13 @@ enum AccountCommand: Command {
             configuration.gitUsername = username
         }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
-        _ = try context.client.post("/v1/accounts", body: configuration, as: AccountStatus.self)
+        _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         return ExitCode.success
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
-        let list = try context.client.get("/v1/accounts", as: AccountList.self)
+        let list = try context.client.call(.listAccounts)
         if arguments.has("--json") {
             Output.line(CommandContext.json(list))
         } else {
@@ -135,7 +135,7 @@ enum AccountCommand: Command {
 
     static func show(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl account show")
-        let status = try context.client.get(try context.accountPath(account), as: AccountStatus.self)
+        let status = try context.client.call(.account(try context.checked(account)))
         if arguments.has("--json") {
             Output.line(CommandContext.json(status))
             return ExitCode.success

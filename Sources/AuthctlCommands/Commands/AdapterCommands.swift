@@ -27,8 +27,8 @@ enum ExecCommand: Command {
         }
         let variable = arguments.value("--env") ?? "ACCESS_TOKEN"
         guard isEnvironmentName(variable) else { throw UsageError("--env needs a variable name like ACCESS_TOKEN, got '\(variable)'") }
-        let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) ?? 60
-        let token = try context.client.text(try context.accountPath(account) + "/token?min_ttl=\(minTTL)")
+        let minTTL = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60
+        let token = try context.client.text(.token(account: try context.checked(account)), query: [.minTTL: minTTL])
         setenv(variable, token, 1)
         let argv: [UnsafeMutablePointer<CChar>?] = program.map { strdup($0) } + [nil]
         execvp(executable, argv)
@@ -69,9 +69,8 @@ enum HeaderCommand: Command {
         }
         let scheme = arguments.value("--scheme") ?? (name.lowercased() == "authorization" ? "Bearer" : "")
         guard scheme.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { throw UsageError("--scheme must be one word") }
-        var path = try context.accountPath(account) + "/token"
-        if let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) { path += "?min_ttl=\(minTTL)" }
-        let token = try context.client.text(path)
+        let query = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
+        let token = try context.client.text(.token(account: try context.checked(account)), query: query)
         Output.line("\(name): " + (scheme.isEmpty ? token : "\(scheme) \(token)"))
         return ExitCode.success
     }
@@ -105,14 +104,14 @@ enum KubeCredentialCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl kube-credential")
-        let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) ?? 60
-        let base = try context.accountPath(account)
+        let minTTL = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60
+        let name = try context.checked(account)
         let status: ExecCredential.Status
         if arguments.has("--id-token") {
-            let grant = try context.client.get(base + "/id_token?min_ttl=\(minTTL)", as: IDTokenGrant.self)
+            let grant = try context.client.call(.idToken(account: name), query: [.minTTL: minTTL])
             status = .init(token: grant.idToken, expirationTimestamp: grant.expiresAt)
         } else {
-            let grant = try context.client.get(base + "/token?min_ttl=\(minTTL)", as: TokenGrant.self)
+            let grant = try context.client.call(.token(account: name), query: [.minTTL: minTTL])
             status = .init(token: grant.accessToken, expirationTimestamp: grant.expiresAt)
         }
         let credential = ExecCredential(status: status)

@@ -36,7 +36,7 @@ enum GitCredentialCommand: Command {
         let input = GitCredentialInput.read(from: STDIN_FILENO)
         switch operation {
         case "get":
-            return try get(input, minTTL: try arguments.integer("--min-ttl", in: 0...86_400) ?? 60, context: context)
+            return try get(input, minTTL: try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60, context: context)
         case "store":
             return ExitCode.success
         case "erase":
@@ -51,8 +51,7 @@ enum GitCredentialCommand: Command {
         guard let remote = input.remote, let account = try matchingAccount(remote, context: context) else {
             return ExitCode.success
         }
-        let path = try context.accountPath(account.name) + "/token?min_ttl=\(minTTL)"
-        let grant = try context.client.get(path, as: TokenGrant.self)
+        let grant = try context.client.call(.token(account: try context.checked(account.name)), query: [.minTTL: minTTL])
         var lines = [
             "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(grant.accessToken)",
         ]
@@ -65,9 +64,8 @@ enum GitCredentialCommand: Command {
         guard let remote = input.remote, let password = input.values["password"],
             let account = try matchingAccount(remote, context: context)
         else { return ExitCode.success }
-        let result = try context.client.post(
-            try context.accountPath(account.name) + "/token/rejected", body: TokenRejection(accessToken: password),
-            as: TokenRejectionResult.self)
+        let result = try context.client.call(
+            .tokenRejected(account: try context.checked(account.name)), body: TokenRejection(accessToken: password))
         if result.refreshScheduled {
             Output.note("authctl: '\(account.name)' will refresh its token on the next request.")
         }
@@ -76,7 +74,7 @@ enum GitCredentialCommand: Command {
 
     /// The account whose git URL prefix matches `remote` best (longest prefix), if any.
     static func matchingAccount(_ remote: GitRemote, context: CommandContext) throws -> AccountStatus? {
-        let accounts = try context.client.get("/v1/accounts", as: AccountList.self).accounts
+        let accounts = try context.client.call(.listAccounts).accounts
         let candidates = accounts.compactMap { account -> (AccountStatus, GitRemote)? in
             guard let prefix = account.configuration?.gitURLPrefix.flatMap(GitRemote.init(url:)) else { return nil }
             return (account, prefix)

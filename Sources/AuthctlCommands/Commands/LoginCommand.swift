@@ -28,9 +28,9 @@ enum LoginCommand: Command {
         let account = try requireAccountName(arguments, command: "authctl login")
         let timeout = try arguments.integer("--timeout", in: 10...3600) ?? 300
         let device = arguments.has("--device")
-        let started = try context.client.post(
-            try context.accountPath(account) + "/login",
-            body: LoginRequest(timeoutSeconds: timeout, device: device ? true : nil), as: LoginStarted.self)
+        let started = try context.client.call(
+            .login(account: try context.checked(account)),
+            body: LoginRequest(timeoutSeconds: timeout, device: device ? true : nil))
 
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
@@ -49,7 +49,7 @@ enum LoginCommand: Command {
         while true {
             let status: LoginStatus
             do {
-                status = try context.client.get("/v1/logins/\(started.loginID)?wait=1", as: LoginStatus.self, timeout: 10)
+                status = try context.client.call(.loginStatus(id: started.loginID), query: [.wait: 1], timeout: 10)
             } catch {
                 spinner.finish()
                 Output.error("\(error)")

@@ -16,8 +16,7 @@ enum LogoutCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl logout")
-        let result = try context.client.post(
-            try context.accountPath(account) + "/logout", body: EmptyBody(), as: LogoutResult.self)
+        let result = try context.client.call(.logout(account: try context.checked(account)), body: EmptyObject())
         Output.note(
             result.revoked
                 ? "Signed out of '\(account)': tokens revoked at the provider and deleted."
@@ -29,6 +28,3 @@ enum LogoutCommand: Command {
         return ExitCode.success
     }
 }
-
-/// `{}`: the body of POSTs that carry no parameters.
-struct EmptyBody: Codable {}

@@ -15,7 +15,7 @@ enum RekeyCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard arguments.positionals.isEmpty else { throw UsageError("'authctl rekey' takes no arguments") }
-        let result = try context.client.post("/v1/rekey", body: EmptyBody(), as: RekeyResult.self)
+        let result = try context.client.call(.rekey, body: EmptyObject())
         Output.note("Re-encrypted \(result.resealed) values; the new key is in \(result.keyLocation).")
         return ExitCode.success
     }
@@ -34,7 +34,7 @@ enum PingCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard arguments.positionals.isEmpty else { throw UsageError("'authctl ping' takes no arguments") }
-        let result = try context.client.get("/v1/ping", as: PingResult.self)
+        let result = try context.client.call(.ping)
         Output.line("authbrokerd \(result.version) (pid \(result.pid)) is running on \(context.socketPath)")
         return ExitCode.success
     }

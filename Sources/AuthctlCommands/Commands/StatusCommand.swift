@@ -18,7 +18,7 @@ enum StatusCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard arguments.positionals.count <= 1 else { throw UsageError("'authctl status' takes at most one account name") }
-        var list = try context.client.get("/v1/status", as: AccountList.self)
+        var list = try context.client.call(.status)
         if let name = arguments.positionals.first {
             list.accounts = list.accounts.filter { $0.name == name }
             guard !list.accounts.isEmpty else {

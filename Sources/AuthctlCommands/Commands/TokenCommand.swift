@@ -23,13 +23,13 @@ enum TokenCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl token")
-        var path = try context.accountPath(account) + "/token"
-        if let minTTL = try arguments.integer("--min-ttl", in: 0...86_400) { path += "?min_ttl=\(minTTL)" }
+        let endpoint = APIEndpoint.token(account: try context.checked(account))
+        let query = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
         if arguments.has("--json") {
-            let grant = try context.client.get(path, as: TokenGrant.self)
+            let grant = try context.client.call(endpoint, query: query)
             Output.line(CommandContext.json(grant))
         } else {
-            let token = try context.client.text(path)
+            let token = try context.client.text(endpoint, query: query)
             Output.line(token)
         }
         return ExitCode.success

@@ -1,19 +1,22 @@
 import BrokerHTTP
 import BrokerProtocol
-import FoundationEssentials
 import JSONLimits
 
 extension APIRouter {
-    /// A JSON answer with sorted keys (stable output for scripts and tests).
-    static func json<T: Encodable>(_ value: T, status: Int = 200) throws(WireError) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body: Data
-        do { body = try encoder.encode(value) } catch {
+    /// The JSON answer of `endpoint`, typed by it, with sorted keys (stable output for scripts
+    /// and tests), written by the same WireJSON coder the client reads it with.
+    static func json<Body, Response>(_ endpoint: APIEndpoint<Body, Response>, _ value: Response, status: Int = 200)
+        throws(WireError) -> HTTPResponse
+    {
+        try json(value, status: status)
+    }
+
+    private static func json<T: Encodable>(_ value: T, status: Int) throws(WireError) -> HTTPResponse {
+        let body: [UInt8]
+        do { body = try WireJSON.encode(value) } catch {
             throw WireError(code: .internal, message: "The daemon could not encode its answer (\(T.self)).")
         }
-        return HTTPResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body))
+        return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
     }
 
     /// The error envelope with the status of the error's code.
@@ -23,10 +26,8 @@ extension APIRouter {
 
     /// The error envelope with an explicit status (404 for unknown paths, 405 for wrong methods).
     static func errorResponse(status: Int, _ error: WireError) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding two strings cannot fail; the fallback keeps the envelope shape anyway.
-        let body = (try? encoder.encode(ErrorEnvelope(error: error))).map { Array($0) }
+        let body = (try? WireJSON.encode(ErrorEnvelope(error: error)))
             ?? Array(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
         return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
     }
@@ -37,7 +38,19 @@ extension APIRouter {
 struct RouterQuery {
     private let fields: [String: String]
 
-    init(_ request: HTTPRequest, allowed: Set<String>) throws(WireError) {
+    /// The query of `request` as `operation` reads it; an operation that reads none refuses any.
+    /// Operations whose `query` is nil do not look at the query string.
+    init(_ request: HTTPRequest, operation: APIOperation) throws(WireError) {
+        guard let accepted = operation.query else {
+            self.init(fields: [:])
+            return
+        }
+        try self.init(request, allowed: Set(accepted.map(\.rawValue)))
+    }
+
+    private init(fields: [String: String]) { self.fields = fields }
+
+    private init(_ request: HTTPRequest, allowed: Set<String>) throws(WireError) {
         let decoded: [FormField]
         do { decoded = try request.queryFields() } catch {
             throw WireError(code: .invalidRequest, message: "The query string is malformed: \(error).")
@@ -58,13 +71,10 @@ struct RouterQuery {
         self.fields = fields
     }
 
-    /// Refuses any query string on routes that take none.
-    static func expectNone(_ request: HTTPRequest) throws(WireError) {
-        _ = try RouterQuery(request, allowed: [])
-    }
-
-    /// A whole number of seconds within `range`, nil when absent.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(WireError) -> Int? {
+    /// A whole number of seconds within the parameter's range, nil when absent.
+    func integer(_ parameter: APIQueryParameter) throws(WireError) -> Int? {
+        let name = parameter.rawValue
+        let range = parameter.range
         guard let text = fields[name] else { return nil }
         // Digits only: no sign, no spaces, no exponent; at most 9 so it cannot overflow.
         guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
@@ -78,8 +88,25 @@ struct RouterQuery {
     }
 }
 
-/// JSON request bodies.
+/// JSON request bodies, decoded as the operation's `APIEndpoint` types them.
 enum RouterBody {
+    /// The body of an operation that needs one; an empty body is a 400.
+    static func required<Body, Response>(_ endpoint: APIEndpoint<Body, Response>, from request: HTTPRequest)
+        throws(WireError) -> Body
+    {
+        guard let body = try decode(Body.self, from: request, emptyAllowed: false) else {
+            throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
+        }
+        return body
+    }
+
+    /// The body of an operation whose body is optional: nil when empty.
+    static func optional<Body, Response>(_ endpoint: APIEndpoint<Body, Response>, from request: HTTPRequest)
+        throws(WireError) -> Body?
+    {
+        try decode(Body.self, from: request, emptyAllowed: true)
+    }
+
     /// Decodes the body as `T`; an empty body gives nil when `emptyAllowed`, else a 400.
     static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, emptyAllowed: Bool) throws(WireError)
         -> T?
@@ -98,26 +125,22 @@ enum RouterBody {
         } catch {
             throw WireError(code: .invalidRequest, message: "The JSON body nests deeper than \(error.limit) levels; send the flat object the API documents.")
         }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
-        } catch let error as DecodingError {
-            throw WireError(code: .invalidRequest, message: "The JSON body is invalid: \(Self.describe(error)).")
+        do throws(WireJSONError) {
+            return try WireJSON.decode(T.self, from: request.body)
         } catch {
-            throw WireError(code: .invalidRequest, message: "The body is not valid JSON.")
+            throw WireError(code: .invalidRequest, message: Self.describe(error))
         }
     }
 
     /// A short reason naming the field, without echoing the body (it may hold a client secret).
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-            return keys.isEmpty ? "the document" : "'" + keys.joined(separator: ".") + "'"
-        }
+    private static func describe(_ error: WireJSONError) -> String {
         switch error {
-        case .keyNotFound(let key, _): return "'\(key.stringValue)' is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
-        case .dataCorrupted(let context): return "\(path(context)) is not valid JSON"
-        @unknown default: return "not the expected shape"
+        case .syntax, .tooDeep, .tooLarge, .unencodable:
+            return "The body is not valid JSON."
+        case .mismatch(let path, let reason):
+            let field = path.isEmpty ? "the document" : "'\(path)'"
+            // WireJSONDecoder's reason for an absent key starts with "missing".
+            return "The JSON body is invalid: \(field) " + (reason.hasPrefix("missing") ? "is missing." : "has the wrong type.")
         }
     }
 }

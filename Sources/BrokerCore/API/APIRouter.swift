@@ -35,10 +35,6 @@ public struct APIRouter: HTTPHandler {
         }
     }
 
-    /// The largest `min_ttl` accepted (a day) and the longest login long-poll.
-    static let minTTLRange = 0...86_400
-    static let waitRange = 0...60
-
     let service: any BrokerService
     let configuration: Configuration
     let logger: Logger
@@ -67,7 +63,7 @@ public struct APIRouter: HTTPHandler {
         let route: APIRoute
         switch admit(request, connection: connection) {
         case .failure(let refusal): return refusal.response
-        case .success(let admitted): (peer, route) = admitted
+        case .success(let admitted): (peer, _, route) = admitted
         }
         guard case .token(let name) = route, request.query == nil,
             let grant = service.cachedToken(account: peer.account(name), now: now())
@@ -80,9 +76,9 @@ public struct APIRouter: HTTPHandler {
         switch admit(request, connection: connection) {
         case .failure(let refusal):
             return refusal.response
-        case .success(let (peer, route)):
+        case .success(let (peer, operation, route)):
             do {
-                return try await answer(route, request: request, peer: peer)
+                return try await answer(operation, route, request: request, peer: peer)
             } catch {
                 return Self.errorResponse(error)
             }
@@ -112,10 +108,10 @@ public struct APIRouter: HTTPHandler {
     }
 
     /// The peer check (again: the router may run behind a server that did not call `refusal`),
-    /// then the route and method: a response when the request stops here.
+    /// then the route and method (`APIOperation`): a response when the request stops here.
     private func admit(
         _ request: HTTPRequest, connection: ConnectionInfo
-    ) -> Result<(PeerCredentials, APIRoute), RouterRefusal> {
+    ) -> Result<(PeerCredentials, APIOperation, APIRoute), RouterRefusal> {
         guard let peer = configuration.policy.admit(connection) else {
             logRefusal(connection, what: "a request", ["path": String(request.path)])
             return .failure(RouterRefusal(forbidden))
@@ -133,7 +129,7 @@ public struct APIRouter: HTTPHandler {
                 return .failure(RouterRefusal(Self.errorResponse(WireError(code: .invalidRequest, message: why))))
             }
         }
-        guard route.allowedMethods.contains(request.method) else {
+        guard let operation = APIOperation(route: route, method: request.method) else {
             let allowed = route.allowedMethods.joined(separator: ", ")
             var response = Self.errorResponse(
                 status: 405,
@@ -141,73 +137,66 @@ public struct APIRouter: HTTPHandler {
             response.headers.add(name: "Allow", value: allowed)
             return .failure(RouterRefusal(response))
         }
-        return .success((peer, route))
+        return .success((peer, operation, route))
     }
 
-    private func answer(_ route: APIRoute, request: HTTPRequest, peer: PeerCredentials) async throws(WireError)
-        -> HTTPResponse
+    /// Performs one operation. The query is checked against what the operation reads (`APIOperation.query`),
+    /// and every body and answer goes through the operation's typed `APIEndpoint`.
+    private func answer(_ operation: APIOperation, _ route: APIRoute, request: HTTPRequest, peer: PeerCredentials)
+        async throws(WireError) -> HTTPResponse
     {
-        switch route {
+        let query = try RouterQuery(request, operation: operation)
+        let name = route.parameter ?? ""
+        switch operation {
         case .ping:
-            try RouterQuery.expectNone(request)
             let uptime = max(0, now() - configuration.startedAt)
-            return try Self.json(PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
+            return try Self.json(.ping, PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
         case .status:
-            try RouterQuery.expectNone(request)
-            return try Self.json(await service.status(owner: peer.uid))
-        case .accounts where request.method == "POST":
-            guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
-                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
-            }
-            return try Self.json(await service.addAccount(body, owner: peer.uid), status: 201)
-        case .accounts:
-            try RouterQuery.expectNone(request)
-            return try Self.json(await service.accounts(owner: peer.uid))
-        case .account(let name) where request.method == "PUT":
-            guard let body = try RouterBody.decode(AccountConfiguration.self, from: request, emptyAllowed: false) else {
-                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
-            }
+            return try Self.json(.status, await service.status(owner: peer.uid))
+        case .listAccounts:
+            return try Self.json(.listAccounts, await service.accounts(owner: peer.uid))
+        case .addAccount:
+            let body = try RouterBody.required(.addAccount, from: request)
+            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid), status: 201)
+        case .getAccount:
+            return try Self.json(.account(name), await service.account(peer.account(name)))
+        case .updateAccount:
+            let body = try RouterBody.required(.updateAccount(name), from: request)
             // Renaming is remove + add: the tokens belong to the account under its name.
             guard body.name == name else {
                 throw WireError(
                     code: .invalidRequest, message: "The body's name '\(body.name)' differs from '\(name)' in the path.")
             }
-            return try Self.json(await service.updateAccount(body, owner: peer.uid))
-        case .account(let name) where request.method == "DELETE":
+            return try Self.json(.updateAccount(name), await service.updateAccount(body, owner: peer.uid))
+        case .removeAccount:
             try await service.removeAccount(peer.account(name))
             return HTTPResponse(status: 204)
-        case .account(let name):
-            return try Self.json(await service.account(peer.account(name)))
-        case .token(let name):
+        case .token:
             let account = peer.account(name)
-            let query = try RouterQuery(request, allowed: ["min_ttl"])
-            let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
+            let minTTL = try query.integer(.minTTL).map(Double.init)
             let grant = try await service.token(account: account, minTTL: minTTL)
             return served(grant, account: account, to: peer, request: request)
-        case .idToken(let name):
+        case .idToken:
             let account = peer.account(name)
-            let query = try RouterQuery(request, allowed: ["min_ttl"])
-            let minTTL = try query.integer("min_ttl", in: Self.minTTLRange).map(Double.init)
+            let minTTL = try query.integer(.minTTL).map(Double.init)
             let grant = try await service.idToken(account: account, minTTL: minTTL)
             audit("id_token", account: account, peer: peer)
-            var response = try Self.json(grant)
+            var response = try Self.json(.idToken(account: name), grant)
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
-        case .tokenRejected(let name):
-            guard let body = try RouterBody.decode(TokenRejection.self, from: request, emptyAllowed: false) else {
-                throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
-            }
-            return try Self.json(await service.tokenRejected(account: peer.account(name), accessToken: body.accessToken))
-        case .login(let name):
-            let body = try RouterBody.decode(LoginRequest.self, from: request, emptyAllowed: true) ?? LoginRequest()
-            return try Self.json(await service.startLogin(account: peer.account(name), request: body))
-        case .loginStatus(let id):
-            let query = try RouterQuery(request, allowed: ["wait"])
-            let wait = try query.integer("wait", in: Self.waitRange) ?? 0
-            return try Self.json(await service.loginStatus(id: id, owner: peer.uid, wait: Double(wait)))
-        case .logout(let name):
-            _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
-            return try Self.json(await service.logout(account: peer.account(name)))
+        case .tokenRejected:
+            let body = try RouterBody.required(.tokenRejected(account: name), from: request)
+            let result = try await service.tokenRejected(account: peer.account(name), accessToken: body.accessToken)
+            return try Self.json(.tokenRejected(account: name), result)
+        case .login:
+            let body = try RouterBody.optional(.login(account: name), from: request) ?? LoginRequest()
+            return try Self.json(.login(account: name), await service.startLogin(account: peer.account(name), request: body))
+        case .loginStatus:
+            let wait = try query.integer(.wait) ?? 0
+            return try Self.json(.loginStatus(id: name), await service.loginStatus(id: name, owner: peer.uid, wait: Double(wait)))
+        case .logout:
+            _ = try RouterBody.optional(.logout(account: name), from: request)
+            return try Self.json(.logout(account: name), await service.logout(account: peer.account(name)))
         case .rekey:
             // One key seals every owner's secrets: rotating it is the daemon user's business.
             guard peer.uid == configuration.policy.daemonUID else {
@@ -216,10 +205,9 @@ public struct APIRouter: HTTPHandler {
                     message: "Only the daemon's own user (uid \(configuration.policy.daemonUID)) can rotate its key; "
                         + "ask its administrator.")
             }
-            _ = try RouterBody.decode(EmptyObject.self, from: request, emptyAllowed: true)
-            return try Self.json(await service.rekey())
+            _ = try RouterBody.optional(.rekey, from: request)
+            return try Self.json(.rekey, await service.rekey())
         case .metrics:
-            try RouterQuery.expectNone(request)
             return HTTPResponse(
                 status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                 body: Array(service.metrics(owner: peer.uid).utf8))
@@ -237,7 +225,7 @@ public struct APIRouter: HTTPHandler {
                 status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
                 body: Array((grant.accessToken + "\n").utf8))
         } else {
-            response = (try? Self.json(grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
+            response = (try? Self.json(.token(account: account.name), grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
         }
         // A bearer token must not be kept by any cache on the way.
         response.headers.add(name: "Cache-Control", value: "no-store")
@@ -270,9 +258,6 @@ struct RouterRefusal: Error {
     let response: HTTPResponse
     init(_ response: HTTPResponse) { self.response = response }
 }
-
-/// `{}`: the optional body of POSTs without parameters (must be a JSON object when present).
-struct EmptyObject: Codable {}
 
 /// Wall-clock seconds since 1970, for code that takes an injectable `now`.
 public enum WallClock {

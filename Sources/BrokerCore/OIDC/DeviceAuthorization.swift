@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 
 /// A device authorization response (RFC 8628 §3.2): what to show the user and what to poll with.

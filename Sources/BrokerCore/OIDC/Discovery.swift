@@ -1,4 +1,5 @@
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 import JSONLimits
 
@@ -50,7 +51,7 @@ public enum Discovery {
         } catch {
             throw .malformedResponse(endpoint: url, reason: error.describing("the metadata document"))
         }
-        guard let metadata = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(response.body)) else { return nil }
+        guard let metadata = try? WireJSON.decode(ProviderMetadata.self, from: response.body) else { return nil }
         try metadata.validate(expectedIssuer: expectedIssuer)
         return metadata
     }

@@ -1,3 +1,4 @@
+import BrokerProtocol
 import FoundationEssentials
 
 /// The ID token claims the broker checks or shows (OpenID Connect Core §2).
@@ -18,7 +19,7 @@ public struct IDTokenClaims: Sendable, Equatable {
     public init(payload: [UInt8]) throws(IDTokenError) {
         let object: [String: JSONValue]
         do throws(JSONObjectError) {
-            object = try JSONValue.object(from: payload)
+            object = try ProviderJSON.object(from: payload)
         } catch .tooDeep(let error) {
             throw .malformed(error.describing("the payload"))
         } catch {
@@ -29,7 +30,7 @@ public struct IDTokenClaims: Sendable, Equatable {
             return value
         }
         func date(_ name: String) throws(IDTokenError) -> Date {
-            guard case .number(let seconds)? = object[name], seconds.isFinite else { throw .missingClaim(name) }
+            guard let seconds = object[name]?.doubleValue, seconds.isFinite else { throw .missingClaim(name) }
             return Date(timeIntervalSince1970: seconds)
         }
         issuer = try string("iss")

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 
 /// The few HTTP shapes every OAuth endpoint shares: a form POST with client authentication,
@@ -50,7 +51,7 @@ enum OIDCHTTP {
     /// malformed response.
     static func jsonObject(_ response: HTTPResponse, endpoint: String) throws(OIDCError) -> [String: JSONValue] {
         do throws(JSONObjectError) {
-            return try JSONValue.object(from: response.body)
+            return try ProviderJSON.object(from: response.body)
         } catch .tooDeep(let error) {
             throw .malformedResponse(endpoint: endpoint, reason: error.describing("the answer"))
         } catch {
@@ -62,7 +63,7 @@ enum OIDCHTTP {
     /// bare status (also when the body nests too deep to be read). Retry-After is read either way.
     static func failure(_ response: HTTPResponse, endpoint: String, now: Date) -> OIDCError {
         let retryAfter = RetryAfter.from(response.headers, now: now)
-        if let object = try? JSONValue.object(from: response.body), let code = object["error"]?.stringValue {
+        if let object = try? ProviderJSON.object(from: response.body), let code = object["error"]?.stringValue {
             let error = OAuthErrorResponse(
                 error: code, errorDescription: object["error_description"]?.stringValue,
                 errorURI: object["error_uri"]?.stringValue)

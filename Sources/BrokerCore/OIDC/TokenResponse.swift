@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 
@@ -66,7 +67,7 @@ extension TokenResponse {
     public func statedExpiry(receivedAt now: Date) -> Double? {
         if let expiresIn { return now.timeIntervalSince1970 + Double(expiresIn) }
         guard let jws = try? JWSCompact.parse(accessToken.revealString()),
-            case .number(let exp)? = (try? JSONValue.object(from: jws.payload))?["exp"], exp.isFinite, exp > now.timeIntervalSince1970
+            let exp = (try? ProviderJSON.object(from: jws.payload))?["exp"]?.doubleValue, exp.isFinite, exp > now.timeIntervalSince1970
         else { return nil }
         return exp
     }

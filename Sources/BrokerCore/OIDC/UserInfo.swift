@@ -1,4 +1,5 @@
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 
 /// The userinfo claims `authctl status` shows (OIDC Core §5.3). Display only: never used

@@ -1,10 +1,11 @@
-import BrokerProtocol
-
-/// One endpoint of the socket API (docs/api.md), matched from a request path.
+/// One path of the socket API (docs/api.md): matched from a request path by the daemon, built into
+/// one by the client, with the same checks on its parameters both ways.
 ///
-/// Path parameters are checked here, at the edge: account names must pass `AccountName.problem`,
-/// login ids are short base64url/hex tokens. Anything else is not a route (404).
-enum APIRoute: Equatable, Sendable {
+/// Path parameters are checked at the edge: account names must pass `AccountName.problem`, login
+/// ids are short base64url/hex tokens. Anything else is not a route (404), and the client refuses
+/// to build a path the daemon would refuse. The methods a path answers, and what each takes and
+/// returns, are `APIOperation`'s.
+public enum APIRoute: Equatable, Sendable {
     case ping
     case status
     case accounts
@@ -18,24 +19,57 @@ enum APIRoute: Equatable, Sendable {
     case rekey
     case metrics
 
-    /// The methods this route answers; anything else is 405 with an `Allow` header.
-    var allowedMethods: [String] {
+    /// The path with its parameter as a placeholder, as docs/api.md writes it.
+    public var template: String {
         switch self {
-        case .ping, .status, .token, .idToken, .loginStatus, .metrics: ["GET"]
-        case .accounts: ["GET", "POST"]
-        case .account: ["GET", "PUT", "DELETE"]
-        case .login, .logout, .rekey, .tokenRejected: ["POST"]
+        case .ping: "/v1/ping"
+        case .status: "/v1/status"
+        case .accounts: "/v1/accounts"
+        case .account: "/v1/accounts/{name}"
+        case .token: "/v1/accounts/{name}/token"
+        case .idToken: "/v1/accounts/{name}/id_token"
+        case .tokenRejected: "/v1/accounts/{name}/token/rejected"
+        case .login: "/v1/accounts/{name}/login"
+        case .loginStatus: "/v1/logins/{id}"
+        case .logout: "/v1/accounts/{name}/logout"
+        case .rekey: "/v1/rekey"
+        case .metrics: "/metrics"
         }
     }
 
+    /// The account name or login id in the path, nil for paths without one.
+    public var parameter: String? {
+        switch self {
+        case .ping, .status, .accounts, .rekey, .metrics: nil
+        case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
+            .loginStatus(let value), .logout(let value):
+            value
+        }
+    }
+
+    /// The request path (no query), after the same parameter check `match` applies.
+    public func path() throws(Mismatch) -> String {
+        guard let parameter else { return template }
+        if case .loginStatus = self {
+            return "/v1/logins/" + (try Self.loginID(parameter))
+        }
+        let name = try Self.accountName(parameter)
+        return template.replacingPlaceholder(with: name)
+    }
+
+    /// The methods this route answers; anything else is 405 with an `Allow` header.
+    public var allowedMethods: [String] {
+        APIOperation.allCases.filter { $0.routeTemplate == template }.map(\.method)
+    }
+
     /// Why a path did not match: unknown (404) or a path parameter that is malformed (400).
-    enum Mismatch: Error, Equatable {
+    public enum Mismatch: Error, Equatable, Sendable {
         case unknown
         case invalidParameter(String)
     }
 
     /// Matches `path` (no query) to a route.
-    static func match(_ path: Substring) throws(Mismatch) -> APIRoute {
+    public static func match(_ path: Substring) throws(Mismatch) -> APIRoute {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         // A leading "/" gives an empty first part; a trailing "/" or "//" gives empty parts: not ours.
         guard parts.count >= 2, parts[0].isEmpty, !parts.dropFirst().contains(where: \.isEmpty) else {
@@ -88,5 +122,13 @@ enum APIRoute: Equatable, Sendable {
             }
         guard valid else { throw .invalidParameter("invalid login id in the path") }
         return segment
+    }
+}
+
+extension String {
+    /// The template with its one `{…}` placeholder replaced (no Foundation in the CLI).
+    fileprivate func replacingPlaceholder(with value: String) -> String {
+        guard let open = firstIndex(of: "{"), let close = self[open...].firstIndex(of: "}") else { return self }
+        return String(self[..<open]) + value + String(self[index(after: close)...])
     }
 }

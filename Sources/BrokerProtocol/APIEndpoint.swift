@@ -1,0 +1,91 @@
+/// One operation of the socket API on one concrete route, typed by its request body and its
+/// answer: what `BrokerClient.call` sends and decodes, and what the daemon's router decodes and
+/// encodes. `Body` is `APINoBody` for operations without one; `Response` is `APINoContent` for
+/// 204 answers and `String` for text answers.
+public struct APIEndpoint<Body: Codable & Sendable, Response: Codable & Sendable>: Sendable {
+    public let operation: APIOperation
+    public let route: APIRoute
+
+    /// - Parameter parameter: the account name or login id of the route, "" for routes without one.
+    init(_ operation: APIOperation, _ parameter: String = "") {
+        self.operation = operation
+        self.route = operation.route(parameter)
+    }
+}
+
+/// The body of operations that send none (`APIBodyRule.none`).
+public struct APINoBody: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// The answer of operations that answer 204 with no body.
+public struct APINoContent: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// `{}`: the body of POSTs without parameters (must be a JSON object when present).
+public struct EmptyObject: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+extension APIEndpoint where Body == APINoBody, Response == PingResult {
+    public static var ping: Self { Self(.ping) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == AccountList {
+    /// Every account with its state, without configurations.
+    public static var status: Self { Self(.status) }
+    /// Every account with its configuration.
+    public static var listAccounts: Self { Self(.listAccounts) }
+}
+
+extension APIEndpoint where Body == AccountConfiguration, Response == AccountStatus {
+    public static var addAccount: Self { Self(.addAccount) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == AccountStatus {
+    public static func account(_ name: String) -> Self { Self(.getAccount, name) }
+}
+
+extension APIEndpoint where Body == AccountConfiguration, Response == AccountUpdateResult {
+    public static func updateAccount(_ name: String) -> Self { Self(.updateAccount, name) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == APINoContent {
+    public static func removeAccount(_ name: String) -> Self { Self(.removeAccount, name) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == TokenGrant {
+    /// The access token (also as text/plain: `BrokerClient.text`); reads `min_ttl`.
+    public static func token(account name: String) -> Self { Self(.token, name) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == IDTokenGrant {
+    public static func idToken(account name: String) -> Self { Self(.idToken, name) }
+}
+
+extension APIEndpoint where Body == TokenRejection, Response == TokenRejectionResult {
+    public static func tokenRejected(account name: String) -> Self { Self(.tokenRejected, name) }
+}
+
+extension APIEndpoint where Body == LoginRequest, Response == LoginStarted {
+    public static func login(account name: String) -> Self { Self(.login, name) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == LoginStatus {
+    /// Reads `wait` (long poll).
+    public static func loginStatus(id: String) -> Self { Self(.loginStatus, id) }
+}
+
+extension APIEndpoint where Body == EmptyObject, Response == LogoutResult {
+    public static func logout(account name: String) -> Self { Self(.logout, name) }
+}
+
+extension APIEndpoint where Body == EmptyObject, Response == RekeyResult {
+    public static var rekey: Self { Self(.rekey) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == String {
+    /// Prometheus text.
+    public static var metrics: Self { Self(.metrics) }
+}

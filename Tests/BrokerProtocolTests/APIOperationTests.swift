@@ -1,0 +1,108 @@
+import BrokerProtocol
+import Foundation
+import Testing
+
+/// The socket API is defined once (`APIOperation`, `APIRoute`, `APIEndpoint`); these tests hold
+/// docs/api.md and both directions of the path (building, matching) to that definition.
+@Suite struct APIOperationTests {
+    /// docs/api.md, found from this source file's path (as the integration tests find the docs).
+    static func apiDoc() throws -> String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return try String(contentsOfFile: url.path + "/docs/api.md", encoding: .utf8)
+    }
+
+    /// "METHOD PATH[?name=S]" of each row of the table under "## Routes".
+    static func documentedRoutes(in markdown: String) -> [String] {
+        var inRoutes = false
+        var rows: [String] = []
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## ") { inRoutes = line == "## Routes" }
+            guard inRoutes, line.hasPrefix("| `") else { continue }
+            let cell = line.dropFirst(3).prefix { $0 != "`" }
+            rows.append(String(cell))
+        }
+        return rows
+    }
+
+    /// How the docs write an operation: method, template, and its query parameters as optional.
+    static func documented(_ operation: APIOperation) -> String {
+        let query = (operation.query ?? []).map { "[?\($0.rawValue)=S]" }.joined()
+        return "\(operation.method) \(operation.routeTemplate)\(query)"
+    }
+
+    @Test func docsListEveryOperationAndNoOther() throws {
+        let documented = Self.documentedRoutes(in: try Self.apiDoc())
+        try #require(!documented.isEmpty, "no route table under '## Routes' in docs/api.md")
+        let defined = APIOperation.allCases.map(Self.documented)
+        for operation in defined {
+            #expect(documented.contains(operation), "docs/api.md's route table lacks `\(operation)`")
+        }
+        for row in documented {
+            #expect(defined.contains(row), "docs/api.md lists `\(row)`, which APIOperation does not define")
+        }
+        #expect(Set(documented).count == documented.count, "docs/api.md lists a route twice")
+    }
+
+    @Test func extractionReadsOnlyTheRouteTable() {
+        let markdown = """
+            ## Errors
+            | `GET /not-a-route` | x |
+            ## Routes
+            | method and path | answer |
+            |---|---|
+            | `GET /v1/ping` | `PingResult` |
+            ## After
+            | `POST /v1/other` | y |
+            """
+        #expect(Self.documentedRoutes(in: markdown) == ["GET /v1/ping"])
+    }
+
+    @Test func everyBuiltPathMatchesBackToItsRoute() throws {
+        for operation in APIOperation.allCases {
+            let route = operation.route("work-1")
+            let parameter = route.parameter
+            #expect(parameter == nil || parameter == "work-1")
+            let path = try route.path()
+            #expect(try APIRoute.match(path[...]) == route, "\(operation): \(path)")
+            #expect(APIOperation(route: route, method: operation.method) == operation)
+            #expect(route.allowedMethods.contains(operation.method))
+        }
+    }
+
+    @Test func buildingRefusesWhatMatchingRefuses() {
+        for bad in ["", "a/b", "..", "with space", String(repeating: "x", count: 300)] {
+            let refusal: APIRoute.Mismatch?
+            do { _ = try APIRoute.match(("/v1/accounts/" + bad + "/token")[...]); refusal = nil } catch { refusal = error }
+            #expect(throws: APIRoute.Mismatch.self, "built a path for '\(bad)'") { try APIRoute.token(bad).path() }
+            if case .invalidParameter(let why)? = refusal {
+                #expect(throws: APIRoute.Mismatch.invalidParameter(why)) { try APIRoute.token(bad).path() }
+            }
+        }
+        #expect(throws: APIRoute.Mismatch.invalidParameter("invalid login id in the path")) {
+            try APIRoute.loginStatus("id/../x").path()
+        }
+        #expect(throws: APIRoute.Mismatch.invalidParameter("invalid login id in the path")) {
+            _ = try APIRoute.match("/v1/logins/a%2Fb")
+        }
+    }
+
+    @Test func methodsOfAPathComeInAllowHeaderOrder() {
+        #expect(APIRoute.accounts.allowedMethods == ["GET", "POST"])
+        #expect(APIRoute.account("a").allowedMethods == ["GET", "PUT", "DELETE"])
+        #expect(APIRoute.token("a").allowedMethods == ["GET"])
+        #expect(APIOperation(route: .token("a"), method: "POST") == nil)
+    }
+
+    @Test func endpointsCarryTheirOperationAndParameter() throws {
+        #expect(try APIEndpoint.token(account: "work").route.path() == "/v1/accounts/work/token")
+        #expect(APIEndpoint.token(account: "work").operation == .token)
+        #expect(try APIEndpoint.tokenRejected(account: "w").route.path() == "/v1/accounts/w/token/rejected")
+        #expect(try APIEndpoint.loginStatus(id: "abc_D-9").route.path() == "/v1/logins/abc_D-9")
+        #expect(APIEndpoint.removeAccount("w").operation.method == "DELETE")
+        #expect(APIEndpoint.updateAccount("w").operation.method == "PUT")
+        #expect(APIEndpoint.addAccount.operation.body == .required)
+        #expect(APIEndpoint.logout(account: "w").operation.body == .optional)
+        #expect(try APIEndpoint.metrics.route.path() == "/metrics")
+    }
+}
