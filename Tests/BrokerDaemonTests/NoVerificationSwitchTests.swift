@@ -58,7 +58,7 @@ import Testing
     @Test func neitherAccountsNorAuthctlHaveAVerificationSwitch() throws {
         Self.expectNoDisablingName(Self.labels(AccountConfiguration(name: "a", issuer: "https://i", clientID: "c")), in: "AccountConfiguration")
         var authctlFlags: [String] = []
-        for file in try Self.swiftFiles(under: "Sources/authctl") {
+        for file in try Self.swiftFiles(under: "Sources/authctl") + Self.swiftFiles(under: "Sources/AuthctlCommands") {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             authctlFlags += text.matches(of: try Regex("\"(--[a-z][a-z-]*)\"")).map { String($0.output[1].substring!) }
         }
