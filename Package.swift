@@ -25,8 +25,9 @@ let package = Package(
         .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits"]),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
-        // The only importer of CSQLite: connection, migrations, the encrypted vault.
-        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto"]),
+        // The only importer of CSQLite: connection, migrations, the encrypted vault. Stores the
+        // account model of BrokerProtocol as a versioned document.
+        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
         .target(name: "HTTPCodec"),
@@ -57,7 +58,7 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",
-            dependencies: ["BrokerStore", "TestSupport", "vault-torture"]),
+            dependencies: ["BrokerStore", "BrokerProtocol", "TestSupport", "vault-torture"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests", dependencies: ["BrokerCore", "TestSupport", "MockProvider", "mock-oidc-provider"]),
@@ -84,7 +85,7 @@ let package = Package(
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
-            name: "vault-torture", dependencies: ["BrokerStore"], path: "Tests/vault-torture"),
+            name: "vault-torture", dependencies: ["BrokerStore", "BrokerProtocol"], path: "Tests/vault-torture"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,6 +60,8 @@ public actor TokenBroker: BrokerService {
 
     /// Keyed by owner and name: names are unique per owner only.
     var accounts: [AccountKey: AccountRuntime] = [:]
+    /// Accounts whose stored configuration cannot be read: listed in `error`, otherwise refused.
+    var unreadableAccounts: [AccountKey: UnreadableAccount] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
     /// Each account's next wake-up (wall-clock seconds). One scheduler task sleeps until the
     /// earliest: a sleeping task per account cost ≈ 10 KB each with 1,000 accounts.
@@ -103,6 +105,10 @@ public actor TokenBroker: BrokerService {
         do {
             loaded = try await worker.perform { vault in
                 try vault.batch { try vault.accounts().map { account in
+                    // Unreadable configuration: listed in error; its tokens stay stored, unread.
+                    guard case .success(let configuration) = account.configuration else {
+                        return (account, nil, nil, nil, nil, nil)
+                    }
                     var problem: String?
                     var tokens: BrokerStore.TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
@@ -114,8 +120,9 @@ public actor TokenBroker: BrokerService {
                         // invalid_client and lose its refresh token: keep the tokens stored, unused.
                         (tokens, problem) = (nil, "\(error)")
                     }
-                    let documentURL = BrokerProtocol.AccountConfiguration(stored: account).metadataDocumentURL
-                    let metadata = documentURL.flatMap { try? vault.providerMetadata(issuer: account.issuer, documentURL: $0) }
+                    let metadata = configuration.metadataDocumentURL.flatMap {
+                        try? vault.providerMetadata(issuer: configuration.issuer, documentURL: $0)
+                    }
                     return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
                 } }
             }
@@ -127,12 +134,17 @@ public actor TokenBroker: BrokerService {
         var decodedDocuments: [String: ProviderMetadata] = [:]
         for (account, tokens, status, secret, document, problem) in loaded {
             let key = AccountKey(owner: account.ownerUID, name: account.name)
+            guard case .success(let configuration) = account.configuration else {
+                restoreUnreadable(account)
+                continue
+            }
             if let problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
             if let json = document?.json, decodedDocuments[json] == nil {
                 decodedDocuments[json] = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(json.utf8))
             }
             var runtime = makeRuntime(
-                account, secret: secret, document: document, decoded: document.flatMap { decodedDocuments[$0.json] })
+                account, configuration: configuration, secret: secret, document: document,
+                decoded: document.flatMap { decodedDocuments[$0.json] })
             runtime.subject = status?.subject
             runtime.persistedStatus = status
             runtime.persistedTokens = tokens.map(AccountTokens.init)
@@ -145,7 +157,7 @@ public actor TokenBroker: BrokerService {
             let restored = tokens.map(AccountTokens.init)
             event(key) { machine, now in machine.restored(restored, now: now) }
         }
-        logger.info("broker started", ["accounts": String(accounts.count)])
+        logger.info("broker started", ["accounts": String(accountCount)])
     }
 
     /// The status error of an account whose sealed values do not open (wrong key, tampered database).
@@ -213,9 +225,9 @@ public actor TokenBroker: BrokerService {
 
     /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
     func makeRuntime(
-        _ account: Account, secret: Secret?, document: CachedDocument?, decoded: ProviderMetadata? = nil
+        _ account: Account, configuration: BrokerProtocol.AccountConfiguration, secret: Secret?,
+        document: CachedDocument?, decoded: ProviderMetadata? = nil
     ) -> AccountRuntime {
-        let configuration = BrokerProtocol.AccountConfiguration(stored: account)
         var metadata: CachedProviderMetadata?
         if let manual = configuration.manualMetadata {
             metadata = CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
@@ -265,6 +277,8 @@ public actor TokenBroker: BrokerService {
 
     /// Also the answer for another owner's account: to the caller it does not exist.
     func unknownAccount(_ key: AccountKey) -> WireError {
+        // Every route that does not know the account answers why it cannot be used instead.
+        if let unreadable = unreadableAccounts[key] { return fail(unreadable.error) }
         let shown = AccountName.problem(with: key.name) == nil ? key.name : "NAME"
         return fail(WireError(
             code: .unknownAccount,
