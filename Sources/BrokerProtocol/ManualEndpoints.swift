@@ -23,6 +23,16 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
 
     public var isEmpty: Bool { self == ManualEndpoints() }
 
+    /// The endpoints that are set, as (JSON key, URL) sorted by key: derived from the encoding, so
+    /// a new endpoint is validated without another list to update.
+    public var configured: [(key: String, url: String)] {
+        guard case .object(let fields)? = try? WireJSON.encodeValue(self) else { return [] }
+        return fields.compactMap { key, value in
+            guard case .string(let url) = value else { return nil }
+            return (key, url)
+        }.sorted { $0.key < $1.key }
+    }
+
     enum CodingKeys: String, CodingKey {
         case authorization = "authorization_endpoint"
         case token = "token_endpoint"
