@@ -28,8 +28,9 @@ let package = Package(
         .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"]),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
-        // The only importer of CSQLite: connection, migrations, the encrypted vault.
-        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "SystemCalls"]),
+        // The only importer of CSQLite: connection, migrations, the encrypted vault. Stores the
+        // account model of BrokerProtocol as a versioned document.
+        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
         .target(name: "HTTPCodec"),
@@ -66,7 +67,7 @@ let package = Package(
         .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
         .testTarget(
             name: "BrokerStoreTests",
-            dependencies: ["BrokerStore", "BrokerCrypto", "CSQLite", "TestSupport", "vault-torture"]),
+            dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
@@ -102,7 +103,7 @@ let package = Package(
 
         // A child process for the crash-safety test: writes tokens in a loop until killed.
         .executableTarget(
-            name: "vault-torture", dependencies: ["BrokerStore", "BrokerCrypto"], path: "Tests/vault-torture"),
+            name: "vault-torture", dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol"], path: "Tests/vault-torture"),
     ],
     swiftLanguageModes: [.v6]
 )

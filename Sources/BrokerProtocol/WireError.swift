@@ -11,6 +11,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// The daemon's token store cannot write (disk full, I/O error): new tokens are kept in memory
     /// and saved again with backoff. Temporary: free disk space and try again.
     case storageFailed = "storage_failed"
+    /// The account's stored configuration cannot be read (written by a newer authbroker, or
+    /// damaged): the account is listed but unusable, its tokens kept unused until it is set up again.
+    case configurationUnreadable = "configuration_unreadable"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
@@ -20,7 +23,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         case .forbidden: 403
         case .unknownAccount: 404
         case .conflict: 409
-        case .internal, .storageFailed: 500
+        case .internal, .storageFailed, .configurationUnreadable: 500
         case .providerUnavailable: 503
         }
     }
@@ -31,7 +34,8 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .loginRequired, .loginPending: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
-        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal: ExitCode.failure
+        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable:
+            ExitCode.failure
         }
     }
 }

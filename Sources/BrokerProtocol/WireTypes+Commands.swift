@@ -141,33 +141,6 @@ public struct AccountUpdateResult: Codable, Sendable, Equatable {
     }
 }
 
-extension AccountConfiguration {
-    /// The part of a configuration that tokens were granted for: when it changes, the old tokens
-    /// must not be served for the new configuration (pizauth's rule). The client secret is
-    /// compared separately by the daemon (it is never returned to clients). Normalised so that an
-    /// absent and a default value compare equal.
-    public struct SecurityProfile: Equatable, Sendable {
-        var issuer: String
-        var clientID: String
-        var scopes: [String]
-        var audience: String?
-        var redirectHost: String?
-        var redirectPort: Int?
-        var redirectPath: String?
-        var extraParameters: [String: String]
-        var endpoints: ManualEndpoints?
-        var discoveryURL: String?
-    }
-
-    public var securityProfile: SecurityProfile {
-        SecurityProfile(
-            issuer: issuer, clientID: clientID, scopes: scopes.isEmpty ? ["openid"] : scopes, audience: audience,
-            redirectHost: redirectHost == "127.0.0.1" ? nil : redirectHost, redirectPort: redirectPort,
-            redirectPath: redirectPath == "/callback" ? nil : redirectPath, extraParameters: extraParameters,
-            endpoints: endpoints.flatMap { $0.isEmpty ? nil : $0 }, discoveryURL: discoveryURL)
-    }
-}
-
 /// The answer to `GET /v1/accounts/{name}/id_token?min_ttl=S`: the OpenID Connect ID token of the
 /// current sign-in, for resource servers that take ID tokens (Kubernetes API servers with
 /// `--oidc-issuer-url`). `expires_at` is the ID token's own `exp`.

@@ -1,15 +1,16 @@
 import BrokerCrypto
+import BrokerProtocol
 
 /// Account CRUD. Every account has an owner uid; a name is looked up within its owner's accounts.
 extension Vault {
     private static let accountColumns =
-        "id, owner_uid, name, issuer, client_id, scopes, options, client_secret IS NOT NULL, created_at"
+        "id, owner_uid, name, configuration, client_secret IS NOT NULL, created_at"
 
     private static func account(from row: SQLiteRow) -> Account {
         Account(
             id: row.int64(0), ownerUID: UInt32(truncatingIfNeeded: row.int64(1)), name: row.text(2),
-            issuer: row.text(3), clientID: row.text(4), scopes: row.text(5).split(separator: " ").map(String.init),
-            optionsJSON: row.text(6), hasClientSecret: row.int64(7) != 0, createdAt: row.double(8))
+            configuration: AccountDocument.decode(row.text(3), name: row.text(2)), hasClientSecret: row.int64(4) != 0,
+            createdAt: row.double(5))
     }
 
     /// Adds an account owned by `owner`; `duplicateAccount` if that owner already has the name.
@@ -20,9 +21,8 @@ extension Vault {
         try connection.transaction {
             do {
                 try connection.run(
-                    "INSERT INTO accounts (name, issuer, client_id, scopes, options, owner_uid, created_at) "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    Self.columnValues(configuration) + [.integer(Int64(owner)), .real(now)])
+                    "INSERT INTO accounts (name, configuration, owner_uid, created_at) VALUES (?, ?, ?, ?)",
+                    try Self.columnValues(configuration) + [.integer(Int64(owner)), .real(now)])
             } catch StoreError.sqlite(let code, _, _) where code == SQLiteConnection.constraintUnique {
                 throw StoreError.duplicateAccount(name: configuration.name)
             }
@@ -40,8 +40,8 @@ extension Vault {
             let changed: Int
             do {
                 changed = try connection.run(
-                    "UPDATE accounts SET name = ?, issuer = ?, client_id = ?, scopes = ?, options = ? WHERE id = ?",
-                    Self.columnValues(configuration) + [.integer(id)])
+                    "UPDATE accounts SET name = ?, configuration = ? WHERE id = ?",
+                    try Self.columnValues(configuration) + [.integer(id)])
             } catch StoreError.sqlite(let code, _, _) where code == SQLiteConnection.constraintUnique {
                 throw StoreError.duplicateAccount(name: configuration.name)
             }
@@ -51,16 +51,13 @@ extension Vault {
         }
     }
 
-    /// name, issuer, client_id, scopes, options — in that order.
-    private static func columnValues(_ configuration: AccountConfiguration) -> [SQLValue] {
-        [
-            .text(configuration.name), .text(configuration.issuer), .text(configuration.clientID),
-            .text(configuration.scopes.joined(separator: " ")), .text(configuration.optionsJSON),
-        ]
+    /// name, configuration — in that order.
+    private static func columnValues(_ configuration: AccountConfiguration) throws -> [SQLValue] {
+        [.text(configuration.name), .text(try AccountDocument.encode(configuration))]
     }
 
-    private func writeClientSecret(_ secret: Secret?, accountID: Int64) throws {
-        let sealed = try secret.map { try seal($0, accountID: accountID, field: .clientSecret) }
+    private func writeClientSecret(_ secret: String?, accountID: Int64) throws {
+        let sealed = try secret.map { try seal(Secret($0), accountID: accountID, field: .clientSecret) }
         try connection.run("UPDATE accounts SET client_secret = ? WHERE id = ?", [.optional(sealed), .integer(accountID)])
     }
 

@@ -1,27 +1,5 @@
 import BrokerCrypto
-
-/// What the user configures for an account. `clientSecret` is sealed at rest.
-public struct AccountConfiguration: Sendable, Equatable {
-    public var name: String
-    public var issuer: String
-    public var clientID: String
-    public var scopes: [String]
-    /// Provider-specific options as a JSON object text (checked by SQLite's `json_valid`).
-    public var optionsJSON: String
-    public var clientSecret: Secret?
-
-    public init(
-        name: String, issuer: String, clientID: String, scopes: [String] = [], optionsJSON: String = "{}",
-        clientSecret: Secret? = nil
-    ) {
-        self.name = name
-        self.issuer = issuer
-        self.clientID = clientID
-        self.scopes = scopes
-        self.optionsJSON = optionsJSON
-        self.clientSecret = clientSecret
-    }
-}
+import BrokerProtocol
 
 /// A stored account, without its client secret (read that with `Vault.clientSecret(for:)`, so a
 /// damaged secret of one account never stops the others from being listed).
@@ -30,10 +8,9 @@ public struct Account: Sendable, Equatable, Identifiable {
     /// The uid that created the account; names are unique per owner, and only the owner sees it.
     public let ownerUID: UInt32
     public var name: String
-    public var issuer: String
-    public var clientID: String
-    public var scopes: [String]
-    public var optionsJSON: String
+    /// The stored configuration (no client secret), or why it cannot be read: such an account is
+    /// still listed, so one unreadable document never hides it or drops its options silently.
+    public var configuration: Result<AccountConfiguration, AccountDocumentError>
     public var hasClientSecret: Bool
     public var createdAt: Double
 }

@@ -70,6 +70,7 @@ enum VaultSchema {
                 ) STRICT;
                 """),
         accountOwners(existingOwner: existingOwner),
+        configurationDocument,
     ] }
 
     /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old

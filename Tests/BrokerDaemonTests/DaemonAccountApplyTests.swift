@@ -71,6 +71,26 @@ struct DaemonAccountApplyTests {
         #expect(!daemon.log.contains(token.trimmingCharacters(in: .newlines)))
         await provider.stop()
     }
+
+    /// Accounts files get committed: an inline `client_secret` is refused before anything is sent
+    /// (it was silently ignored when the file had its own field list).
+    @Test func anInlineClientSecretIsRefused() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let daemon = try harness.launch()
+        try #require(await waitForSocket(harness), "daemon did not start:\n\(daemon.log)")
+        let file = harness.root + "/accounts.json"
+        try #"{"accounts": [{"name": "work", "issuer": "https://idp.example", "client_id": "c", "client_secret": "s3cret-inline"}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await harness.authctl(["account", "apply", file])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("inline client_secret") && result.stderr.contains("client_secret_file"), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret-inline"))
+        let list = try await harness.authctl(["account", "list", "--json"])
+        let accounts = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["accounts"]
+        #expect(list.status == 0 && (accounts as? [Any])?.isEmpty == true, "\(list.stdout)")
+        #expect(try await daemon.stop() == 0)
+    }
 }
 
 /// Polls `authctl ping` until the daemon answers (bounded).

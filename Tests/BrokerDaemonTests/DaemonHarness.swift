@@ -1,3 +1,4 @@
+import BrokerProtocol
 import BrokerStore
 import Foundation
 import Testing
@@ -125,7 +126,7 @@ struct DaemonHarness {
             atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let vault = try Vault.open(databasePath: database, keySource: .keyFile(path: keyFile))
         _ = try vault.addAccount(
-            BrokerStore.AccountConfiguration(name: account, issuer: "https://idp.example", clientID: "cli"),
+            AccountConfiguration(name: account, issuer: "https://idp.example", clientID: "cli"),
             owner: getuid(), now: Date().timeIntervalSince1970)
     }
 }

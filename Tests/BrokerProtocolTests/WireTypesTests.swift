@@ -6,7 +6,7 @@ import Testing
     let expected: [WireErrorCode: Int] = [
         .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
         .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
-        .providerUnavailable: 503,
+        .providerUnavailable: 503, .configurationUnreadable: 500,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)

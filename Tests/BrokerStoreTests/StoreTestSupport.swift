@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerProtocol
 import Foundation
 import TestSupport
 import Testing
@@ -51,8 +52,7 @@ func fileMode(_ path: String) throws -> mode_t {
 func sampleAccount(_ name: String, secret: String? = "client-secret-\(UUID().uuidString)") -> AccountConfiguration {
     AccountConfiguration(
         name: name, issuer: "https://idp.example/\(name)", clientID: "client-\(name)",
-        scopes: ["openid", "email", "offline_access"], optionsJSON: #"{"audience":"api"}"#,
-        clientSecret: secret.map { Secret($0) })
+        clientSecret: secret, scopes: ["openid", "email", "offline_access"], audience: "api")
 }
 
 func sampleTokens(_ tag: String, obtainedAt: Double = 1_700_000_000) -> TokenSet {

@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -17,7 +18,7 @@ import TestSupport
             let account = try vault.addAccount(configuration, owner: 1000, now: 1_700_000_000)
             accountID = account.id
             #expect(account.name == "work")
-            #expect(account.scopes == ["openid", "email", "offline_access"])
+            #expect(try account.configuration.get().scopes == ["openid", "email", "offline_access"])
             #expect(account.hasClientSecret)
             try vault.saveTokens(tokens, accountID: account.id)
             try vault.updateStatus(TokenStatus(lastRefreshAt: 5, subject: "user-1"), accountID: account.id)
@@ -30,10 +31,8 @@ import TestSupport
         let vault = try fixture.open()
         let account = try #require(try vault.account(named: "work", owner: 1000))
         #expect(account.id == accountID)
-        #expect(account.issuer == configuration.issuer)
-        #expect(account.clientID == configuration.clientID)
-        #expect(account.optionsJSON == configuration.optionsJSON)
-        #expect(try vault.clientSecret(for: account) == configuration.clientSecret)
+        #expect(try account.configuration.get() == configuration.withoutSecret)
+        #expect(try vault.clientSecret(for: account) == configuration.clientSecret.map { Secret($0) })
         #expect(try vault.loadTokens(accountID: accountID) == tokens)
         #expect(try vault.status(accountID: accountID) == TokenStatus(lastRefreshAt: 5, subject: "user-1"))
         #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://x/d") == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
@@ -73,11 +72,12 @@ import TestSupport
         #expect(storeError { try vault.removeAccount(named: "ghost", owner: 1000) } == .unknownAccount(name: "ghost"))
         #expect(storeError { try vault.saveTokens(sampleTokens("x"), accountID: 9999) } == .unknownAccountID(9999))
         #expect(try vault.accounts().map(\.name) == ["dup", "other"])
-        // Bad options JSON is refused by the schema, without partial rows.
-        var bad = sampleAccount("bad")
-        bad.optionsJSON = "{not json"
-        #expect(throws: StoreError.self) { try vault.addAccount(bad, owner: 1000, now: 0) }
-        #expect(try vault.account(named: "bad", owner: 1000) == nil)
+        // A configuration document that is not JSON is refused by the schema, without partial rows.
+        let bad = try vault.addAccount(sampleAccount("bad"), owner: 1000, now: 0)
+        #expect(throws: StoreError.self) {
+            try vault.connection.run("UPDATE accounts SET configuration = '{not json' WHERE id = ?", [.integer(bad.id)])
+        }
+        #expect(try vault.account(named: "bad", owner: 1000)?.configuration == .success(sampleAccount("bad").withoutSecret))
         #expect(try vault.account(id: first.id).name == "dup")
     }
 

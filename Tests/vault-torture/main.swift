@@ -6,6 +6,7 @@
 // It continues from the stored counter, and stops by itself after SECONDS (default 5) so a
 // forgotten child never outlives the test for long.
 import BrokerCrypto
+import BrokerProtocol
 import BrokerStore
 
 #if canImport(Glibc)

@@ -34,41 +34,28 @@ extension AccountCommand {
     }
 }
 
-/// The declarative accounts file: `{"accounts": [CONFIG, …]}`, each CONFIG with the fields of
-/// `POST /v1/accounts` (docs/api.md) except that `client_secret_file` names a file holding the
-/// secret (a leading `~/` is the home directory) instead of `client_secret` inline.
+/// The declarative accounts file: `{"accounts": [CONFIG, …]}`, each CONFIG the account model of
+/// `POST /v1/accounts` (docs/api.md, decoded by `AccountConfiguration` itself) except that
+/// `client_secret_file` names a file holding the secret (a leading `~/` is the home directory):
+/// an inline `client_secret` is refused, because accounts files get committed.
 enum AccountsFile {
     struct Document: Decodable {
         var accounts: [Entry]
     }
 
+    /// One account: the model, plus the file its client secret is read from.
     struct Entry: Decodable {
-        var name: String
-        var issuer: String
-        var clientID: String
+        var configuration: AccountConfiguration
         var clientSecretFile: String?
-        var scopes: [String]?
-        var audience: String?
-        var redirectHost: String?
-        var redirectPort: Int?
-        var redirectPath: String?
-        var extraParameters: [String: String]?
-        var endpoints: ManualEndpoints?
-        var discoveryURL: String?
-        var gitURLPrefix: String?
-        var gitUsername: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, issuer, scopes, audience, endpoints
-            case clientID = "client_id"
             case clientSecretFile = "client_secret_file"
-            case redirectHost = "redirect_host"
-            case redirectPort = "redirect_port"
-            case redirectPath = "redirect_path"
-            case extraParameters = "extra_parameters"
-            case discoveryURL = "discovery_url"
-            case gitURLPrefix = "git_url_prefix"
-            case gitUsername = "git_username"
+        }
+
+        init(from decoder: any Decoder) throws {
+            configuration = try AccountConfiguration(from: decoder)
+            clientSecretFile = try decoder.container(keyedBy: CodingKeys.self)
+                .decodeIfPresent(String.self, forKey: .clientSecretFile)
         }
     }
 
@@ -80,17 +67,20 @@ enum AccountsFile {
         }
         var seen: Set<String> = []
         return try document.accounts.map { entry in
-            if let problem = AccountName.problem(with: entry.name) {
-                throw UsageError("'\(path)': invalid account name '\(entry.name)': \(problem)")
+            var configuration = entry.configuration
+            let name = configuration.name
+            if let problem = AccountName.problem(with: name) {
+                throw UsageError("'\(path)': invalid account name '\(name)': \(problem)")
             }
-            guard seen.insert(entry.name).inserted else { throw UsageError("'\(path)' lists '\(entry.name)' twice") }
-            return AccountConfiguration(
-                name: entry.name, issuer: entry.issuer, clientID: entry.clientID,
-                clientSecret: try entry.clientSecretFile.map { try SecretFile.read(expandingHome($0)) },
-                scopes: entry.scopes ?? ["openid"], audience: entry.audience, redirectHost: entry.redirectHost,
-                redirectPort: entry.redirectPort, redirectPath: entry.redirectPath,
-                extraParameters: entry.extraParameters ?? [:], endpoints: entry.endpoints,
-                discoveryURL: entry.discoveryURL, gitURLPrefix: entry.gitURLPrefix, gitUsername: entry.gitUsername)
+            guard seen.insert(name).inserted else { throw UsageError("'\(path)' lists '\(name)' twice") }
+            guard configuration.clientSecret == nil else {
+                throw UsageError(
+                    "'\(path)': account '\(name)' has an inline client_secret; accounts files get committed, so put "
+                        + "the secret in a file of its own and name that file with client_secret_file")
+            }
+            configuration.clientSecret = try entry.clientSecretFile.map { try SecretFile.read(expandingHome($0)) }
+            if configuration.scopes.isEmpty { configuration.scopes = ["openid"] }
+            return configuration
         }
     }
 

@@ -33,11 +33,11 @@ enum AccountCommand: Command {
           --git-username NAME          the username git-credential answers (default oauth2)
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
-        POST /v1/accounts with client_secret_file instead of client_secret; see docs/guide.md):
-        adds, updates and removes accounts and prints one line per account (added, updated,
-        signed-out, removed, unchanged). A change to the issuer, client id or secret, scopes,
-        audience, redirect, parameters, endpoints or discovery URL signs the account out; other
-        changes keep its tokens.
+        POST /v1/accounts with client_secret_file instead of client_secret, which is refused
+        inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
+        account (added, updated, signed-out, removed, unchanged). A change to any field but
+        git_url_prefix and git_username (issuer, client id or secret, scopes, audience, redirect,
+        parameters, endpoints, discovery URL) signs the account out; those two keep its tokens.
 
         `remove` logs the account out first. The client secret is sealed by the daemon and
         never shown again.

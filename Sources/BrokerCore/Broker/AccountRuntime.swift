@@ -55,53 +55,7 @@ struct AccountRuntime: Sendable {
     }
 }
 
-/// The configuration fields the vault has no column for, kept in its `options` JSON text.
-struct StoredAccountOptions: Codable, Equatable {
-    var audience: String?
-    var redirectHost: String?
-    var redirectPort: Int?
-    var redirectPath: String?
-    var extraParameters: [String: String]?
-    var endpoints: ManualEndpoints?
-    var discoveryURL: String?
-    var gitURLPrefix: String?
-    var gitUsername: String?
-
-    init(_ configuration: BrokerProtocol.AccountConfiguration) {
-        audience = configuration.audience
-        redirectHost = configuration.redirectHost
-        redirectPort = configuration.redirectPort
-        redirectPath = configuration.redirectPath
-        extraParameters = configuration.extraParameters.isEmpty ? nil : configuration.extraParameters
-        endpoints = configuration.endpoints.flatMap { $0.isEmpty ? nil : $0 }
-        discoveryURL = configuration.discoveryURL
-        gitURLPrefix = configuration.gitURLPrefix
-        gitUsername = configuration.gitUsername
-    }
-
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    static func decode(_ json: String) -> StoredAccountOptions? {
-        try? JSONDecoder().decode(StoredAccountOptions.self, from: Data(json.utf8))
-    }
-}
-
 extension BrokerProtocol.AccountConfiguration {
-    /// The wire configuration of a stored account (no client secret).
-    init(stored account: Account) {
-        let options = StoredAccountOptions.decode(account.optionsJSON)
-        self.init(
-            name: account.name, issuer: account.issuer, clientID: account.clientID, clientSecret: nil,
-            scopes: account.scopes, audience: options?.audience, redirectHost: options?.redirectHost,
-            redirectPort: options?.redirectPort, redirectPath: options?.redirectPath,
-            extraParameters: options?.extraParameters ?? [:], endpoints: options?.endpoints,
-            discoveryURL: options?.discoveryURL, gitURLPrefix: options?.gitURLPrefix, gitUsername: options?.gitUsername)
-    }
-
     /// Where the account's metadata comes from: its manual endpoints, else discovery from the
     /// configured document URL or the one under the issuer.
     var providerSource: ProviderSource {
@@ -111,13 +65,6 @@ extension BrokerProtocol.AccountConfiguration {
     /// The discovery document this account reads, the key of its cached metadata (nil: manual
     /// endpoints, nothing cached). Accounts share cached metadata only when this and the issuer match.
     var metadataDocumentURL: String? { try? providerSource.documentURL(issuer: issuer) }
-
-    /// What the vault stores: the secret sealed, the rest in columns and the options JSON.
-    var vaultConfiguration: BrokerStore.AccountConfiguration {
-        BrokerStore.AccountConfiguration(
-            name: name, issuer: issuer, clientID: clientID, scopes: scopes,
-            optionsJSON: StoredAccountOptions(self).json, clientSecret: clientSecret.map { Secret($0) })
-    }
 
     /// The OAuth client: a secret means client_secret_basic unless the provider only offers _post.
     func clientConfiguration(secret: Secret?, metadata: ProviderMetadata?) -> ClientConfiguration {

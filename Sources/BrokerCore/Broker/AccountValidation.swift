@@ -14,7 +14,7 @@ enum AccountValidation {
         if let problem = AccountName.problem(with: input.name) { return invalid("Invalid account name: \(problem).") }
         do throws(OIDCError) {
             try Discovery.checkIssuer(input.issuer)
-            for (what, url) in manualEndpointList(input.endpoints) { _ = try EndpointURL.secure(url, what: what) }
+            for (what, url) in input.endpoints?.configured ?? [] { _ = try EndpointURL.secure(url, what: what) }
             if let url = input.discoveryURL { _ = try EndpointURL.secure(url, what: "discovery_url") }
             if let prefix = input.gitURLPrefix {
                 let url = try EndpointURL.secure(prefix, what: "git_url_prefix")
@@ -60,16 +60,5 @@ enum AccountValidation {
 
     private static func isPlainText(_ text: String) -> Bool {
         !text.isEmpty && text.unicodeScalars.allSatisfy { (0x20...0x7E).contains($0.value) }
-    }
-
-    private static func manualEndpointList(_ endpoints: ManualEndpoints?) -> [(String, String)] {
-        guard let endpoints else { return [] }
-        let all: [(String, String?)] = [
-            ("authorization_endpoint", endpoints.authorization), ("token_endpoint", endpoints.token),
-            ("revocation_endpoint", endpoints.revocation), ("userinfo_endpoint", endpoints.userinfo),
-            ("device_authorization_endpoint", endpoints.deviceAuthorization),
-            ("end_session_endpoint", endpoints.endSession), ("jwks_uri", endpoints.jwksURI),
-        ]
-        return all.compactMap { what, url in url.map { (what, $0) } }
     }
 }

@@ -6,22 +6,25 @@ import FoundationEssentials
 // Accounts: listing, adding (with discovery), removing. Each caller sees only the accounts it owns.
 extension TokenBroker {
     public func status(owner: UInt32) async -> AccountList {
-        AccountList(accounts: owned(by: owner).map { accountStatus($0, configuration: false) })
+        owned(by: owner, configuration: false)
     }
 
     public func accounts(owner: UInt32) async -> AccountList {
-        AccountList(accounts: owned(by: owner).map { accountStatus($0, configuration: true) })
+        owned(by: owner, configuration: true)
     }
 
-    /// `owner`'s accounts by name.
-    private func owned(by owner: UInt32) -> [AccountRuntime] {
-        accounts.values.filter { $0.owner == owner }.sorted { $0.name < $1.name }
+    /// `owner`'s accounts by name, unreadable ones included.
+    private func owned(by owner: UInt32, configuration: Bool) -> AccountList {
+        let usable = accounts.values.filter { $0.owner == owner }.map { accountStatus($0, configuration: configuration) }
+        let unreadable = unreadableAccounts.values.filter { $0.key.owner == owner }.map(\.status)
+        return AccountList(accounts: (usable + unreadable).sorted { $0.name < $1.name })
     }
 
     /// Every owner's accounts (the daemon's status line; never answered to a client).
-    public var accountCount: Int { accounts.count }
+    public var accountCount: Int { accounts.count + unreadableAccounts.count }
 
     public func account(_ key: AccountKey) async throws(WireError) -> AccountStatus {
+        if let unreadable = unreadableAccounts[key] { return unreadable.status }
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         return accountStatus(runtime, configuration: true)
     }
@@ -47,16 +50,17 @@ extension TokenBroker {
         let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
         do {
-            let vaultConfiguration = configuration.vaultConfiguration
             let time = now()
-            stored = try await worker.perform { vault in try vault.addAccount(vaultConfiguration, owner: owner, now: time) }
+            stored = try await worker.perform { vault in try vault.addAccount(configuration, owner: owner, now: time) }
         } catch StoreError.duplicateAccount {
             throw conflict(key.name)
         } catch {
             logger.with(key).error("cannot store the account: \(error)")
             throw fail(WireError(code: .internal, message: "The account could not be stored: \(error)"))
         }
-        var runtime = makeRuntime(stored, secret: configuration.clientSecret.map { Secret($0) }, document: nil)
+        var runtime = makeRuntime(
+            stored, configuration: configuration.withoutSecret, secret: configuration.clientSecret.map { Secret($0) },
+            document: nil)
         runtime.metadata = metadata
         accounts[key] = runtime
         if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }
@@ -67,17 +71,11 @@ extension TokenBroker {
 
     /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.
     public func removeAccount(_ key: AccountKey) async throws(WireError) {
+        if unreadableAccounts[key] != nil { return try await removeUnreadable(key) }
         guard accounts[key] != nil else { throw unknownAccount(key) }
         _ = try? await logout(account: key)
         guard let id = accounts[key]?.id else { return }  // removed meanwhile by another call
-        let (name, owner) = (key.name, key.owner)
-        do {
-            try await worker.perform { vault in try vault.removeAccount(named: name, owner: owner) }
-        } catch StoreError.unknownAccount {
-            // Already gone from the vault: forget it in memory too.
-        } catch {
-            throw fail(WireError(code: .internal, message: "The account could not be removed: \(error)"))
-        }
+        try await deleteStoredAccount(key)
         guard accounts[key]?.id == id else { return }
         accounts[key] = nil
         wakeUps.cancel(key)

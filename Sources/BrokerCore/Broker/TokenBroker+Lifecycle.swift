@@ -12,6 +12,10 @@ extension TokenBroker {
         do {
             loaded = try await worker.perform { vault in
                 try vault.batch { try vault.accounts().map { account in
+                    // Unreadable configuration: listed in error; its tokens stay stored, unread.
+                    guard case .success(let configuration) = account.configuration else {
+                        return (account, nil, nil, nil, nil, nil)
+                    }
                     var problem: String?
                     var tokens: TokenSet?
                     do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
@@ -23,8 +27,9 @@ extension TokenBroker {
                         // invalid_client and lose its refresh token: keep the tokens stored, unused.
                         (tokens, problem) = (nil, "\(error)")
                     }
-                    let documentURL = BrokerProtocol.AccountConfiguration(stored: account).metadataDocumentURL
-                    let metadata = documentURL.flatMap { try? vault.providerMetadata(issuer: account.issuer, documentURL: $0) }
+                    let metadata = configuration.metadataDocumentURL.flatMap {
+                        try? vault.providerMetadata(issuer: configuration.issuer, documentURL: $0)
+                    }
                     return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
                 } }
             }
@@ -36,12 +41,17 @@ extension TokenBroker {
         var decodedDocuments: [String: ProviderMetadata] = [:]
         for (account, tokens, status, secret, document, problem) in loaded {
             let key = AccountKey(owner: account.ownerUID, name: account.name)
+            guard case .success(let configuration) = account.configuration else {
+                restoreUnreadable(account)
+                continue
+            }
             if let problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
             if let json = document?.json, decodedDocuments[json] == nil {
                 decodedDocuments[json] = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(json.utf8))
             }
             var runtime = makeRuntime(
-                account, secret: secret, document: document, decoded: document.flatMap { decodedDocuments[$0.json] })
+                account, configuration: configuration, secret: secret, document: document,
+                decoded: document.flatMap { decodedDocuments[$0.json] })
             runtime.subject = status?.subject
             runtime.persistedStatus = status
             runtime.persistedTokens = tokens
@@ -53,7 +63,7 @@ extension TokenBroker {
             accounts[key] = runtime
             event(key) { machine, now in machine.restored(tokens, now: now) }
         }
-        logger.info("broker started", ["accounts": String(accounts.count)])
+        logger.info("broker started", ["accounts": String(accountCount)])
     }
 
     /// The status error of an account whose sealed values do not open (wrong key, tampered database).
@@ -119,9 +129,9 @@ extension TokenBroker {
 
     /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
     func makeRuntime(
-        _ account: Account, secret: Secret?, document: CachedDocument?, decoded: ProviderMetadata? = nil
+        _ account: Account, configuration: BrokerProtocol.AccountConfiguration, secret: Secret?,
+        document: CachedDocument?, decoded: ProviderMetadata? = nil
     ) -> AccountRuntime {
-        let configuration = BrokerProtocol.AccountConfiguration(stored: account)
         var metadata: CachedProviderMetadata?
         if let manual = configuration.manualMetadata {
             metadata = CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))

@@ -25,7 +25,7 @@ extension TokenBroker {
         let sourceChanged = shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL
             || shown.endpoints != old.endpoints
         let metadata = sourceChanged ? try await resolveMetadata(for: configuration) : runtime.metadata
-        let (id, stored) = (runtime.id, configuration.vaultConfiguration)
+        let (id, stored) = (runtime.id, configuration)
         do {
             try await worker.perform { vault in
                 try vault.batch {
@@ -62,16 +62,5 @@ extension TokenBroker {
         logger.with(key).info(
             "account updated", ["tokens": outcome == .signedOut ? "deleted (security-relevant change)" : "kept"])
         return AccountUpdateResult(outcome: outcome, account: accountStatus(accounts[key]!, configuration: true))
-    }
-}
-
-extension BrokerProtocol.AccountConfiguration {
-    /// As kept in memory and returned to clients: no client secret, empty manual endpoints as none
-    /// (the form `init(stored:)` gives back, so a re-applied file compares equal).
-    var withoutSecret: Self {
-        var copy = self
-        copy.clientSecret = nil
-        copy.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
-        return copy
     }
 }

@@ -63,6 +63,8 @@ public actor TokenBroker: BrokerService {
 
     /// Keyed by owner and name: names are unique per owner only.
     var accounts: [AccountKey: AccountRuntime] = [:]
+    /// Accounts whose stored configuration cannot be read: listed in `error`, otherwise refused.
+    var unreadableAccounts: [AccountKey: UnreadableAccount] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
     var wakeUps = WakeUpSchedule()
     /// The task that sleeps until `wakeUps.deadline`.
@@ -124,6 +126,8 @@ public actor TokenBroker: BrokerService {
 
     /// Also the answer for another owner's account: to the caller it does not exist.
     func unknownAccount(_ key: AccountKey) -> WireError {
+        // Every route that does not know the account answers why it cannot be used instead.
+        if let unreadable = unreadableAccounts[key] { return fail(unreadable.error) }
         let shown = AccountName.problem(with: key.name) == nil ? key.name : "NAME"
         return fail(WireError(
             code: .unknownAccount,

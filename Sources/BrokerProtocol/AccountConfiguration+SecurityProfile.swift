@@ -1,0 +1,39 @@
+extension AccountConfiguration {
+    /// The keys whose change keeps the tokens: they say where the account is used, not what its
+    /// tokens were granted for. Every other key — including any field added later — is part of the
+    /// security profile (fail closed). The client secret is compared separately by the daemon (it
+    /// is never returned to clients, so a re-applied file could not carry it for comparison).
+    public static let tokenNeutralKeys: Set<String> = Set(
+        [CodingKeys.name, .gitURLPrefix, .gitUsername, .clientSecret].map(\.stringValue))
+
+    /// The part of a configuration that tokens were granted for: when it changes, the old tokens
+    /// must not be served for the new configuration (pizauth's rule). Derived from the model's own
+    /// JSON encoding, so no field list is restated here.
+    public struct SecurityProfile: Equatable, Sendable {
+        /// The encoded model minus `tokenNeutralKeys`; nil if it could not be encoded.
+        let fields: [String: JSONValue]?
+
+        /// The JSON keys the profile compares.
+        public var keys: Set<String> { Set(fields?.keys.map { $0 } ?? []) }
+
+        /// A profile that could not be derived equals nothing, not even itself: a change is assumed.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            guard let left = lhs.fields, let right = rhs.fields else { return false }
+            return left == right
+        }
+    }
+
+    /// Normalised so that an absent and a default value compare equal: no scopes means `openid`,
+    /// redirect host 127.0.0.1 and path /callback are the defaults, empty manual endpoints are none.
+    public var securityProfile: SecurityProfile {
+        var normalised = self
+        if normalised.scopes.isEmpty { normalised.scopes = ["openid"] }
+        if normalised.redirectHost == "127.0.0.1" { normalised.redirectHost = nil }
+        if normalised.redirectPath == "/callback" { normalised.redirectPath = nil }
+        normalised.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
+        guard case .object(let fields)? = try? WireJSON.encodeValue(normalised) else {
+            return SecurityProfile(fields: nil)
+        }
+        return SecurityProfile(fields: fields.filter { !Self.tokenNeutralKeys.contains($0.key) })
+    }
+}

@@ -1,0 +1,116 @@
+/// The one model of an account's configuration: what `authctl account add` sends (`POST /v1/accounts`,
+/// `PUT /v1/accounts/{name}`), what an accounts file lists, what the vault stores (as a versioned
+/// document of these same keys, see BrokerStore's `AccountDocument`) and what the broker uses.
+/// A new field is added here, with its JSON key, and nowhere else but its CLI flag and the docs.
+/// The client secret travels only in requests and is sealed by the daemon; it is never returned.
+public struct AccountConfiguration: Codable, Sendable, Equatable {
+    public var name: String
+    public var issuer: String
+    public var clientID: String
+    public var clientSecret: String?
+    public var scopes: [String]
+    public var audience: String?
+    public var redirectHost: String?
+    public var redirectPort: Int?
+    public var redirectPath: String?
+    public var extraParameters: [String: String]
+    public var endpoints: ManualEndpoints?
+    /// Where to fetch the discovery document when it is not under the issuer (Shopify: the shop's
+    /// domain). The document's `issuer` must still equal `issuer`.
+    public var discoveryURL: String?
+    /// `authctl git-credential` answers for remote URLs starting with this prefix
+    /// (`https://git.example.com/` or `https://git.example.com/team/`).
+    public var gitURLPrefix: String?
+    /// The username `git-credential` answers with (default `oauth2`).
+    public var gitUsername: String?
+
+    public init(
+        name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
+        audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
+        extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil, discoveryURL: String? = nil,
+        gitURLPrefix: String? = nil, gitUsername: String? = nil
+    ) {
+        self.name = name
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.scopes = scopes
+        self.audience = audience
+        self.redirectHost = redirectHost
+        self.redirectPort = redirectPort
+        self.redirectPath = redirectPath
+        self.extraParameters = extraParameters
+        self.endpoints = endpoints
+        self.discoveryURL = discoveryURL
+        self.gitURLPrefix = gitURLPrefix
+        self.gitUsername = gitUsername
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, issuer, scopes, audience, endpoints
+        case discoveryURL = "discovery_url"
+        case gitURLPrefix = "git_url_prefix"
+        case gitUsername = "git_username"
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
+        case redirectHost = "redirect_host"
+        case redirectPort = "redirect_port"
+        case redirectPath = "redirect_path"
+        case extraParameters = "extra_parameters"
+    }
+
+    /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
+    /// spell out empty `scopes` or `extra_parameters`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            issuer: try container.decode(String.self, forKey: .issuer),
+            clientID: try container.decode(String.self, forKey: .clientID),
+            clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
+            scopes: try container.decodeIfPresent([String].self, forKey: .scopes) ?? [],
+            audience: try container.decodeIfPresent(String.self, forKey: .audience),
+            redirectHost: try container.decodeIfPresent(String.self, forKey: .redirectHost),
+            redirectPort: try container.decodeIfPresent(Int.self, forKey: .redirectPort),
+            redirectPath: try container.decodeIfPresent(String.self, forKey: .redirectPath),
+            extraParameters: try container.decodeIfPresent([String: String].self, forKey: .extraParameters) ?? [:],
+            endpoints: try container.decodeIfPresent(ManualEndpoints.self, forKey: .endpoints),
+            discoveryURL: try container.decodeIfPresent(String.self, forKey: .discoveryURL),
+            gitURLPrefix: try container.decodeIfPresent(String.self, forKey: .gitURLPrefix),
+            gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername))
+    }
+}
+
+extension AccountConfiguration {
+    /// Every JSON key of the model, whether or not a value encodes it (derived from `CodingKeys`).
+    public static let jsonKeys: Set<String> = Set(CodingKeys.allCases.map(\.stringValue))
+
+    /// The key of the one field that is never stored in documents or returned to clients.
+    public static let clientSecretKey = CodingKeys.clientSecret.stringValue
+
+    /// As kept in memory, stored and returned to clients: no client secret, empty manual endpoints
+    /// as none (so a re-applied file compares equal to what the daemon kept).
+    public var withoutSecret: Self {
+        var copy = self
+        copy.clientSecret = nil
+        copy.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
+        return copy
+    }
+}
+
+// The client secret is a plain String here (authctl links no crypto), so printing the model must
+// not show it: logs and test failures print configurations. Derived from the JSON encoding, so no
+// field list is restated.
+extension AccountConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        guard case .object(var fields)? = try? WireJSON.encodeValue(withoutSecret) else {
+            return "AccountConfiguration(\(name))"
+        }
+        if clientSecret != nil { fields[Self.clientSecretKey] = .string("<redacted>") }
+        return "AccountConfiguration" + String(decoding: WireJSON.serialize(.object(fields)), as: UTF8.self)
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror { Mirror(self, children: ["configuration": description]) }
+}

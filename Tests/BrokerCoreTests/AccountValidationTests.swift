@@ -1,0 +1,28 @@
+import BrokerProtocol
+import Testing
+
+@testable import BrokerCore
+
+/// Every manual endpoint is checked (https, or http only to loopback) before anything is stored:
+/// the list comes from `ManualEndpoints`' own keys, so a new endpoint cannot be left unchecked.
+@Suite struct AccountValidationTests {
+    @Test func everyManualEndpointMustBeSecure() throws {
+        let secure = "https://idp.example/x"
+        let all = ManualEndpoints(
+            authorization: secure, token: secure, revocation: secure, userinfo: secure, deviceAuthorization: secure,
+            endSession: secure, jwksURI: secure)
+        #expect(all.configured.count == 7)
+        var base = AccountConfiguration(name: "work", issuer: "https://idp.example", clientID: "cli", endpoints: all)
+        #expect((try? AccountValidation.check(base).get()) != nil)
+        for (key, _) in all.configured {
+            guard case .object(var fields) = try WireJSON.encodeValue(all) else { return }
+            fields[key] = .string("http://idp.example/x")
+            base.endpoints = try WireJSON.decode(ManualEndpoints.self, from: .object(fields))
+            guard case .failure(let error) = AccountValidation.check(base) else {
+                Issue.record("an insecure \(key) was accepted")
+                continue
+            }
+            #expect(error.code == .invalidRequest && error.message.contains(key), "\(key): \(error.message)")
+        }
+    }
+}
