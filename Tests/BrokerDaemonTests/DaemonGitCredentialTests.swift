@@ -16,17 +16,8 @@ struct DaemonGitCredentialTests {
         let daemon = try harness.launch()
         try #require(await waitForSocket(harness), "daemon did not start:\n\(daemon.log)")
         let root = harness.root
-        let git = { (arguments: [String]) in
-            try await Subprocess.run(
-                ["/usr/bin/git"] + arguments,
-                environment: ["PATH": "/usr/bin:/bin", "HOME": root, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"],
-                directory: root)
-        }
-        #expect(try await git(["init", "-q", "--bare", root + "/repos/project.git"]).status == 0)
-        #expect(try await git(["init", "-q", root + "/work"]).status == 0)
-        #expect(try await git(["-C", root + "/work", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
-                               "--allow-empty", "-m", "first"]).status == 0)
-        #expect(try await git(["-C", root + "/work", "push", "-q", root + "/repos/project.git", "HEAD:refs/heads/main"]).status == 0)
+        let workspace = try await GitWorkspace.create(in: root)
+        let git = { (arguments: [String]) in try await workspace.run(arguments) }
         let tokenFile = root + "/valid-token"
         try "none-yet".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let server = try await GitHTTPServer(root: root + "/repos", tokenFile: tokenFile, directory: root)

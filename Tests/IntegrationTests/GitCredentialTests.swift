@@ -11,19 +11,9 @@ import TestSupport
         let fixture = try await AdapterTests.Fixture.start()
         defer { fixture.stop() }
         let root = fixture.directory.path
-        let git = { (arguments: [String]) in
-            try await Subprocess.run(
-                ["/usr/bin/git"] + arguments,
-                environment: [
-                    "PATH": "/usr/bin:/bin", "HOME": root, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1",
-                ], directory: root)
-        }
         // A bare repository with one commit, served over HTTP.
-        #expect(try await git(["init", "-q", "--bare", root + "/repos/project.git"]).status == 0)
-        #expect(try await git(["init", "-q", root + "/work"]).status == 0)
-        #expect(try await git(["-C", root + "/work", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
-                               "--allow-empty", "-m", "first"]).status == 0)
-        #expect(try await git(["-C", root + "/work", "push", "-q", root + "/repos/project.git", "HEAD:refs/heads/main"]).status == 0)
+        let workspace = try await GitWorkspace.create(in: root)
+        let git = { (arguments: [String]) in try await workspace.run(arguments) }
         let tokenFile = root + "/valid-token"
         try "tok-2".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let server = try await BackgroundServer(["git", root + "/repos", tokenFile], directory: root)
