@@ -207,6 +207,21 @@ import Testing
         #expect(text.contains("\"token_endpoint\"") && text.contains("\"jwks_uri\""))
         #expect(try JSONDecoder().decode(ProviderMetadata.self, from: data) == testMetadata())
     }
+
+    /// The vault's cached documents are written and read by the wire coder; those an earlier
+    /// version wrote with Foundation's coder (sorted keys, `\/` escapes) still read back the same.
+    @Test func storedMetadataReadsWhatEitherCoderWrote() throws {
+        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: Date())
+        let json = try #require(cached.storedJSON)
+        #expect(json.contains("\"token_endpoint\":\"https:"))
+        #expect(CachedProviderMetadata.storedMetadata(json) == testMetadata())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let written = String(decoding: try encoder.encode(testMetadata()), as: UTF8.self)
+        #expect(written.contains("\\/"))
+        #expect(CachedProviderMetadata.storedMetadata(written) == testMetadata())
+        #expect(CachedProviderMetadata.storedMetadata("{\"issuer\": [") == nil)
+    }
 }
 
 /// Where discovery reads `testIssuer`'s document by default.

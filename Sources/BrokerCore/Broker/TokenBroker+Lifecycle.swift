@@ -47,7 +47,7 @@ extension TokenBroker {
             }
             if let problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
             if let json = document?.json, decodedDocuments[json] == nil {
-                decodedDocuments[json] = try? JSONDecoder().decode(ProviderMetadata.self, from: Data(json.utf8))
+                decodedDocuments[json] = CachedProviderMetadata.storedMetadata(json)
             }
             var runtime = makeRuntime(
                 account, configuration: configuration, secret: secret, document: document,
@@ -136,7 +136,7 @@ extension TokenBroker {
         if let manual = configuration.manualMetadata {
             metadata = CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
         } else if let document, let documentURL = configuration.metadataDocumentURL,
-            let decoded = decoded ?? (try? JSONDecoder().decode(ProviderMetadata.self, from: Data(document.json.utf8))),
+            let decoded = decoded ?? CachedProviderMetadata.storedMetadata(document.json),
             decoded.issuer == configuration.issuer
         {
             metadata = CachedProviderMetadata(

@@ -27,11 +27,8 @@ extension TokenBroker {
         where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
             accounts[key]?.metadata = cached
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let json = try? encoder.encode(cached.metadata) else { return }
-        let document = CachedDocument(
-            json: String(decoding: json, as: UTF8.self), fetchedAt: cached.fetchedAt.timeIntervalSince1970)
+        guard let json = cached.storedJSON else { return }
+        let document = CachedDocument(json: json, fetchedAt: cached.fetchedAt.timeIntervalSince1970)
         let logger = logger
         worker.enqueue({ try $0.storeProviderMetadata(document, issuer: issuer, documentURL: documentURL) }) { error in
             logger.warning("cannot cache the provider metadata: \(error)", ["issuer": issuer])

@@ -74,6 +74,16 @@ public struct CachedProviderMetadata: Sendable, Equatable {
         self.fetchedAt = fetchedAt
     }
 
+    /// The document as the vault keeps it, written and read by the one wire coder (sorted keys).
+    public var storedJSON: String? {
+        (try? WireJSON.encode(metadata)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A stored document, read back with the same coder; nil when it no longer decodes.
+    public static func storedMetadata(_ json: String) -> ProviderMetadata? {
+        try? WireJSON.decode(ProviderMetadata.self, from: Array(json.utf8))
+    }
+
     /// True when this copy may serve an account of `issuer` whose metadata comes from `documentURL`.
     public func belongs(issuer: String, documentURL: String?) -> Bool {
         metadata.issuer == issuer && self.documentURL == documentURL
