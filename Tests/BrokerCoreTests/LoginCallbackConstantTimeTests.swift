@@ -11,7 +11,7 @@ import Testing
 @Suite struct LoginCallbackConstantTimeTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func pending() throws -> PendingLogin {
+    func pending() throws -> PendingAuthorization {
         try AuthorizationRequest.make(
             metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: try RedirectURI(port: 49152),
             now: now).pendingLogin

@@ -7,7 +7,7 @@ import Testing
 @Suite struct LoginCallbackTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func pending(requireIss: Bool = false) throws -> PendingLogin {
+    func pending(requireIss: Bool = false) throws -> PendingAuthorization {
         var metadata = testMetadata()
         metadata.authorizationResponseIssParameterSupported = requireIss
         return try AuthorizationRequest.make(

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 @Suite struct TokenEndpointTests {
-    func pendingLogin(scopes: [String] = ["profile"]) throws -> PendingLogin {
+    func pendingLogin(scopes: [String] = ["profile"]) throws -> PendingAuthorization {
         try AuthorizationRequest.make(
             metadata: testMetadata(), client: ClientConfiguration(clientID: "c", scopes: scopes),
             redirectURI: try RedirectURI(port: 49152), now: Date(timeIntervalSince1970: 1_800_000_000)

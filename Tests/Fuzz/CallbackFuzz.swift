@@ -9,7 +9,7 @@ import FoundationEssentials
 
 private let issuer = "https://idp.example"
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
-private let pending: PendingLogin = {
+private let pending: PendingAuthorization = {
     let metadata = ProviderMetadata(
         issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token",
         jwksURI: issuer + "/jwks")

@@ -12,7 +12,7 @@ struct AccountRuntime: Sendable {
     /// The uid that created the account: only it can see or use the account.
     let owner: UInt32
     /// As the user configured it, without the client secret (never returned).
-    var configuration: BrokerProtocol.AccountConfiguration
+    var configuration: AccountConfiguration
     var clientSecret: Secret?
     var metadata: CachedProviderMetadata?
     var machine: AccountStateMachine
@@ -55,7 +55,7 @@ struct AccountRuntime: Sendable {
     }
 }
 
-extension BrokerProtocol.AccountConfiguration {
+extension AccountConfiguration {
     /// Where the account's metadata comes from: its manual endpoints, else discovery from the
     /// configured document URL or the one under the issuer.
     var providerSource: ProviderSource {

@@ -6,8 +6,8 @@ enum AccountValidation {
         "127.0.0.1": .ipv4, "localhost": .localhost, "::1": .ipv6, "[::1]": .ipv6,
     ]
 
-    static func check(_ input: BrokerProtocol.AccountConfiguration) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
-        func invalid(_ message: String) -> Result<BrokerProtocol.AccountConfiguration, WireError> {
+    static func check(_ input: AccountConfiguration) -> Result<AccountConfiguration, WireError> {
+        func invalid(_ message: String) -> Result<AccountConfiguration, WireError> {
             .failure(WireError(code: .invalidRequest, message: message))
         }
         var configuration = input

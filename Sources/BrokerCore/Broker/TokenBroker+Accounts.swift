@@ -41,7 +41,7 @@ extension TokenBroker {
 
     /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the
     /// account (client secret sealed) as `owner`'s, and its metadata.
-    public func addAccount(_ configuration: BrokerProtocol.AccountConfiguration, owner: UInt32) async throws(WireError)
+    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
         -> AccountStatus
     {
         let configuration = try AccountValidation.check(configuration).get()

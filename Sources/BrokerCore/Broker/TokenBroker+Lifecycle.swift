@@ -129,7 +129,7 @@ extension TokenBroker {
 
     /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
     func makeRuntime(
-        _ account: Account, configuration: BrokerProtocol.AccountConfiguration, secret: Secret?,
+        _ account: Account, configuration: AccountConfiguration, secret: Secret?,
         document: CachedDocument?, decoded: ProviderMetadata? = nil
     ) -> AccountRuntime {
         var metadata: CachedProviderMetadata?

@@ -19,7 +19,7 @@ extension TokenBroker {
 
     /// Keeps freshly fetched metadata: in memory for every account that reads the same document
     /// for the same issuer, and in the vault under both. Never for an account of another source.
-    func adopt(_ cached: CachedProviderMetadata, for configuration: BrokerProtocol.AccountConfiguration) {
+    func adopt(_ cached: CachedProviderMetadata, for configuration: AccountConfiguration) {
         let issuer = configuration.issuer
         guard let documentURL = cached.documentURL, cached.belongs(issuer: issuer, documentURL: configuration.metadataDocumentURL)
         else { return }
@@ -37,7 +37,7 @@ extension TokenBroker {
 
     /// The provider metadata a new or changed configuration will use: its manual endpoints
     /// (validated), else discovery — from `discovery_url` when set. Refusals name the issuer.
-    func resolveMetadata(for configuration: BrokerProtocol.AccountConfiguration) async throws(WireError)
+    func resolveMetadata(for configuration: AccountConfiguration) async throws(WireError)
         -> CachedProviderMetadata
     {
         do throws(OIDCError) {

@@ -9,7 +9,7 @@ extension TokenBroker {
     /// secret logs the account out (tokens deleted, pending login cancelled, refresh voided): its
     /// tokens were granted to the old configuration. Other changes (git fields) keep the tokens.
     /// Discovery runs again when the issuer, discovery URL or endpoints change; a failure changes nothing.
-    public func updateAccount(_ input: BrokerProtocol.AccountConfiguration, owner: UInt32) async throws(WireError)
+    public func updateAccount(_ input: AccountConfiguration, owner: UInt32) async throws(WireError)
         -> AccountUpdateResult
     {
         let configuration = try AccountValidation.check(input).get()

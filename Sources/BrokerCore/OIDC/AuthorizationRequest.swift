@@ -4,7 +4,7 @@ import FoundationEssentials
 
 /// Everything the broker must remember between sending the browser to the provider and the
 /// redirect coming back. Lives in memory only: a daemon restart abandons pending logins.
-public struct PendingLogin: Sendable, Equatable {
+public struct PendingAuthorization: Sendable, Equatable {
     public let issuer: String
     public let clientID: String
     public let redirectURI: RedirectURI
@@ -23,7 +23,7 @@ public struct PendingLogin: Sendable, Equatable {
 /// the browser and the pending login that will validate the answer.
 public struct AuthorizationRequest: Sendable {
     public let url: String
-    public let pendingLogin: PendingLogin
+    public let pendingLogin: PendingAuthorization
 
     /// How long a login may stay pending by default (the 5 minutes).
     public static let defaultLifetime: Duration = .seconds(300)
@@ -48,7 +48,7 @@ public struct AuthorizationRequest: Sendable {
         let pkce = try PKCE.generate(randomBytes: randomBytes)
         let state = try randomBytes.base64URL(count: 32)
         let nonce = client.isOpenIDConnect ? try randomBytes.base64URL(count: 32) : nil
-        let pending = PendingLogin(
+        let pending = PendingAuthorization(
             issuer: metadata.issuer, clientID: client.clientID, redirectURI: redirectURI,
             codeVerifier: pkce.codeVerifier, state: state, nonce: nonce, scopes: client.scopes,
             deadline: now.addingTimeInterval(Double(lifetime.components.seconds)),

@@ -29,10 +29,10 @@ public enum CallbackOutcome: Sendable {
 /// is refused as a replay. Checks run in this order, each failure ending the login:
 /// deadline, duplicate parameters, `state` (constant time), `iss`, `error`, `code`.
 public struct LoginCallback: Sendable {
-    public let pendingLogin: PendingLogin
+    public let pendingLogin: PendingAuthorization
     public private(set) var isFinished = false
 
-    public init(pendingLogin: PendingLogin) {
+    public init(pendingLogin: PendingAuthorization) {
         self.pendingLogin = pendingLogin
     }
 

@@ -27,7 +27,7 @@ public final class LoginSession: LoginFlow {
     public let redirectURI: RedirectURI
     public let expiresAt: Date
 
-    private let pendingLogin: PendingLogin
+    private let pendingLogin: PendingAuthorization
     private let client: OIDCClient
     private let metadata: ProviderMetadata
     private let configuration: ClientConfiguration

@@ -7,7 +7,7 @@ extension OIDCClient {
     /// Exchanges the authorization code (RFC 6749 §4.1.3 + RFC 7636 §4.5) and validates the
     /// ID token against the pending login's nonce. An OpenID Connect login (one with a nonce)
     /// must yield an ID token.
-    public func exchangeCode(_ code: Secret, pendingLogin: PendingLogin, metadata: ProviderMetadata, client: ClientConfiguration)
+    public func exchangeCode(_ code: Secret, pendingLogin: PendingAuthorization, metadata: ProviderMetadata, client: ClientConfiguration)
         async throws(OIDCError) -> TokenSet
     {
         // The pending login was made for one provider; never send its verifier to another.
