@@ -2,7 +2,8 @@
 # Builds and runs the libFuzzer targets, each for N seconds (default 60), one after the other.
 #   Tests/Fuzz/run-fuzzers.sh [seconds] [target...]
 #   targets: request response chunked form (HTTPCodec) provider callback (BrokerCore) jose (BrokerCrypto)
-# FUZZ_RUNS=N stops a target after N executions if that comes first. Seeds live in
+# FUZZ_RUNS=N stops a target after N executions if that comes first; FUZZ_MAX_LEN=N caps input
+# length (default 4096). Seeds live in
 # Tests/Fuzz/corpus/<target>; new inputs go to .build/fuzz/corpus/<target> and crashes to
 # .build/fuzz/crashes/<target>-*. Prints the executions and exec/s each target ran.
 set -eu
@@ -53,7 +54,7 @@ for target in $targets; do
     mkdir -p "$out/corpus/$target"
     echo "== running $target for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS executions}"
     log="$out/fuzz-$target.log"
-    if ! "$out/fuzz-$target" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=4096 -timeout=10 \
+    if ! "$out/fuzz-$target" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$out/crashes/$target-" "$out/corpus/$target" "Tests/Fuzz/corpus/$target" \
         >"$log" 2>&1; then
         status=1
