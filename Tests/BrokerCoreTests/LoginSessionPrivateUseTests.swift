@@ -29,7 +29,8 @@ import Testing
         #expect(await session.result() == result)
         let exchange = try #require(transport.requests.last)
         #expect(formFields(exchange.body)["redirect_uri"] == Self.redirect && formFields(exchange.body)["code"] == "c-1")
-        #expect(await session.completeWithRedirect(url) == result, "a replay changes nothing")
+        #expect(await session.completeWithRedirect(url) == .failure(.loginAlreadyFinished), "a replay is refused")
+        #expect(await session.completeWithPastedURL(url) == result, "a pasted replay answers how the login ended")
         #expect(transport.requests.count == 1)
     }
 

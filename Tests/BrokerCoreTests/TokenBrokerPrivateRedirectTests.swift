@@ -97,6 +97,23 @@ struct TokenBrokerPrivateRedirectTests {
         await provider.stop()
     }
 
+    @Test func twoUsesOfOneRedirectAtOnceCompleteItOnce() async throws {
+        let provider = try Self.provider()
+        let directory = try TemporaryDirectory(prefix: "authbroker-private-redirect")
+        defer { directory.remove() }
+        let broker = try await Self.makeBroker(provider, in: directory, logs: LogCapture())
+        let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
+        let location = try await Self.redirectLocation(started)
+        let outcomes = await withTaskGroup(of: LoginStatus.Outcome?.self) { group in
+            for _ in 0..<2 { group.addTask { try? await broker.loginCallback(url: location, owner: testRequester.uid).outcome } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .succeeded }.count == 1 && outcomes.filter { $0 == nil }.count == 1, "\(outcomes)")
+        #expect(provider.stats.codeExchanges == 1)
+        await broker.shutdown()
+        await provider.stop()
+    }
+
     @Test func theProvidersErrorFailsTheLogin() async throws {
         let provider = try Self.provider()
         provider.configure { $0.denyConsent = true }

@@ -14,7 +14,11 @@ extension TokenBroker {
                 message: "No pending login matches this redirect (it was used already, the login ended, or it is "
                     + "another login's). Start a new one with: authctl login NAME"))
         }
-        _ = await flow.completeWithRedirect(url)
+        // Two uses racing past the lookup: the login takes the first; the second is a replay.
+        if case .failure(.loginAlreadyFinished) = await flow.completeWithRedirect(url) {
+            throw fail(WireError(
+                code: .invalidRequest, message: "This redirect was used already; its login is finishing or has ended."))
+        }
         // The flow has ended; `awaitLogin` commits its tokens and ends the login, which this waits for.
         return try await loginStatus(id: id, owner: owner, wait: options.maximumLoginWait)
     }

@@ -115,18 +115,28 @@ public final class LoginSession: LoginFlow {
     /// pending; otherwise it ends the login like a callback would, and the login's outcome is
     /// returned.
     public func completeWithPastedURL(_ url: String) async -> Result<LoginResult, OIDCError> {
-        await completeWithRedirect(url)
+        switch await completeWithRedirect(url) {
+        case .failure(.loginAlreadyFinished): await completion.wait()
+        case let outcome: outcome
+        }
     }
 
     public func claimsRedirect(_ url: String) -> Bool { state.withLock { $0.callback.claims(url: url) } }
 
+    /// Like the paste, but a redirect that arrives after another one took the login, or after it
+    /// ended, is refused as `.loginAlreadyFinished` rather than answered with the login's outcome:
+    /// the callback route tells a replayed redirect apart from the one that completed the login.
     public func completeWithRedirect(_ url: String) async -> Result<LoginResult, OIDCError> {
         let outcome = takeCallback { $0.handlePasted(url: url, now: client.time.now()) }
-        if case .notForUs = outcome {
+        switch outcome {
+        case .notForUs:
             return .failure(.malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
+        case .failed(.loginAlreadyFinished, _):
+            return .failure(.loginAlreadyFinished)
+        case .failed, .completed:
+            _ = await conclude(outcome)
+            return await completion.wait()
         }
-        _ = await conclude(outcome)
-        return await completion.wait()
     }
 
     // MARK: Listener
