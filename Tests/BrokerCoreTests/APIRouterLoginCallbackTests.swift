@@ -1,5 +1,4 @@
 import BrokerProtocol
-import HTTPCodec
 import Testing
 
 @testable import BrokerCore

@@ -72,59 +72,66 @@ struct TokenBrokerPrivateRedirectTests {
         #expect(!logs.captured.contains { $0.contains(code) || $0.contains(token) })
     }
 
-    @Test func aForeignStateOrAnotherUsersCallbackLeavesThePendingLoginUntouched() async throws {
+    /// A login started for the private-use account, with the redirect the browser got; `body`
+    /// runs with it, then the broker and the provider stop.
+    struct PendingLogin {
+        let provider: MockProvider
+        let broker: TokenBroker
+        let started: LoginStarted
+        let location: String
+    }
+
+    static func withPendingLogin(
+        _ configure: (inout MockProviderConfiguration) -> Void = { _ in }, _ body: (PendingLogin) async throws -> Void
+    ) async throws {
         let provider = try Self.provider()
+        provider.configure(configure)
         let directory = try TemporaryDirectory(prefix: "authbroker-private-redirect")
         defer { directory.remove() }
         let broker = try await Self.makeBroker(provider, in: directory, logs: LogCapture())
         let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
-        let location = try await Self.redirectLocation(started)
-
-        let forged = Self.redirect + "?code=stolen&state=not-this-logins-state"
-        for (url, owner) in [(forged, testRequester.uid), (location, testRequester.uid &+ 1)] {
-            do {
-                _ = try await broker.loginCallback(url: url, owner: owner)
-                Issue.record("must be refused")
-            } catch {
-                #expect(error.code == .invalidRequest && !error.message.contains("stolen"))
-            }
-        }
-        #expect(try await broker.loginStatus(id: started.loginID, wait: 0).outcome == .pending)
-        #expect(provider.stats.codeExchanges == 0)
-
-        #expect(try await broker.loginCallback(url: location, owner: testRequester.uid).outcome == .succeeded)
+        let login = PendingLogin(
+            provider: provider, broker: broker, started: started, location: try await Self.redirectLocation(started))
+        try await body(login)
         await broker.shutdown()
         await provider.stop()
+    }
+
+    @Test func aForeignStateOrAnotherUsersCallbackLeavesThePendingLoginUntouched() async throws {
+        try await Self.withPendingLogin { (login) async throws in
+            let forged = Self.redirect + "?code=stolen&state=not-this-logins-state"
+            for (url, owner) in [(forged, testRequester.uid), (login.location, testRequester.uid &+ 1)] {
+                do throws(WireError) {
+                    _ = try await login.broker.loginCallback(url: url, owner: owner)
+                    Issue.record("must be refused")
+                } catch {
+                    #expect(error.code == .invalidRequest && !error.message.contains("stolen"))
+                }
+            }
+            #expect(try await login.broker.loginStatus(id: login.started.loginID, wait: 0).outcome == .pending)
+            #expect(login.provider.stats.codeExchanges == 0)
+            #expect(try await login.broker.loginCallback(url: login.location, owner: testRequester.uid).outcome == .succeeded)
+        }
     }
 
     @Test func twoUsesOfOneRedirectAtOnceCompleteItOnce() async throws {
-        let provider = try Self.provider()
-        let directory = try TemporaryDirectory(prefix: "authbroker-private-redirect")
-        defer { directory.remove() }
-        let broker = try await Self.makeBroker(provider, in: directory, logs: LogCapture())
-        let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
-        let location = try await Self.redirectLocation(started)
-        let outcomes = await withTaskGroup(of: LoginStatus.Outcome?.self) { group in
-            for _ in 0..<2 { group.addTask { try? await broker.loginCallback(url: location, owner: testRequester.uid).outcome } }
-            return await group.reduce(into: []) { $0.append($1) }
+        try await Self.withPendingLogin { (login) async throws in
+            let outcomes = await withTaskGroup(of: LoginStatus.Outcome?.self) { group in
+                for _ in 0..<2 {
+                    group.addTask { try? await login.broker.loginCallback(url: login.location, owner: testRequester.uid).outcome }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .succeeded }.count == 1 && outcomes.filter { $0 == nil }.count == 1, "\(outcomes)")
+            #expect(login.provider.stats.codeExchanges == 1)
         }
-        #expect(outcomes.filter { $0 == .succeeded }.count == 1 && outcomes.filter { $0 == nil }.count == 1, "\(outcomes)")
-        #expect(provider.stats.codeExchanges == 1)
-        await broker.shutdown()
-        await provider.stop()
     }
 
     @Test func theProvidersErrorFailsTheLogin() async throws {
-        let provider = try Self.provider()
-        provider.configure { $0.denyConsent = true }
-        let directory = try TemporaryDirectory(prefix: "authbroker-private-redirect")
-        defer { directory.remove() }
-        let broker = try await Self.makeBroker(provider, in: directory, logs: LogCapture())
-        let started = try await broker.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
-        let status = try await broker.loginCallback(url: try await Self.redirectLocation(started), owner: testRequester.uid)
-        #expect(status.outcome == .failed && status.error?.message.contains("access_denied") == true)
-        await broker.shutdown()
-        await provider.stop()
+        try await Self.withPendingLogin({ $0.denyConsent = true }) { login in
+            let status = try await login.broker.loginCallback(url: login.location, owner: testRequester.uid)
+            #expect(status.outcome == .failed && status.error?.message.contains("access_denied") == true)
+        }
     }
 
     @Test func theMockClientRefusesALoopbackRedirect() async throws {
