@@ -30,8 +30,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
-        redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil, discoveryURL: String? = nil,
-        gitURLPrefix: String? = nil, gitUsername: String? = nil
+        redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
+        discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil
     ) {
         self.name = name
         self.issuer = issuer
