@@ -48,6 +48,23 @@ import Testing
         await #expect(throws: HTTPClientError.self) { try await Self.get(redirect.description) }
     }
 
+    /// Without `--redirect-port` the kernel picks the port: logins at the same time each get their
+    /// own, from the ephemeral range, so another local program cannot know it in advance.
+    @Test func withoutAFixedPortEachLoginListensOnItsOwnEphemeralPort() async throws {
+        var sessions: [LoginSession] = []
+        for _ in 0..<3 {
+            sessions.append(try await LoginSession.start(
+                client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth))
+        }
+        defer { for session in sessions { session.cancel() } }
+        let ports = sessions.map(\.redirectURI.port)
+        #expect(Set(ports).count == 3, "\(ports)")
+        let range = try String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        try #require(range.count == 2)
+        #expect(ports.allSatisfy { (range[0]...range[1]).contains(Int($0)) }, "\(ports) outside \(range)")
+    }
+
     /// Another local user fills the listener with silent connections and sends junk: the
     /// browser is still served (an idle connection gives way) and the login is not consumed.
     @Test func idleAndJunkConnectionsDoNotHoldTheLoginHostage() async throws {

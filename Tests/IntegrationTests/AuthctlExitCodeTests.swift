@@ -49,8 +49,8 @@ import Testing
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.addAccount("work", provider: provider)
 
-        // Nobody answers as the browser: the login gives up after --timeout.
-        let login = try await harness.authctl(["login", "work", "--no-browser", "--timeout", "10"], timeout: 30)
+        // Nobody answers as the browser: the login gives up after --timeout (any whole number ≥ 1).
+        let login = try await harness.authctl(["login", "work", "--no-browser", "--timeout", "3"], timeout: 30)
         #expect(login.status == 75, "\(login)")
         #expect(login.stdout.hasPrefix("http"), "the URL was not printed: \(login.stdout)")
         // The daemon's pending login ended too: a new one starts (not joined to a dead one).
@@ -60,6 +60,10 @@ import Testing
         #expect(try await provider.playBrowser(url) == 200)
         #expect(await again.waitForExit() == 0, "\(again.stderr)")
 
+        for timeout in ["0", "3601", "1.5"] {
+            let refused = try await harness.authctl(["login", "work", "--no-browser", "--timeout", timeout])
+            #expect(refused.status == 64 && refused.stderr.contains("--timeout"), "\(timeout): \(refused)")
+        }
         for arguments in [["token", "nosuch"], ["login", "nosuch", "--no-browser", "--timeout", "10"], ["logout", "nosuch"],
             ["status", "nosuch"], ["account", "show", "nosuch"]]
         {

@@ -16,7 +16,7 @@ enum LoginCommand: Command {
         options:
           --no-browser       only print the URL; open it in a browser on this machine (the
                              provider redirects to this machine's loopback address)
-          --timeout SECONDS  give up after SECONDS (default 300)
+          --timeout SECONDS  give up after SECONDS (1 to 3600, default 300)
           --device           use the device authorization grant: prints a code to enter at
                              the provider's verification page, for hosts without a browser
 
@@ -26,7 +26,7 @@ enum LoginCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl login")
-        let timeout = try arguments.integer("--timeout", in: 10...3600) ?? 300
+        let timeout = try arguments.integer("--timeout", in: 1...3600) ?? 300
         let device = arguments.has("--device")
         let started = try context.client.call(
             .login(account: try context.checked(account)),

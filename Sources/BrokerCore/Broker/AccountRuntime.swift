@@ -24,9 +24,6 @@ struct AccountRuntime: Sendable {
 
     var name: String { configuration.name }
     var key: AccountKey { AccountKey(owner: owner, name: name) }
-    var manualEndpoints: ManualEndpoints? {
-        configuration.endpoints.flatMap { $0.isEmpty ? nil : $0 }
-    }
 
     /// The OAuth client, derived (never stored) so it always follows the configuration, the secret
     /// and the metadata (whose `token_endpoint_auth_methods_supported` picks basic or post).

@@ -8,7 +8,7 @@ extension TokenBroker {
     /// is served with a warning when a refetch fails). New documents are stored in the vault.
     func metadata(for key: AccountKey) async throws(OIDCError) -> ProviderMetadata {
         guard let runtime = accounts[key] else { throw .cancelled }
-        if runtime.manualEndpoints != nil, let cached = runtime.metadata { return cached.metadata }
+        if runtime.configuration.manualMetadata != nil, let cached = runtime.metadata { return cached.metadata }
         let configuration = runtime.configuration
         let outcome = try await oidc.discover(
             issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)

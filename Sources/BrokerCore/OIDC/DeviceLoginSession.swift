@@ -16,6 +16,7 @@ public final class DeviceLoginSession: LoginFlow {
 
     private let completion = LoginCompletion()
     private let poller = Mutex<Task<Void, Never>?>(nil)
+    private let control = DevicePollControl()
 
     /// Asks the device authorization endpoint for a code and starts polling.
     public static func start(
@@ -26,11 +27,12 @@ public final class DeviceLoginSession: LoginFlow {
         let session = DeviceLoginSession(
             loginID: try randomBytes.base64URL(count: 16), authorization: authorization,
             expiresAt: client.time.now().addingTimeInterval(Double(authorization.expiresIn.components.seconds)))
-        let completion = session.completion
+        let (completion, control) = (session.completion, session.control)
         let task = Task {
             let result: Result<LoginResult, OIDCError>
             do throws(OIDCError) {
-                let tokens = try await client.pollDeviceAuthorization(authorization, metadata: metadata, client: configuration)
+                let tokens = try await client.pollDeviceAuthorization(
+                    authorization, metadata: metadata, client: configuration, control: control)
                 result = .success(LoginResult(tokens: tokens))
             } catch {
                 result = .failure(error)
@@ -54,5 +56,15 @@ public final class DeviceLoginSession: LoginFlow {
     public func cancel() {
         completion.finish(.failure(.cancelled))
         poller.withLock { $0 }?.cancel()
+    }
+
+    /// At shutdown: a poll in flight may bring the approved tokens, so it is awaited (and polling
+    /// stops after it); otherwise the login is cancelled.
+    public func cancelUnlessExchanging() -> Bool {
+        guard control.stop() else {
+            cancel()
+            return true
+        }
+        return false
     }
 }

@@ -22,7 +22,8 @@ extension OIDCClient {
     /// with the injected clock as `DevicePollState` directs. Device-grant ID tokens carry no
     /// nonce; they are validated otherwise like login ones.
     public func pollDeviceAuthorization(
-        _ authorization: DeviceAuthorization, metadata: ProviderMetadata, client: ClientConfiguration
+        _ authorization: DeviceAuthorization, metadata: ProviderMetadata, client: ClientConfiguration,
+        control: DevicePollControl = DevicePollControl()
     ) async throws(OIDCError) -> TokenSet {
         var state = DevicePollState(authorization: authorization, startedAt: time.elapsed())
         var action = state.start(at: time.elapsed())
@@ -43,13 +44,17 @@ extension OIDCClient {
                 } catch {
                     throw .cancelled
                 }
+                guard control.beginRequest() else { throw .cancelled }
                 let result: Result<TokenResponse, OIDCError>
                 do throws(OIDCError) {
                     result = .success(try await tokenRequest(fields, metadata: metadata, client: client))
                 } catch {
                     result = .failure(error)
                 }
+                let goOn = control.endRequest()
                 action = state.handle(result, at: time.elapsed())
+                // Stopped while this request was in flight: keep a final answer, poll no more.
+                if !goOn, case .poll = action { throw .cancelled }
             }
         }
     }
