@@ -77,6 +77,11 @@ extension APIEndpoint where Body == APINoBody, Response == LoginStatus {
     public static func loginStatus(id: String) -> Self { Self(.loginStatus, id) }
 }
 
+extension APIEndpoint where Body == LoginCallbackRequest, Response == LoginStatus {
+    /// Hands a private-use scheme redirect to the pending login whose `state` it carries.
+    public static var loginCallback: Self { Self(.loginCallback) }
+}
+
 extension APIEndpoint where Body == EmptyObject, Response == LogoutResult {
     public static func logout(account name: String) -> Self { Self(.logout, name) }
 }

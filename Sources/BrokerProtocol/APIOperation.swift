@@ -8,13 +8,13 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
     case token, idToken, tokenRejected
-    case login, loginStatus, logout
+    case login, loginStatus, loginCallback, logout
     case rekey, metrics
 
     public var method: String {
         switch self {
         case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics: "GET"
-        case .addAccount, .tokenRejected, .login, .logout, .rekey: "POST"
+        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .rekey: "POST"
         case .updateAccount: "PUT"
         case .removeAccount: "DELETE"
         }
@@ -33,6 +33,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .tokenRejected: .tokenRejected(parameter)
         case .login: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
+        case .loginCallback: .loginCallback
         case .logout: .logout(parameter)
         case .rekey: .rekey
         case .metrics: .metrics
@@ -56,6 +57,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .metrics: []
         case .token, .idToken: [.minTTL]
         case .loginStatus: [.wait]
+        case .loginCallback: []
         case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
         }
     }
@@ -63,7 +65,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected: .required
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback: .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics: .none
         }

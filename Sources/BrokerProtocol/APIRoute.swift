@@ -15,6 +15,8 @@ public enum APIRoute: Equatable, Sendable {
     case tokenRejected(String)
     case login(String)
     case loginStatus(String)
+    /// A private-use scheme redirect handed over by `authctl callback`.
+    case loginCallback
     case logout(String)
     case rekey
     case metrics
@@ -31,6 +33,7 @@ public enum APIRoute: Equatable, Sendable {
         case .tokenRejected: "/v1/accounts/{name}/token/rejected"
         case .login: "/v1/accounts/{name}/login"
         case .loginStatus: "/v1/logins/{id}"
+        case .loginCallback: "/v1/logins/callback"
         case .logout: "/v1/accounts/{name}/logout"
         case .rekey: "/v1/rekey"
         case .metrics: "/metrics"
@@ -40,7 +43,7 @@ public enum APIRoute: Equatable, Sendable {
     /// The account name or login id in the path, nil for paths without one.
     public var parameter: String? {
         switch self {
-        case .ping, .status, .accounts, .rekey, .metrics: nil
+        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback: nil
         case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
             .loginStatus(let value), .logout(let value):
             value
@@ -80,6 +83,8 @@ public enum APIRoute: Equatable, Sendable {
         case 1 where segments[0] == "metrics": return .metrics
         case 2 where segments[0] == "v1": return try top(segments[1])
         case 3 where segments[0] == "v1" && segments[1] == "accounts": return .account(try accountName(segments[2]))
+        // Login ids are 22 base64url characters (16 random bytes): "callback" is never one.
+        case 3 where segments[0] == "v1" && segments[1] == "logins" && segments[2] == "callback": return .loginCallback
         case 3 where segments[0] == "v1" && segments[1] == "logins": return .loginStatus(try loginID(segments[2]))
         case 4 where segments[0] == "v1" && segments[1] == "accounts":
             let name = try accountName(segments[2])

@@ -137,3 +137,19 @@ public struct LoginStatus: Codable, Sendable, Equatable {
         case loginID = "login_id"
     }
 }
+
+/// The body of `POST /v1/logins/callback`: the whole redirect URL a private-use scheme handler
+/// received (`authctl callback URL`). It carries the authorization code: printing it never shows it.
+public struct LoginCallbackRequest: Codable, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    public var url: String
+
+    public init(url: String) {
+        self.url = url
+    }
+
+    public var description: String { "LoginCallbackRequest(url: <redacted>)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["url": "<redacted>"]) }
+}

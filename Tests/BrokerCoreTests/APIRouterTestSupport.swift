@@ -96,6 +96,12 @@ final class FakeBrokerService: BrokerService {
         return LoginStatus(loginID: id, account: "work", outcome: .succeeded, subject: "alice")
     }
 
+    func loginCallback(url: String, owner: UInt32) async throws(WireError) -> LoginStatus {
+        // Records that a URL arrived, never the URL (it holds the code).
+        try record("loginCallback(\(owner),\(url.utf8.count) bytes)")
+        return LoginStatus(loginID: "L1", account: "work", outcome: .succeeded, subject: "alice")
+    }
+
     func logout(account: AccountKey) async throws(WireError) -> LogoutResult {
         try record("logout(\(label(account)))")
         return LogoutResult(revoked: true)

@@ -1,6 +1,7 @@
 import BrokerCore
 @_spi(Testing) import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import Foundation
 import Synchronization
 import Testing
@@ -61,5 +62,19 @@ import Testing
         }
         #expect(seen.map { [$0.0, $0.1] } == [[login.state, login.state]], "\(seen)")
         guard case .completed = outcome else { Issue.record("\(String(describing: outcome))"); return }
+    }
+
+    /// The callback route (`authctl callback`) picks its login with `claims`, through the same seam.
+    @Test func aPrivateUseRedirectIsClaimedByAConstantTimeStateComparison() throws {
+        let uri = RedirectURI(privateUse: try PrivateUseRedirectURI(parsing: "shop.4242.app://callback"))
+        let login = try AuthorizationRequest.make(
+            metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: uri, now: now).pendingLogin
+        var claimed: [Bool] = []
+        let seen = comparisons {
+            let callback = LoginCallback(pendingLogin: login)
+            claimed = ["forged", login.state].map { callback.claims(url: "shop.4242.app://callback?code=c&state=" + $0) }
+        }
+        #expect(claimed == [false, true])
+        #expect(seen.map { [$0.0, $0.1] } == [["forged", login.state], [login.state, login.state]], "\(seen)")
     }
 }

@@ -82,11 +82,17 @@ final class MockProviderProcess: Sendable {
     /// Plays the browser: GETs the authorization URL and follows its redirect to the daemon's
     /// loopback listener with a plain GET. Returns the callback page's status.
     func playBrowser(_ authorizationURL: String) async throws -> Int {
+        try await client.send(HTTPClientRequest(url: try await redirect(for: authorizationURL))).status
+    }
+
+    /// The browser's first step: GETs the authorization URL and returns where the provider
+    /// redirects (for a private-use scheme, what the browser hands to the desktop's handler).
+    func redirect(for authorizationURL: String) async throws -> String {
         let answer = try await client.send(HTTPClientRequest(url: authorizationURL))
         guard answer.status == 302, let location = answer.headers["Location"] else {
             throw HarnessError.unexpected("authorize answered \(answer.status)")
         }
-        return try await client.send(HTTPClientRequest(url: location)).status
+        return location
     }
 
     func stop() async {

@@ -14,8 +14,11 @@ extension MockProvider {
             return state.configuration
         }
         guard fields["client_id"] == configuration.clientID else { return .plainText(status: 400, "unknown client_id") }
-        guard let redirectURI = fields["redirect_uri"], Self.isLoopbackRedirect(redirectURI) else {
-            return .plainText(status: 400, "redirect_uri must be a loopback http URI")
+        guard let redirectURI = fields["redirect_uri"], Self.accepts(redirectURI, configuration) else {
+            return .plainText(
+                status: 400,
+                configuration.registeredRedirectURI == nil
+                    ? "redirect_uri must be a loopback http URI" : "redirect_uri is not the client's registered redirect URI")
         }
         var answer: [FormField] = []
         if configuration.denyConsent {
@@ -40,6 +43,11 @@ extension MockProvider {
             answer.append(FormField("iss", configuration.authorizationResponseIssuer ?? issuer))
         }
         return MockResponse.redirect(to: MockResponse.appending(answer, to: redirectURI))
+    }
+
+    /// A client with a registered private-use redirect takes exactly that one; others any loopback one.
+    static func accepts(_ redirectURI: String, _ configuration: MockProviderConfiguration) -> Bool {
+        configuration.registeredRedirectURI.map { $0 == redirectURI } ?? isLoopbackRedirect(redirectURI)
     }
 
     static func isLoopbackRedirect(_ uri: String) -> Bool {

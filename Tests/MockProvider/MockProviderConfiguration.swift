@@ -21,6 +21,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
 
     /// "RS256" or "ES256": the algorithm (and key type) of newly minted ID tokens.
     public var signingAlgorithm = "RS256"
+    /// A client registered for exactly this private-use scheme redirect URI (RFC 8252 §7.1, e.g.
+    /// `shop.4242.app://callback`, as Shopify's public clients are): the authorization and token
+    /// endpoints accept only it, compared exactly, and refuse loopback redirects. nil: loopback only.
+    public var registeredRedirectURI: String?
     /// Send the RFC 9207 `iss` parameter in authorization responses.
     public var issParameter = true
     /// Advertise `authorization_response_iss_parameter_supported` in metadata.

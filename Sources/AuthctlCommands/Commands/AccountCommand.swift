@@ -21,6 +21,9 @@ enum AccountCommand: Command {
           --redirect-host H            127.0.0.1 (default), localhost or ::1
           --redirect-port N            a fixed port, for providers that need an exact URI
           --redirect-path P            default /callback
+          --redirect-uri URI           a private-use scheme redirect instead of the loopback
+                                       one (e.g. shop.4242.app://callback); the desktop hands
+                                       it to `authctl callback`
           --param KEY=VALUE            extra authorization parameter (repeatable)
           --authorization-endpoint URL, --token-endpoint URL, --revocation-endpoint URL,
           --userinfo-endpoint URL, --device-authorization-endpoint URL,
@@ -45,7 +48,7 @@ enum AccountCommand: Command {
     static let addOptions: [CommandLineArguments.Option] = [
         .value("--issuer"), .value("--client-id"), .value("--client-secret-file"), .repeated("--scope"),
         .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
-        .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
+        .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"),
@@ -91,7 +94,7 @@ enum AccountCommand: Command {
             scopes: arguments.all("--scope").isEmpty ? ["openid"] : arguments.all("--scope"),
             audience: arguments.value("--audience"), redirectHost: arguments.value("--redirect-host"),
             redirectPort: try arguments.integer("--redirect-port", in: 1...65_535),
-            redirectPath: arguments.value("--redirect-path"))
+            redirectPath: arguments.value("--redirect-path"), redirectURI: try redirectURI(arguments))
         for pair in arguments.all("--param") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError("--param takes KEY=VALUE, got '\(pair)'")
@@ -121,6 +124,19 @@ enum AccountCommand: Command {
         _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         return ExitCode.success
+    }
+
+    /// `--redirect-uri`, refused here as the daemon would refuse it (a usage error, exit 64), with
+    /// RFC 8252's warning about a scheme without a dot.
+    static func redirectURI(_ arguments: CommandLineArguments) throws(UsageError) -> String? {
+        guard let text = arguments.value("--redirect-uri") else { return nil }
+        do throws(PrivateUseRedirectURI.Problem) {
+            let uri = try PrivateUseRedirectURI(parsing: text)
+            if let warning = uri.warning { Output.note("warning: \(warning)") }
+        } catch {
+            throw UsageError(error.description)
+        }
+        return text
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {

@@ -194,6 +194,9 @@ public struct APIRouter: HTTPHandler {
         case .loginStatus:
             let wait = try query.integer(.wait) ?? 0
             return try Self.json(.loginStatus(id: name), await service.loginStatus(id: name, owner: peer.uid, wait: Double(wait)))
+        case .loginCallback:
+            let body = try RouterBody.required(.loginCallback, from: request)
+            return try Self.json(.loginCallback, await service.loginCallback(url: body.url, owner: peer.uid))
         case .logout:
             _ = try RouterBody.optional(.logout(account: name), from: request)
             return try Self.json(.logout(account: name), await service.logout(account: peer.account(name)))

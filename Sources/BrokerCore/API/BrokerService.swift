@@ -42,6 +42,9 @@ public protocol BrokerService: Sendable {
     /// `GET /v1/logins/{id}?wait=S`: the outcome of `owner`'s login, waiting up to `wait` seconds while
     /// pending. Another owner's login id is answered like an unknown one.
     func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus
+    /// `POST /v1/logins/callback`: the private-use scheme redirect `url` for one of `owner`'s pending
+    /// logins (matched by its `state`), answered with that login's outcome.
+    func loginCallback(url: String, owner: UInt32) async throws(WireError) -> LoginStatus
     /// `POST /v1/accounts/{name}/logout`.
     func logout(account: AccountKey) async throws(WireError) -> LogoutResult
     /// `POST /v1/rekey` (the router lets only the daemon's own uid ask: the key protects every owner).

@@ -38,6 +38,11 @@ struct AccountRuntime: Sendable {
             port: configuration.redirectPort ?? 0, path: configuration.redirectPath ?? RedirectURI.defaultPath)
     }
 
+    /// The private-use scheme redirect, when the account has one (validated when it was added).
+    var privateUseRedirect: PrivateUseRedirectURI? {
+        configuration.redirectURI.flatMap { try? PrivateUseRedirectURI(parsing: $0) }
+    }
+
     /// The status to store: the machine's last refresh and error, and the subject.
     var status: TokenStatus {
         TokenStatus(

@@ -46,12 +46,28 @@ enum AccountValidation {
         if let path = input.redirectPath, (try? RedirectURI(port: 1, path: path)) == nil {
             return invalid("The redirect path must start with '/' and contain no query, fragment or spaces.")
         }
+        if let problem = redirectURIProblem(input) { return invalid(problem) }
         for key in input.extraParameters.keys {
             guard isPlainText(key), !AuthorizationRequest.reservedParameters.contains(key) else {
                 return invalid("The parameter '\(key)' is set by authbroker itself and cannot be configured.")
             }
         }
         return .success(configuration)
+    }
+
+    /// A private-use scheme redirect replaces the loopback listener: combining it with the
+    /// listener's options would leave one of them silently unused.
+    private static func redirectURIProblem(_ input: AccountConfiguration) -> String? {
+        guard let uri = input.redirectURI else { return nil }
+        if input.redirectHost != nil || input.redirectPort != nil || input.redirectPath != nil {
+            return "--redirect-uri replaces the loopback redirect: drop --redirect-host, --redirect-port and --redirect-path."
+        }
+        do throws(PrivateUseRedirectURI.Problem) {
+            _ = try PrivateUseRedirectURI(parsing: uri)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

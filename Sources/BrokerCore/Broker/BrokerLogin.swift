@@ -1,3 +1,4 @@
+import BrokerProtocol
 import FoundationEssentials
 
 /// A login as the broker tracks it: the flow (`LoginSession`, `DeviceLoginSession`, or a test's) and
@@ -25,10 +26,12 @@ public struct LoginContext: Sendable {
     public var metadata: ProviderMetadata
     public var configuration: ClientConfiguration
     public var redirect: LoopbackRedirect
+    /// Set for a private-use scheme redirect: no listener, the URL comes back by the callback route.
+    public var privateUseRedirect: PrivateUseRedirectURI?
     public var timeout: Duration
 }
 
-/// Starts browser (loopback redirect) logins. The default is `LoginSession`; tests pass fakes.
+/// Starts browser (loopback or private-use scheme redirect) logins. The default is `LoginSession`; tests pass fakes.
 public typealias LoginFlowFactory = @Sendable (LoginContext) async throws(OIDCError) -> BrokerLogin
 
 extension TokenBroker.Options {
@@ -36,7 +39,7 @@ extension TokenBroker.Options {
     public static let loopbackLogins: LoginFlowFactory = { context async throws(OIDCError) in
         let session = try await LoginSession.start(
             client: context.client, metadata: context.metadata, configuration: context.configuration,
-            redirect: context.redirect, timeout: context.timeout)
+            redirect: context.redirect, privateUse: context.privateUseRedirect, timeout: context.timeout)
         return BrokerLogin(flow: session, authorizationURL: session.authorizationURL)
     }
 }

@@ -78,6 +78,14 @@ struct LoginRegistry: Sendable {
         return (record.status(id: id), waiters)
     }
 
+    /// The pending login of `owner` that `url` (a private-use scheme redirect) is for: the one whose
+    /// flow claims it (its redirect URI and `state`, compared in constant time). Asking changes no login.
+    func claiming(_ url: String, owner: UInt32) -> String? {
+        records.first { _, record in
+            record.account.owner == owner && record.outcome == .pending && record.login?.flow.claimsRedirect(url) == true
+        }?.key
+    }
+
     /// Login `id`'s status for `owner`; nil for another owner's login, exactly as for none.
     func status(_ id: String, owner: UInt32) -> LoginStatus? {
         guard let record = records[id], record.account.owner == owner else { return nil }

@@ -39,7 +39,8 @@ extension TokenBroker {
                 }
                 let context = LoginContext(
                     account: name, client: oidc, metadata: metadata, configuration: runtime.client,
-                    redirect: runtime.loopbackRedirect, timeout: .milliseconds(Int64(timeout * 1000)))
+                    redirect: runtime.loopbackRedirect, privateUseRedirect: runtime.privateUseRedirect,
+                    timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)
             }
         } catch {

@@ -46,24 +46,46 @@ public struct LoginCallback: Sendable {
     /// Handles a request target (`/callback?code=…&state=…`) received on the redirect listener.
     public mutating func handle(target: String, now: Date) -> CallbackOutcome {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts[0] == pendingLogin.redirectURI.path else { return .notForUs(CallbackPage.notFound) }
-        guard !isFinished else { return .failed(.loginAlreadyFinished, response: CallbackPage.failure(.loginAlreadyFinished)) }
-        isFinished = true
-        let result = validate(query: parts.count > 1 ? parts[1] : "", now: now)
-        switch result {
-        case .success(let code): return .completed(code: code, response: CallbackPage.success)
-        case .failure(let error): return .failed(error, response: CallbackPage.failure(error))
+        guard pendingLogin.redirectURI.privateUse == nil, parts[0] == pendingLogin.redirectURI.path else {
+            return .notForUs(CallbackPage.notFound)
         }
+        return finish(query: parts.count > 1 ? parts[1] : "", now: now)
     }
 
-    /// The paste fallback: the user copies the full redirect URL from a browser on another
-    /// machine. Anything but our redirect URI (scheme, host, port, path) is not for us.
+    /// The paste fallback (the user copies the full redirect URL from a browser on another
+    /// machine, or one that could not open a private-use scheme) and `authctl callback`'s URL.
+    /// Anything but our redirect URI (scheme, host, port, path) is not for us.
     public mutating func handlePasted(url: String, now: Date) -> CallbackOutcome {
         let trimmed = url.filter { !$0.isWhitespace }
+        if let privateUse = pendingLogin.redirectURI.privateUse {
+            guard let query = privateUse.callbackQuery(trimmed) else { return .notForUs(CallbackPage.notFound) }
+            return finish(query: query, now: now)
+        }
         guard let parsed = try? EndpointURL(parsing: trimmed, what: "pasted URL"),
             parsed.origin == "http://\(pendingLogin.redirectURI.host.rawValue):\(pendingLogin.redirectURI.port)"
         else { return .notForUs(CallbackPage.notFound) }
         return handle(target: parsed.path + (parsed.query.map { "?\($0)" } ?? ""), now: now)
+    }
+
+    /// Whether `url` is this login's private-use scheme redirect carrying its `state` (constant
+    /// time): how the callback route picks the one pending login a URL is for without touching the
+    /// others. Loopback logins take their redirect on their listener only.
+    public func claims(url: String) -> Bool {
+        let trimmed = url.filter { !$0.isWhitespace }
+        guard let privateUse = pendingLogin.redirectURI.privateUse, let query = privateUse.callbackQuery(trimmed),
+            let fields = try? FormURLEncoding.decode(query)
+        else { return false }
+        return fields.contains { $0.name == "state" && ConstantTime.equals($0.value, pendingLogin.state) }
+    }
+
+    /// The redirect arrived: the first one ends the login one way or the other, later ones are replays.
+    private mutating func finish(query: Substring, now: Date) -> CallbackOutcome {
+        guard !isFinished else { return .failed(.loginAlreadyFinished, response: CallbackPage.failure(.loginAlreadyFinished)) }
+        isFinished = true
+        switch validate(query: query, now: now) {
+        case .success(let code): return .completed(code: code, response: CallbackPage.success)
+        case .failure(let error): return .failed(error, response: CallbackPage.failure(error))
+        }
     }
 
     private func validate(query: Substring, now: Date) -> Result<Secret, OIDCError> {

@@ -35,9 +35,21 @@ public protocol LoginFlow: AnyObject, Sendable {
     /// the token endpoint. Returns false for such a login — its answer (tokens the provider has
     /// issued) is coming, bounded by the HTTP client's timeouts, and should be stored.
     func cancelUnlessExchanging() -> Bool
+    /// Whether `url` is this login's private-use scheme redirect with its `state` (constant time).
+    /// Never changes the login: the callback route asks every pending login of the caller.
+    func claimsRedirect(_ url: String) -> Bool
+    /// Ends the login with the redirect `url` (checks, then the code exchange) and returns its outcome.
+    func completeWithRedirect(_ url: String) async -> Result<LoginResult, OIDCError>
 }
 
 extension LoginFlow {
+    /// Flows without a redirect (device grant, tests) claim none.
+    public func claimsRedirect(_ url: String) -> Bool { false }
+
+    public func completeWithRedirect(_ url: String) async -> Result<LoginResult, OIDCError> {
+        .failure(.malformedCallback("this login takes no redirect"))
+    }
+
     /// Flows that never exchange a code in the background (device polling, tests): a plain cancel.
     public func cancelUnlessExchanging() -> Bool {
         cancel()

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 import FoundationEssentials
 import Synchronization
 
@@ -51,11 +52,27 @@ public final class LoginSession: LoginFlow {
     /// metadata/configuration cannot make an authorization request (no endpoint, no S256).
     public static func start(
         client: OIDCClient, metadata: ProviderMetadata, configuration: ClientConfiguration,
-        redirect: LoopbackRedirect = LoopbackRedirect(), timeout: Duration = AuthorizationRequest.defaultLifetime,
-        randomBytes: RandomBytes = .system
+        redirect: LoopbackRedirect = LoopbackRedirect(), privateUse: PrivateUseRedirectURI? = nil,
+        timeout: Duration = AuthorizationRequest.defaultLifetime, randomBytes: RandomBytes = .system
     ) async throws(OIDCError) -> LoginSession {
-        try redirect.validate()
         guard timeout > .zero else { throw .invalidConfiguration("the login timeout must be positive") }
+        let (listeners, redirectURI) = try bindRedirect(redirect, privateUse: privateUse)
+        let request = try client.authorizationRequest(
+            metadata: metadata, client: configuration, redirectURI: redirectURI, lifetime: timeout, randomBytes: randomBytes)
+        let session = LoginSession(
+            loginID: try randomBytes.base64URL(count: 16), request: request, client: client, metadata: metadata,
+            configuration: configuration)
+        session.listen(on: listeners, timeout: timeout)
+        return session
+    }
+
+    /// The listeners and the redirect URI they make: none for a private-use scheme redirect, whose
+    /// URL comes back through `completeWithPastedURL` (the daemon's callback route).
+    private static func bindRedirect(
+        _ redirect: LoopbackRedirect, privateUse: PrivateUseRedirectURI?
+    ) throws(OIDCError) -> ([HTTPListener], RedirectURI) {
+        if let privateUse { return ([], RedirectURI(privateUse: privateUse)) }
+        try redirect.validate()
         let listeners: [HTTPListener]
         do {
             listeners = try redirect.bind()
@@ -65,14 +82,7 @@ public final class LoginSession: LoginFlow {
                     + "choose another redirect port or leave it ephemeral")
         }
         let port = listeners.first?.port ?? redirect.port
-        let redirectURI = try RedirectURI(host: redirect.host, port: port, path: redirect.path)
-        let request = try client.authorizationRequest(
-            metadata: metadata, client: configuration, redirectURI: redirectURI, lifetime: timeout, randomBytes: randomBytes)
-        let session = LoginSession(
-            loginID: try randomBytes.base64URL(count: 16), request: request, client: client, metadata: metadata,
-            configuration: configuration)
-        session.listen(on: listeners, timeout: timeout)
-        return session
+        return (listeners, try RedirectURI(host: redirect.host, port: port, path: redirect.path))
     }
 
     private init(
@@ -99,17 +109,34 @@ public final class LoginSession: LoginFlow {
     public func cancelUnlessExchanging() -> Bool { end(with: .failure(.cancelled), unlessTaken: true) }
 
     /// The paste fallback, for a browser on another machine: the user copies the full URL the
-    /// browser was redirected to (it fails to load there). A URL that is not this login's
+    /// browser was redirected to (it fails to load there, or the browser could not open its
+    /// private-use scheme); also how the callback route completes a private-use scheme login. A URL that is not this login's
     /// redirect URI (scheme, host, port, path) gives `.malformedCallback` and leaves the login
     /// pending; otherwise it ends the login like a callback would, and the login's outcome is
     /// returned.
     public func completeWithPastedURL(_ url: String) async -> Result<LoginResult, OIDCError> {
-        let outcome = takeCallback { $0.handlePasted(url: url, now: client.time.now()) }
-        if case .notForUs = outcome {
-            return .failure(.malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
+        switch await completeWithRedirect(url) {
+        case .failure(.loginAlreadyFinished): await completion.wait()
+        case let outcome: outcome
         }
-        _ = await conclude(outcome)
-        return await completion.wait()
+    }
+
+    public func claimsRedirect(_ url: String) -> Bool { state.withLock { $0.callback.claims(url: url) } }
+
+    /// Like the paste, but a redirect that arrives after another one took the login, or after it
+    /// ended, is refused as `.loginAlreadyFinished` rather than answered with the login's outcome:
+    /// the callback route tells a replayed redirect apart from the one that completed the login.
+    public func completeWithRedirect(_ url: String) async -> Result<LoginResult, OIDCError> {
+        let outcome = takeCallback { $0.handlePasted(url: url, now: client.time.now()) }
+        switch outcome {
+        case .notForUs:
+            return .failure(.malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
+        case .failed(.loginAlreadyFinished, _):
+            return .failure(.loginAlreadyFinished)
+        case .failed, .completed:
+            _ = await conclude(outcome)
+            return await completion.wait()
+        }
     }
 
     // MARK: Listener
@@ -206,18 +233,20 @@ public final class LoginSession: LoginFlow {
     /// when a callback already took the login (checked under the same lock), and return false.
     @discardableResult
     private func end(with result: Result<LoginResult, OIDCError>, unlessTaken: Bool = false) -> Bool {
-        let ended = state.withLock { state -> ([HTTPServer], Task<Void, Never>?)? in
+        let ended = state.withLock { state -> (first: Bool, [HTTPServer], Task<Void, Never>?)? in
             if unlessTaken && state.taken { return nil }
+            // Decided by the flag, not by servers left to close: a private-use login has none.
+            let first = !state.ended
             state.ended = true
             defer {
                 state.servers = []
                 state.deadlineTimer = nil
             }
-            return (state.servers, state.deadlineTimer)
+            return (first, state.servers, state.deadlineTimer)
         }
-        guard let (servers, timer) = ended else { return false }
+        guard let (first, servers, timer) = ended else { return false }
         timer?.cancel()
-        guard !servers.isEmpty else { return true }
+        guard first else { return true }
         let completion = completion
         Task {
             for server in servers { await server.stop() }
