@@ -13,6 +13,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var redirectHost: String?
     public var redirectPort: Int?
     public var redirectPath: String?
+    /// A private-use scheme redirect URI (RFC 8252 §7.1, e.g. `shop.4242.app://callback`): sent as is
+    /// in the authorization request and the code exchange; no loopback listener for such an account.
+    public var redirectURI: String?
     public var extraParameters: [String: String]
     public var endpoints: ManualEndpoints?
     /// Where to fetch the discovery document when it is not under the issuer (Shopify: the shop's
@@ -27,6 +30,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
+        redirectURI: String? = nil,
         extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil, discoveryURL: String? = nil,
         gitURLPrefix: String? = nil, gitUsername: String? = nil
     ) {
@@ -39,6 +43,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.redirectHost = redirectHost
         self.redirectPort = redirectPort
         self.redirectPath = redirectPath
+        self.redirectURI = redirectURI
         self.extraParameters = extraParameters
         self.endpoints = endpoints
         self.discoveryURL = discoveryURL
@@ -56,6 +61,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case redirectHost = "redirect_host"
         case redirectPort = "redirect_port"
         case redirectPath = "redirect_path"
+        case redirectURI = "redirect_uri"
         case extraParameters = "extra_parameters"
     }
 
@@ -73,6 +79,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             redirectHost: try container.decodeIfPresent(String.self, forKey: .redirectHost),
             redirectPort: try container.decodeIfPresent(Int.self, forKey: .redirectPort),
             redirectPath: try container.decodeIfPresent(String.self, forKey: .redirectPath),
+            redirectURI: try container.decodeIfPresent(String.self, forKey: .redirectURI),
             extraParameters: try container.decodeIfPresent([String: String].self, forKey: .extraParameters) ?? [:],
             endpoints: try container.decodeIfPresent(ManualEndpoints.self, forKey: .endpoints),
             discoveryURL: try container.decodeIfPresent(String.self, forKey: .discoveryURL),
