@@ -7,6 +7,7 @@ import Testing
     static let everyField = AccountConfiguration(
         name: "work", issuer: "https://idp.example", clientID: "cli", clientSecret: "s3cret",
         scopes: ["openid", "email"], audience: "api", redirectHost: "localhost", redirectPort: 8765, redirectPath: "/cb",
+        redirectURI: "shop.4242.app://callback",
         extraParameters: ["prompt": "consent"], endpoints: ManualEndpoints(
             authorization: "https://idp.example/a", token: "https://idp.example/t", revocation: "https://idp.example/r",
             userinfo: "https://idp.example/u", deviceAuthorization: "https://idp.example/d",

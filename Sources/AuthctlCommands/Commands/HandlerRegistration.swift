@@ -53,7 +53,9 @@ enum HandlerRegistration {
                     + "'\(entry.scheme)://…' for a file name, so Chromium cannot hand it over; Firefox and GNOME/KDE "
                     + "(GLib/KIO) can. Otherwise paste the URL the browser shows into authctl login.")
         }
-        facts.append("A Flatpak or Snap browser does not see this handler: paste the redirect URL into authctl login instead.")
+        if sandboxedBrowsersPossible(home: environment["HOME"]) {
+            facts.append("A Flatpak or Snap browser does not see this handler: paste the redirect URL into authctl login instead.")
+        }
         return facts
     }
 
@@ -66,6 +68,13 @@ enum HandlerRegistration {
             + ". A desktop-specific list (e.g. ~/.config/gnome-mimeapps.list or kde-mimeapps.list) may override "
             + "\(handler.mimeAppsPath): set it there with `xdg-mime default \(entry.fileID) \(entry.mimeType)`, "
             + "or paste the redirect URL into authctl login."
+    }
+
+    /// Whether Flatpak or Snap applications are installed here (their browsers see no host handlers).
+    static func sandboxedBrowsersPossible(home: String?) -> Bool {
+        let places = ["/var/lib/flatpak/exports/share/applications", "/snap/bin"]
+            + (home.map { [$0 + "/.local/share/flatpak/exports/share/applications"] } ?? [])
+        return places.contains { access($0, F_OK) == 0 }
     }
 
     /// The absolute path of the running authctl, for the entry's Exec line.
