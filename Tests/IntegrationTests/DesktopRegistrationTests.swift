@@ -69,6 +69,9 @@ import TestSupport
         let registered = try await harness.authctl(["account", "register-handler", "shop"])
         #expect(registered.status == 0, "\(registered)")
         #expect(registered.stderr.contains("Registered"))
+        // No desktop environment in the harness, and the scheme has digits: the xdg-utils 1.1.3 fact.
+        #expect(registered.stderr.contains("takes '\(Self.scheme)://…' for a file name"), "\(registered)")
+        #expect(!registered.stderr.contains("The desktop does not pick authctl"), "\(registered)")
         let again = try await harness.authctl(["account", "register-handler", "shop2"])
         #expect(again.stderr.contains("already handles \(Self.scheme): URLs"), "\(again)")
         let loopback = try await harness.authctl(["account", "register-handler", "loopback"])
@@ -84,5 +87,25 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: entryPath(harness)))
         #expect(try String(contentsOfFile: mimeAppsPath(harness), encoding: .utf8) == "[Default Applications]\n")
         #expect(try await xdgMimeDefault(harness).isEmpty)
+    }
+
+    @Test func aDesktopSpecificDefaultThatWinsIsReportedWithWhatToDo() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        defer { _ = provider }
+        try await apply(["shop"], harness, issuer: provider.issuer)
+        try FileManager.default.createDirectory(atPath: harness.root + "/config", withIntermediateDirectories: true)
+        try "[Default Applications]\nx-scheme-handler/\(Self.scheme)=other.desktop\n".write(
+            toFile: harness.root + "/config/gnome-mimeapps.list", atomically: true, encoding: .utf8)
+        let applications = harness.root + "/.local/share/applications"
+        try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Other\nExec=/bin/true %u\nMimeType=x-scheme-handler/\(Self.scheme);\n".write(
+            toFile: applications + "/other.desktop", atomically: true, encoding: .utf8)
+        let run = try await Subprocess.run(
+            [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "account", "register-handler", "shop"],
+            environment: harness.environment.merging(["XDG_CURRENT_DESKTOP": "GNOME"]) { $1 })
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("`xdg-mime query default x-scheme-handler/\(Self.scheme)` names 'other.desktop'"), "\(run)")
+        #expect(run.stderr.contains("xdg-mime default \(Self.fileID) x-scheme-handler/\(Self.scheme)"))
+        #expect(!run.stderr.contains("for a file name"), "a desktop is set: xdg-open delegates to gio")
     }
 }
