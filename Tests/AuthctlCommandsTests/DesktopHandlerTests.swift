@@ -103,6 +103,16 @@ import TestSupport
         #expect(query.stdout == "authbroker-shop.4242.app.desktop\n")
     }
 
+    @Test func anExistingMimeappsListKeepsItsPermissions() throws {
+        let desktop = try Desktop()
+        defer { desktop.home.remove() }
+        try FileManager.default.createDirectory(atPath: desktop.handler.configHome, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: desktop.handler.mimeAppsPath, contents: Data(), attributes: [.posixPermissions: 0o600])
+        _ = try desktop.handler.register(desktop.entry)
+        let mode = try FileManager.default.attributesOfItem(atPath: desktop.handler.mimeAppsPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
     @Test func unregisteringRemovesTheEntryAndOnlyOurDefault() async throws {
         let desktop = try Desktop()
         defer { desktop.home.remove() }

@@ -52,11 +52,19 @@ final class UserDirectory {
     }
 
     /// Replaces `file` atomically: a new file written and fsynced beside it, then renamed over it,
-    /// so a reader (the desktop, a crash) sees the old or the new file, never half of one.
-    func replace(_ file: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(DesktopError) {
+    /// so a reader (the desktop, a crash) sees the old or the new file, never half of one. An
+    /// existing regular file keeps its permissions (a 0600 mimeapps.list stays 0600).
+    func replace(_ file: String, with bytes: [UInt8]) throws(DesktopError) {
+        var info = stat()
+        let existing = fstatat(fd, file, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFREG
         let temporary = ".\(file).authctl-\(getpid())"
-        let fileFD = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        unlinkat(fd, temporary, 0)  // left by a crashed run with the same pid
+        let fileFD = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fileFD >= 0 else { throw .io(path: name(temporary), action: "create", error: Errno.current.description) }
+        // Explicit mode: the umask applies to open's mode, not to fchmod's.
+        let umaskNow = umask(0o022)
+        umask(umaskNow)
+        fchmod(fileFD, existing ? info.st_mode & 0o777 : 0o644 & ~umaskNow)
         let failure = bytes.withUnsafeBytes { raw in SystemCall.writeAll(raw) { Glibc.write(fileFD, $0.baseAddress, $0.count) } }
         let synced = failure == nil && fsync(fileFD) == 0
         let syncError = Errno.current
