@@ -139,6 +139,12 @@ import TestSupport
             try desktop.handler.register(desktop.entry)
         }
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "[Default Applications]\n")
+        // Once the user has added the line there, registering goes through without writing it.
+        let added = "[Default Applications]\nx-scheme-handler/shop.4242.app=authbroker-shop.4242.app.desktop\n"
+        try added.write(toFile: outside, atomically: false, encoding: .utf8)
+        #expect(try desktop.handler.register(desktop.entry) == .init(entryWritten: false, defaultSet: false, replaced: nil))
+        #expect(try String(contentsOfFile: outside, encoding: .utf8) == added)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: desktop.handler.mimeAppsPath)) == outside)
     }
 
     @Test func aSymlinkAtTheEntrysNameIsReplacedNotFollowed() throws {

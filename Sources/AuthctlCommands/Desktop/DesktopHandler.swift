@@ -46,12 +46,12 @@ struct DesktopHandler {
             result.entryWritten = true
         }
         let config = try UserDirectory(configHome)
-        guard !config.isSymlink(Self.mimeAppsFile) else {
-            throw .symlink(path: mimeAppsPath, line: "\(entry.mimeType)=\(entry.fileID)")
-        }
-        var list = MimeAppsList(try config.read(Self.mimeAppsFile) ?? [])
+        let linked = config.isSymlink(Self.mimeAppsFile)
+        var list = MimeAppsList(try config.read(Self.mimeAppsFile, followingLinks: linked) ?? [])
         let previous = list.defaults(for: entry.mimeType)?.first
         if list.setDefault(entry.mimeType, to: entry.fileID) {
+            // A symlinked list (a dotfiles repository) is the user's to edit: say what to add.
+            if linked { throw .symlink(path: mimeAppsPath, line: "\(entry.mimeType)=\(entry.fileID)") }
             try config.replace(Self.mimeAppsFile, with: list.bytes)
             result.defaultSet = true
             result.replaced = previous.flatMap { $0 == entry.fileID ? nil : $0 }

@@ -27,9 +27,10 @@ final class UserDirectory {
 
     func name(_ file: String) -> String { path + "/" + file }
 
-    /// The file's bytes, or nil when it does not exist.
-    func read(_ file: String) throws(DesktopError) -> [UInt8]? {
-        let fileFD = openat(fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// The file's bytes, or nil when it does not exist. `followingLinks`: read through a symbolic
+    /// link (reading is harmless; only writes must never follow one).
+    func read(_ file: String, followingLinks: Bool = false) throws(DesktopError) -> [UInt8]? {
+        let fileFD = openat(fd, file, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         if fileFD < 0, errno == ENOENT { return nil }
         if fileFD < 0, errno == ELOOP { throw .io(path: name(file), action: "read", error: "it is a symbolic link") }
         guard fileFD >= 0 else { throw .io(path: name(file), action: "read", error: Errno.current.description) }
