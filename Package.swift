@@ -69,7 +69,7 @@ let package = Package(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
-        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol"]),
+        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "TestSupport"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests",

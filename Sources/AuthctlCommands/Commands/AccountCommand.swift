@@ -10,6 +10,7 @@ enum AccountCommand: Command {
                authctl account list [--json]
                authctl account show NAME [--json]
                authctl account remove NAME
+               authctl account register-handler NAME
                authctl account apply FILE.json
 
         add options:
@@ -42,7 +43,12 @@ enum AccountCommand: Command {
         git_url_prefix and git_username (issuer, client id or secret, scopes, audience, redirect,
         parameters, endpoints, discovery URL) signs the account out; those two keep its tokens.
 
-        `remove` logs the account out first. The client secret is sealed by the daemon and
+        `register-handler` makes authctl the desktop's handler of the scheme of the account's
+        private-use redirect_uri (a desktop entry in $XDG_DATA_HOME/applications and the default
+        in $XDG_CONFIG_HOME/mimeapps.list), as `authctl login` does unless --no-register.
+
+        `remove` logs the account out first, and removes the handler of its redirect_uri's
+        scheme when no other account uses that scheme. The client secret is sealed by the daemon and
         never shown again.
         """
     static let addOptions: [CommandLineArguments.Option] = [
@@ -58,7 +64,7 @@ enum AccountCommand: Command {
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard let sub = arguments.positionals.first else {
-            throw UsageError("'authctl account' needs a subcommand: add, list, show, remove or apply")
+            throw UsageError("'authctl account' needs a subcommand: add, list, show, remove, apply or register-handler")
         }
         let rest = Array(arguments.positionals.dropFirst())
         switch sub {
@@ -71,10 +77,12 @@ enum AccountCommand: Command {
             let parsed = try CommandLineArguments(rest, command: "authctl account show", options: [.flag("--json")])
             return try show(parsed, context)
         case "remove":
-            let parsed = try CommandLineArguments(rest, command: "authctl account remove", options: [])
-            let account = try requireAccountName(parsed, command: "authctl account remove")
-            _ = try context.client.call(.removeAccount(try context.checked(account)))
-            Output.note("Removed account '\(account)'.")
+            return try remove(CommandLineArguments(rest, command: "authctl account remove", options: []), context)
+        case "register-handler":
+            let parsed = try CommandLineArguments(rest, command: "authctl account register-handler", options: [])
+            let account = try context.checked(try requireAccountName(parsed, command: "authctl account register-handler"))
+            guard let configuration = try context.client.call(.account(account)).configuration else { return ExitCode.failure }
+            try HandlerRegistration.ensure(configuration, context: context, explicit: true)
             return ExitCode.success
         case "apply":
             return try apply(CommandLineArguments(rest, command: "authctl account apply", options: []), context)
@@ -137,6 +145,20 @@ enum AccountCommand: Command {
             throw UsageError(error.description)
         }
         return text
+    }
+
+    /// Removes the account, then the desktop handler of its redirect scheme if no account is left
+    /// that uses it (read before the removal: the daemon forgets the configuration).
+    static func remove(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        let account = try context.checked(try requireAccountName(arguments, command: "authctl account remove"))
+        let removed = try context.client.call(.account(account)).configuration
+        _ = try context.client.call(.removeAccount(account))
+        Output.note("Removed account '\(account)'.")
+        if let removed, removed.redirectURI != nil {
+            let remaining = try context.client.call(.listAccounts).accounts.compactMap(\.configuration)
+            try HandlerRegistration.removeUnused(removed, remaining: remaining, context: context)
+        }
+        return ExitCode.success
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {

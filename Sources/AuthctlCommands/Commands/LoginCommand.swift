@@ -1,12 +1,12 @@
 import BrokerProtocol
 @preconcurrency import Glibc
 
-/// `authctl login NAME [--no-browser] [--timeout SECONDS] [--device]`.
+/// `authctl login NAME [--no-browser] [--timeout SECONDS] [--device] [--no-register]`.
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "sign in to an account in the browser (or with a device code)"
     static let help = """
-        usage: authctl login NAME [--no-browser] [--timeout SECONDS] [--device]
+        usage: authctl login NAME [--no-browser] [--timeout SECONDS] [--device] [--no-register]
 
         Asks the daemon to start a login and prints the authorization URL alone on its own
         line on stdout. Opens it with xdg-open unless --no-browser is given or there is no
@@ -19,15 +19,24 @@ enum LoginCommand: Command {
           --timeout SECONDS  give up after SECONDS (1 to 3600, default 300)
           --device           use the device authorization grant: prints a code to enter at
                              the provider's verification page, for hosts without a browser
+          --no-register      for an account with a private-use redirect_uri, do not register
+                             authctl as the desktop's handler of its scheme (see
+                             `authctl account register-handler`)
 
         exit codes: 0 signed in, 1 denied or invalid, 69 daemon not running, 75 timed out
         """
-    static let options: [CommandLineArguments.Option] = [.flag("--no-browser"), .value("--timeout"), .flag("--device")]
+    static let options: [CommandLineArguments.Option] = [
+        .flag("--no-browser"), .value("--timeout"), .flag("--device"), .flag("--no-register"),
+    ]
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl login")
         let timeout = try arguments.integer("--timeout", in: 1...3600) ?? 300
         let device = arguments.has("--device")
+        // Before the login starts: the browser may redirect as soon as it opens the URL.
+        if !device, !arguments.has("--no-register") {
+            try registerHandler(account: try context.checked(account), context: context)
+        }
         let started = try context.client.call(
             .login(account: try context.checked(account)),
             body: LoginRequest(timeoutSeconds: timeout, device: device ? true : nil))
@@ -40,6 +49,12 @@ enum LoginCommand: Command {
             Browser.open(started.authorizationURL)
         }
         return wait(for: started, account: account, context: context)
+    }
+
+    /// Makes sure the desktop hands this account's private-use redirect to `authctl callback`.
+    static func registerHandler(account: String, context: CommandContext) throws {
+        guard let configuration = try context.client.call(.account(account)).configuration else { return }
+        try HandlerRegistration.ensure(configuration, context: context)
     }
 
     /// Long-polls the daemon until the login ends, with a spinner on a terminal.

@@ -1,0 +1,72 @@
+import BrokerProtocol
+
+/// The desktop entry (freedesktop Desktop Entry spec 1.5) that makes `authctl callback %u` the
+/// handler of one private-use URI scheme, and the file ID it is stored under.
+struct DesktopEntry: Equatable {
+    /// The scheme, lowercased (schemes are case-insensitive, RFC 3986 §3.1; so are MIME types).
+    let scheme: String
+    /// The absolute path of the authctl binary the desktop runs.
+    let executable: String
+
+    var mimeType: String { "x-scheme-handler/\(scheme)" }
+
+    /// `authbroker-SCHEME.desktop`. Desktop file IDs allow letters, digits, `-`, `_` and `.`; a
+    /// scheme's `+` becomes `_`, which no scheme contains, so two schemes never share a file.
+    var fileID: String { "authbroker-" + scheme.replacingPlus + ".desktop" }
+
+    /// The file's text. `Exec` quotes the path as the spec's "Exec key" section says; `%u` is the
+    /// one URL, passed as one argument.
+    var contents: String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Name=authbroker login callback (\(scheme))
+        Comment=Hands \(scheme): sign-in redirects to authbrokerd
+        Exec=\(Self.execArgument(executable)) callback %u
+        MimeType=\(mimeType);
+        NoDisplay=true
+        Terminal=false
+
+        """
+    }
+
+    /// An Exec argument: quoted when it holds a reserved character, with `"`, `` ` ``, `$` and `\`
+    /// escaped inside the quotes; then the string-value escape (`\` → `\\`) and the field-code
+    /// escape (`%` → `%%`). A literal backslash hence becomes four, as the spec spells out.
+    static func execArgument(_ argument: String) -> String {
+        let reserved: Set<Character> = [" ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`"]
+        var quoted = argument
+        if argument.contains(where: reserved.contains) {
+            quoted = "\"" + argument.map { "\"`$\\".contains($0) ? "\\\($0)" : String($0) }.joined() + "\""
+        }
+        return quoted.replacingOccurrences("\\", with: "\\\\").replacingOccurrences("%", with: "%%")
+    }
+
+    /// Why `path` cannot be written into an Exec line, or nil: it must be absolute and free of
+    /// control characters (a newline would end the key; the spec has no escape for the others).
+    static func problem(withExecutable path: String) -> String? {
+        guard path.hasPrefix("/") else { return "'\(path)' is not an absolute path" }
+        guard path.unicodeScalars.allSatisfy({ $0.value >= 32 && $0.value != 127 }) else {
+            return "the path of authctl contains a control character"
+        }
+        return nil
+    }
+
+    /// The lowercased scheme of a private-use redirect URI, or nil when `uri` is not one the daemon
+    /// accepts (`PrivateUseRedirectURI`: RFC 3986 §3.1 syntax, no scheme a browser or the desktop
+    /// owns) — the one list of such schemes, so authctl never claims one the daemon would refuse.
+    static func scheme(of uri: String) -> String? {
+        (try? PrivateUseRedirectURI(parsing: uri))?.scheme
+    }
+}
+
+extension String {
+    fileprivate var replacingPlus: String { String(map { $0 == "+" ? "_" : $0 }) }
+
+    /// `replacingOccurrences(of:with:)` without Foundation (authctl is static and links none).
+    fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
+        reduce(into: "") { result, character in
+            if character == target { result += replacement } else { result.append(character) }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+@testable import AuthctlCommands
+import Testing
+
+/// The desktop entry authctl writes: keys, file ID and the spec's Exec quoting.
+@Suite struct DesktopEntryTests {
+    @Test func theEntryHasTheKeysTheDesktopNeeds() {
+        let entry = DesktopEntry(scheme: "shop.4242.app", executable: "/usr/bin/authctl")
+        let lines = entry.contents.split(separator: "\n").map(String.init)
+        #expect(lines.first == "[Desktop Entry]")
+        for line in ["Type=Application", "NoDisplay=true", "Terminal=false", "MimeType=x-scheme-handler/shop.4242.app;",
+                     "Exec=/usr/bin/authctl callback %u"] {
+            #expect(lines.contains(line))
+        }
+        #expect(entry.fileID == "authbroker-shop.4242.app.desktop")
+    }
+
+    @Test func aPlusInTheSchemeBecomesAnUnderscoreInTheFileID() {
+        #expect(DesktopEntry(scheme: "com.example+app", executable: "/a").fileID == "authbroker-com.example_app.desktop")
+    }
+
+    @Test func execQuotesReservedCharactersAndEscapesBackslashTwice() {
+        #expect(DesktopEntry.execArgument("/opt/my tools/authctl") == "\"/opt/my tools/authctl\"")
+        #expect(DesktopEntry.execArgument("/o/a$b") == "\"/o/a\\\\$b\"")
+        #expect(DesktopEntry.execArgument("/o/a\\b") == "\"/o/a\\\\\\\\b\"")
+        #expect(DesktopEntry.execArgument("/o/a\"b") == "\"/o/a\\\\\"b\"")
+        #expect(DesktopEntry.execArgument("/o/100%/authctl") == "/o/100%%/authctl")
+    }
+
+    @Test func executablesThatCannotBeWrittenAreRefused() {
+        #expect(DesktopEntry.problem(withExecutable: "authctl") != nil)
+        #expect(DesktopEntry.problem(withExecutable: "/a\nb") != nil)
+        #expect(DesktopEntry.problem(withExecutable: "/usr/bin/authctl") == nil)
+    }
+
+    @Test func schemesFollowRFC3986AndBrowserOwnedOnesAreRefused() {
+        #expect(DesktopEntry.scheme(of: "shop.4242.app://callback") == "shop.4242.app")
+        #expect(DesktopEntry.scheme(of: "MyApp:/auth/callback") == "myapp")
+        #expect(DesktopEntry.scheme(of: "com.example+x-y:/cb") == "com.example+x-y")
+        for refused in ["https://example.com/cb", "HTTP://x", "file:/etc/passwd", "mailto:a@b", "4shop://cb", "sh_op://cb", "/cb", ":x"] {
+            #expect(DesktopEntry.scheme(of: refused) == nil, "\(refused)")
+        }
+    }
+}
