@@ -23,12 +23,12 @@ extension AccountConfiguration {
         }
     }
 
-    /// Normalised so that an absent and a default value compare equal: no scopes means `openid`,
+    /// Normalised so that an absent and a default value compare equal: no scopes means `defaultScopes`,
     /// redirect host 127.0.0.1, path /callback and the form token
     /// request format are the defaults, empty manual endpoints are none.
     public var securityProfile: SecurityProfile {
         var normalised = self
-        if normalised.scopes.isEmpty { normalised.scopes = ["openid"] }
+        if normalised.scopes.isEmpty { normalised.scopes = defaultScopes }
         if normalised.redirectHost == "127.0.0.1" { normalised.redirectHost = nil }
         if normalised.redirectPath == "/callback" { normalised.redirectPath = nil }
         normalised.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }

@@ -12,3 +12,10 @@ public enum TokenRequestFormat: String, Codable, Sendable, CaseIterable {
     /// token's `sid`) at the end-session endpoint instead of an ID token hint.
     case json
 }
+
+extension AccountConfiguration {
+    /// The scopes an account requests when it names none: `openid` (an OpenID Connect login), except
+    /// for `json` accounts — WorkOS User Management issues no ID token, so `openid` (which makes the
+    /// login require one) would fail every login.
+    public var defaultScopes: [String] { tokenRequestFormat == .json ? [] : ["openid"] }
+}

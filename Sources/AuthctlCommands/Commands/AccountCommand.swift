@@ -88,12 +88,8 @@ enum AccountCommand: Command {
         guard let issuer = arguments.value("--issuer"), let clientID = arguments.value("--client-id") else {
             throw UsageError("'authctl account add' needs --issuer URL and --client-id ID")
         }
-        let format = try tokenRequestFormat(arguments)
-        // JSON-bodied providers (WorkOS User Management) issue no ID token: openid would fail the login.
-        let defaultScopes = format == .json ? [] : ["openid"]
         var configuration = AccountConfiguration(
-            name: account, issuer: issuer, clientID: clientID,
-            scopes: arguments.all("--scope").isEmpty ? defaultScopes : arguments.all("--scope"),
+            name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
             audience: arguments.value("--audience"), redirectHost: arguments.value("--redirect-host"),
             redirectPort: try arguments.integer("--redirect-port", in: 1...65_535),
             redirectPath: arguments.value("--redirect-path"))
@@ -122,7 +118,8 @@ enum AccountCommand: Command {
             }
             configuration.gitUsername = username
         }
-        configuration.tokenRequestFormat = format
+        configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
+        if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
