@@ -23,14 +23,16 @@ extension AccountConfiguration {
         }
     }
 
-    /// Normalised so that an absent and a default value compare equal: no scopes means `openid`,
-    /// redirect host 127.0.0.1 and path /callback are the defaults, empty manual endpoints are none.
+    /// Normalised so that an absent and a default value compare equal: no scopes means `defaultScopes`,
+    /// redirect host 127.0.0.1, path /callback and the form token
+    /// request format are the defaults, empty manual endpoints are none.
     public var securityProfile: SecurityProfile {
         var normalised = self
-        if normalised.scopes.isEmpty { normalised.scopes = ["openid"] }
+        if normalised.scopes.isEmpty { normalised.scopes = defaultScopes }
         if normalised.redirectHost == "127.0.0.1" { normalised.redirectHost = nil }
         if normalised.redirectPath == "/callback" { normalised.redirectPath = nil }
         normalised.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
+        if normalised.tokenRequestFormat == .form { normalised.tokenRequestFormat = nil }
         guard case .object(let fields)? = try? WireJSON.encodeValue(normalised) else {
             return SecurityProfile(fields: nil)
         }

@@ -26,12 +26,15 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var gitURLPrefix: String?
     /// The username `git-credential` answers with (default `oauth2`).
     public var gitUsername: String?
+    /// How token requests (code exchange, refresh) are encoded; nil is `form` (RFC 6749).
+    public var tokenRequestFormat: TokenRequestFormat?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
-        discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil
+        discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
+        tokenRequestFormat: TokenRequestFormat? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -48,6 +51,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.discoveryURL = discoveryURL
         self.gitURLPrefix = gitURLPrefix
         self.gitUsername = gitUsername
+        self.tokenRequestFormat = tokenRequestFormat
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -55,6 +59,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case discoveryURL = "discovery_url"
         case gitURLPrefix = "git_url_prefix"
         case gitUsername = "git_username"
+        case tokenRequestFormat = "token_request_format"
         case clientID = "client_id"
         case clientSecret = "client_secret"
         case redirectHost = "redirect_host"
@@ -83,7 +88,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             endpoints: try container.decodeIfPresent(ManualEndpoints.self, forKey: .endpoints),
             discoveryURL: try container.decodeIfPresent(String.self, forKey: .discoveryURL),
             gitURLPrefix: try container.decodeIfPresent(String.self, forKey: .gitURLPrefix),
-            gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername))
+            gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername),
+            tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat))
     }
 }
 

@@ -115,6 +115,19 @@ import Testing
         }
     }
 
+    @Test func theTokenRequestFormatIsFormOrJSON() throws {
+        func format(_ words: [String]) throws -> TokenRequestFormat? {
+            try AccountCommand.tokenRequestFormat(CommandLineArguments(
+                ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
+        }
+        #expect(try format([]) == nil)
+        #expect(try format(["--token-request-format", "json"]) == .json)
+        #expect(try format(["--token-request-format=form"]) == .form)
+        #expect(throws: UsageError("--token-request-format takes form or json, got 'xml'")) {
+            try format(["--token-request-format", "xml"])
+        }
+    }
+
     @Test func everyCommandIsFoundByItsName() {
         for command in commands {
             #expect(same(lookUp(command.name), command))

@@ -43,7 +43,7 @@ import TestSupport
     }
 
     @Test func justWithinTheLimitStillParses() throws {
-        let body = Array(#"{"access_token":"at","x":"#.utf8) + DeepJSON.arrays(63) + Array("}".utf8)
+        let body = Array(#"{"access_token":"at","token_type":"Bearer","x":"#.utf8) + DeepJSON.arrays(63) + Array("}".utf8)
         #expect(try TokenResponse.parse(Self.answer(body), now: Self.now).accessToken.revealString() == "at")
     }
 

@@ -67,7 +67,7 @@ import Testing
             Issue.record("callback must complete")
             return
         }
-        let tokens = try await client.exchangeCode(code, pendingLogin: login, metadata: outcome.metadata, client: config)
+        let tokens = try await client.exchangeCode(code, pendingLogin: login, metadata: outcome.metadata, client: config).tokens
         #expect(tokens.accessToken == Secret("shcat_abc") && tokens.refreshToken == Secret("shcrt_def"))
         #expect(tokens.idTokenClaims?.email == "buyer@example.com")
         #expect(tokens.expiresAt == time.now.timeIntervalSince1970 + 7200)
@@ -102,45 +102,5 @@ import Testing
         await #expect(throws: OIDCError.idToken(.nonceMismatch)) {
             try await client.exchangeCode(Secret("c"), pendingLogin: login, metadata: metadata, client: config)
         }
-    }
-
-    // WorkOS AuthKit through the User Management API: no discovery on api.workos.com, so the
-    // endpoints are configured; `provider=authkit` selects the hosted UI; public client + PKCE.
-    static let workOSMetadata = ProviderMetadata(
-        issuer: "https://api.workos.com/user_management/client_01HXYZ",
-        authorizationEndpoint: "https://api.workos.com/user_management/authorize",
-        tokenEndpoint: "https://api.workos.com/user_management/authenticate",
-        jwksURI: "https://api.workos.com/sso/jwks/client_01HXYZ")
-
-    @Test func workOSAuthKitAuthorizationAndTokenRequest() async throws {
-        let transport = FakeTransport()
-        let client = OIDCClient(transport: transport, time: TestTime().time)
-        let outcome = try await client.discover(issuer: Self.workOSMetadata.issuer, source: .manual(Self.workOSMetadata))
-        let config = ClientConfiguration(
-            clientID: "client_01HXYZ", scopes: [], extraParameters: [FormField("provider", "authkit")])
-        let request = try client.authorizationRequest(
-            metadata: outcome.metadata, client: config, redirectURI: try RedirectURI(port: 50123), randomBytes: countingRandom())
-        let login = request.pendingLogin
-        #expect(login.nonce == nil)
-        #expect(request.url.hasPrefix("https://api.workos.com/user_management/authorize?"))
-        #expect(queryFields(request.url) == [
-            FormField("response_type", "code"), FormField("client_id", "client_01HXYZ"),
-            FormField("redirect_uri", "http://127.0.0.1:50123/callback"), FormField("state", login.state),
-            FormField("code_challenge", PKCE(codeVerifier: login.codeVerifier).codeChallenge),
-            FormField("code_challenge_method", "S256"), FormField("provider", "authkit"),
-        ])
-        // WorkOS answers without token_type or expires_in.
-        transport.on("https://api.workos.com/user_management/authenticate", .json([
-            "user": ["id": "user_01", "email": "dev@example.com"], "access_token": "eyJ.workos.at", "refresh_token": "wos_rt",
-        ]))
-        let tokens = try await client.exchangeCode(Secret("01JCODE"), pendingLogin: login, metadata: outcome.metadata, client: config)
-        #expect(tokens.accessToken == Secret("eyJ.workos.at") && tokens.refreshToken == Secret("wos_rt"))
-        #expect(tokens.expiresAt == nil)
-        let tokenRequest = try #require(transport.requests.last)
-        #expect(tokenRequest.method == "POST" && tokenRequest.headers["Authorization"] == nil)
-        #expect(formFields(tokenRequest.body) == [
-            "grant_type": "authorization_code", "code": "01JCODE", "redirect_uri": "http://127.0.0.1:50123/callback",
-            "code_verifier": login.codeVerifier.revealString(), "client_id": "client_01HXYZ",
-        ])
     }
 }

@@ -57,7 +57,7 @@ import Testing
         let full = try parse(["access_token": "a", "token_type": "bearer", "expires_in": "60", "refresh_token": "r", "scope": "x y"])
         #expect(full.accessToken == Secret("a") && full.expiresIn == 60 && full.refreshToken == Secret("r") && full.scope == "x y")
         #expect(try parse(["access_token": "a", "token_type": "Bearer"]).expiresIn == nil)
-        #expect(try parse(["access_token": "a"]).tokenType == "Bearer")
+        #expect(throws: OIDCError.unsupportedTokenType("")) { try parse(["access_token": "a"]) }  // form answers need a type
         #expect(throws: OIDCError.unsupportedTokenType("DPoP")) { try parse(["access_token": "a", "token_type": "DPoP"]) }
         #expect(throws: OIDCError.self) { try parse(["token_type": "Bearer"]) }
         #expect(throws: OIDCError.self) { try parse(["access_token": "a", "expires_in": -5]) }

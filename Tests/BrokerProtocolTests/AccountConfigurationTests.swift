@@ -12,7 +12,7 @@ import Testing
             userinfo: "https://idp.example/u", deviceAuthorization: "https://idp.example/d",
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
-        gitURLPrefix: "https://git.example.com/", gitUsername: "bot")
+        gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -67,6 +67,9 @@ import Testing
     /// Another value of the same JSON type.
     static func changed(_ value: JSONValue) -> JSONValue {
         switch value {
+        // An enumerated value changes to another member (json → form, the default: still a change).
+        case .string(let text) where TokenRequestFormat(rawValue: text) != nil:
+            return .string(TokenRequestFormat.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text): return .string(text + "x")
         case .number(let literal): return .number(literal + "1")
         case .bool(let flag): return .bool(!flag)
@@ -76,5 +79,27 @@ import Testing
             return .object(members)
         case .null: return .string("x")
         }
+    }
+}
+
+@Suite struct TokenRequestFormatProfileTests {
+    /// `form` is the default: stating it keeps the tokens, switching to json logs the account out.
+    @Test func anAbsentFormatIsForm() {
+        var stated = AccountConfigurationTests.everyField
+        stated.tokenRequestFormat = .form
+        var absent = stated
+        absent.tokenRequestFormat = nil
+        #expect(stated.securityProfile == absent.securityProfile)
+        var json = stated
+        json.tokenRequestFormat = .json
+        #expect(json.securityProfile != absent.securityProfile)
+    }
+
+    /// A json account names no scope by default (WorkOS issues no ID token); others ask for openid.
+    @Test func defaultScopesFollowTheFormat() {
+        var configuration = AccountConfiguration(name: "w", issuer: "https://i", clientID: "c")
+        #expect(configuration.defaultScopes == ["openid"])
+        configuration.tokenRequestFormat = .json
+        #expect(configuration.defaultScopes.isEmpty)
     }
 }

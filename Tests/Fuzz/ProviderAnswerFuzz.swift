@@ -2,7 +2,8 @@
 // the real BrokerCore module (built by run-fuzzers.sh with -enable-testing). The first byte picks
 // the parser; the rest is the body. Invariants beyond memory safety and no stack overflow:
 // - the nesting gate decides first: a body it refuses never parses, and the error says why;
-// - whatever parses satisfies the parser's contract (Bearer, non-empty token, bounded numbers).
+// - whatever parses satisfies the parser's contract (Bearer, non-empty token, bounded numbers,
+//   a displayable user id), for form and json token answers alike.
 import FoundationEssentials
 import JSONLimits
 @testable import BrokerCore
@@ -20,7 +21,7 @@ public func fuzzProviderAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let tooDeep = (try? JSONNesting.check(body)) == nil
     let answer = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
     switch selector % 8 {
-    case 0: checkToken(answer, tooDeep: tooDeep)
+    case 0: checkToken(answer, tooDeep: tooDeep, format: selector & 0x80 == 0 ? .form : .json)
     case 1: checkError(HTTPResponse(status: 400, body: body))
     case 2: checkUserInfo(answer, tooDeep: tooDeep)
     case 3: checkDevice(answer, tooDeep: tooDeep)
@@ -37,12 +38,14 @@ private func expectDepthError(_ text: String, tooDeep: Bool) {
     if tooDeep { precondition(text.contains("deeper than 64 levels"), "too-deep body gave: \(text)") }
 }
 
-private func checkToken(_ answer: HTTPResponse, tooDeep: Bool) {
+private func checkToken(_ answer: HTTPResponse, tooDeep: Bool, format: TokenRequestFormat) {
     do throws(OIDCError) {
-        let token = try TokenResponse.parse(answer, now: now)
+        let token = try TokenResponse.parse(answer, now: now, format: format)
         precondition(!tooDeep, "a too-deep token answer parsed")
         precondition(token.tokenType == "Bearer" && !token.accessToken.revealString().isEmpty)
         precondition(token.expiresIn.map { (0..<1_000_000_000).contains($0) } ?? true)
+        // The user id is displayed: printable ASCII without spaces, 1–255 bytes.
+        precondition(token.userID.map { (1...255).contains($0.utf8.count) && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) } } ?? true)
     } catch {
         expectDepthError(error.description, tooDeep: tooDeep)
     }

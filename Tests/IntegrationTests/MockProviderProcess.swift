@@ -19,6 +19,8 @@ final class MockProviderProcess: Sendable {
         var revocations: Int
         var familyRevocations: Int
         var authorizationRequests: Int
+        var nonJSONAuthenticateRequests: Int
+        var endedSessions: Int
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on
@@ -77,6 +79,11 @@ final class MockProviderProcess: Sendable {
         let answer = try await client.send(
             HTTPClientRequest(url: issuer + "/userinfo", headers: HTTPHeaders([("Authorization", "Bearer \(token)")])))
         return answer.status == 200
+    }
+
+    /// The status of a plain GET of `path` (e.g. a logout URL the browser would open).
+    func get(_ path: String) async throws -> Int {
+        try await client.send(HTTPClientRequest(url: issuer + path)).status
     }
 
     /// Plays the browser: GETs the authorization URL and follows its redirect to the daemon's

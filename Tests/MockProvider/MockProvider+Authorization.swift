@@ -7,7 +7,7 @@ extension MockProvider {
     /// Checks the request like a real provider, then redirects straight back: `code` + `state`
     /// (+ `iss`), or `error=access_denied` when consent is denied. Requests that cannot be
     /// redirected safely (unknown client, non-loopback redirect) get a 400 page instead.
-    func authorize(_ request: HTTPRequest) -> HTTPResponse {
+    func authorize(_ request: HTTPRequest, sendsIss: Bool = true) -> HTTPResponse {
         let fields = Dictionary(((try? request.queryFields()) ?? []).map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let configuration = state.withLock { state in
             state.stats.authorizationRequests += 1
@@ -39,7 +39,7 @@ extension MockProvider {
             answer = [FormField("code", code)]
         }
         if let state = fields["state"] { answer.append(FormField("state", state)) }
-        if configuration.issParameter {
+        if sendsIss && configuration.issParameter {
             answer.append(FormField("iss", configuration.authorizationResponseIssuer ?? issuer))
         }
         return MockResponse.redirect(to: MockResponse.appending(answer, to: redirectURI))

@@ -17,27 +17,52 @@ extension MockProvider {
 
     /// RFC 6749 §4.1.3 + RFC 7636 §4.6: single-use code, same redirect URI, S256 verifier.
     private func exchangeCode(_ fields: [String: String]) -> HTTPResponse {
+        switch redeemCode(fields, redirectURI: fields["redirect_uri"]) {
+        case .failure(let refusal): refusal.response
+        case .success(let grant): issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce)
+        }
+    }
+
+    /// Takes the single-use code and checks its PKCE verifier (and, when given, that the redirect
+    /// URI is the authorization request's: WorkOS's authenticate takes none).
+    func redeemCode(_ fields: [String: String], redirectURI: String?) -> Result<MockProviderState.AuthorizationGrant, Refusal> {
         let grant: MockProviderState.AuthorizationGrant? = state.withLock { state in
             state.stats.codeExchanges += 1
             if let verifier = fields["code_verifier"] { state.receivedCodeVerifiers.append(verifier) }
             return fields["code"].flatMap { state.codes.removeValue(forKey: $0) }
         }
-        guard let grant, grant.redirectURI == fields["redirect_uri"] else {
-            return MockResponse.oauthError("invalid_grant", description: "unknown, used or mismatched code")
+        guard let grant, redirectURI == nil || grant.redirectURI == redirectURI else {
+            return .failure(Refusal(MockResponse.oauthError("invalid_grant", description: "unknown, used or mismatched code")))
         }
         let challenge = Base64URL.encode(SHA256.hash(Array((fields["code_verifier"] ?? "").utf8)))
         guard challenge == grant.codeChallenge else {
-            return MockResponse.oauthError("invalid_grant", description: "PKCE verification failed")
+            return .failure(Refusal(MockResponse.oauthError("invalid_grant", description: "PKCE verification failed")))
         }
-        return issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce)
+        return .success(grant)
+    }
+
+    /// An error answer, as the failure of a `Result`.
+    struct Refusal: Error {
+        let response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
     }
 
     /// RFC 6749 §6 with rotation and reuse detection: a retired refresh token used again
     /// revokes its family, as real providers do.
     private func refresh(_ fields: [String: String]) -> HTTPResponse {
-        let family: Int? = state.withLock { state in
+        guard let family = redeemRefreshToken(fields["refresh_token"]) else {
+            return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid")
+        }
+        let scope = state.withLock { $0.families[family].scope }
+        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"])
+    }
+
+    /// The family of a usable refresh token, retiring it when rotating; nil for an unknown,
+    /// revoked or reused one (reuse revokes the whole family when detection is on).
+    func redeemRefreshToken(_ token: String?) -> Int? {
+        state.withLock { state in
             state.stats.refreshes += 1
-            guard let token = fields["refresh_token"], let record = state.refreshTokens[token] else { return nil }
+            guard let token, let record = state.refreshTokens[token] else { return nil }
             switch record.status {
             case .revoked: return nil
             case .rotatedOut:
@@ -52,9 +77,6 @@ extension MockProvider {
             if state.configuration.rotateRefreshTokens { state.refreshTokens[token]?.status = .rotatedOut }
             return record.family
         }
-        guard let family else { return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid") }
-        let scope = state.withLock { $0.families[family].scope }
-        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"])
     }
 
     /// RFC 8628 §3.4–3.5, following the configured script.

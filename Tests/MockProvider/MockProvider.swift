@@ -117,6 +117,7 @@ struct MockRouter: HTTPHandler {
                 return MockResponse.fault(fault)
             }
         }
+        if path.hasPrefix("/user_management/") { return provider.userManagement(endpoint, request) }
         return provider.answer(endpoint, request)
     }
 
@@ -131,6 +132,10 @@ struct MockRouter: HTTPHandler {
         "/userinfo": ("userinfo", "GET"),
         "/device_authorization": ("device", "POST"),
         "/end_session": ("end_session", "GET"),
+        // WorkOS User Management (`MockProviderConfiguration.userManagement`), same fault names.
+        "/user_management/authorize": ("authorize", "GET"),
+        "/user_management/authenticate": ("token", "POST"),
+        "/user_management/sessions/logout": ("end_session", "GET"),
     ]
 }
 

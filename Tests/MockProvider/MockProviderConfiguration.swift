@@ -52,6 +52,12 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     public var deviceInterval = 1
     public var deviceCodeLifetime = 600
 
+    /// WorkOS User Management mode: `/user_management/authorize` (requires `provider=authkit`),
+    /// `/user_management/authenticate` (JSON bodies only; answers with a JWT access token, a
+    /// rotated refresh token and a `user`, no token_type/expires_in/ID token) and
+    /// `/user_management/sessions/logout?session_id=`. Off: those paths answer 404.
+    public var userManagement = false
+
     public init() {}
 }
 
@@ -128,6 +134,9 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     public var clientAuthenticationFailures = 0
     /// Whether the last end_session request carried an ID token this provider issued.
     public var lastEndSessionHadValidIDTokenHint: Bool?
+    /// User Management: authenticate requests refused for not being JSON, and sessions ended.
+    public var nonJSONAuthenticateRequests = 0
+    public var endedSessions = 0
 
     public init() {}
 }

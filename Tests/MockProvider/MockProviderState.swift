@@ -50,6 +50,8 @@ struct MockProviderState {
     /// test can look for them where they must not appear (`MockProvider.secrets`).
     var issuedCodes: [String] = []
     var receivedCodeVerifiers: [String] = []
+    /// User Management sessions (the access tokens' `sid`) → refresh-token family.
+    var sessions: [String: Int] = [:]
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {

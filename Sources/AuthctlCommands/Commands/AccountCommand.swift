@@ -35,6 +35,8 @@ enum AccountCommand: Command {
           --git-url-prefix URL         answer `authctl git-credential` for git remotes
                                        starting with URL (e.g. https://git.example.com/)
           --git-username NAME          the username git-credential answers (default oauth2)
+          --token-request-format F     form (default, RFC 6749) or json (WorkOS User
+                                       Management's authenticate endpoint; no default scope)
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
@@ -57,7 +59,7 @@ enum AccountCommand: Command {
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"),
+        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -98,8 +100,7 @@ enum AccountCommand: Command {
             throw UsageError("'authctl account add' needs --issuer URL and --client-id ID")
         }
         var configuration = AccountConfiguration(
-            name: account, issuer: issuer, clientID: clientID,
-            scopes: arguments.all("--scope").isEmpty ? ["openid"] : arguments.all("--scope"),
+            name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
             audience: arguments.value("--audience"), redirectHost: arguments.value("--redirect-host"),
             redirectPort: try arguments.integer("--redirect-port", in: 1...65_535),
             redirectPath: arguments.value("--redirect-path"), redirectURI: try redirectURI(arguments))
@@ -128,6 +129,8 @@ enum AccountCommand: Command {
             }
             configuration.gitUsername = username
         }
+        configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
+        if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
@@ -159,6 +162,15 @@ enum AccountCommand: Command {
             try HandlerRegistration.removeUnused(removed, remaining: remaining, context: context)
         }
         return ExitCode.success
+    }
+
+    /// `--token-request-format form|json`; nil when not given (the daemon's default, form).
+    static func tokenRequestFormat(_ arguments: CommandLineArguments) throws -> TokenRequestFormat? {
+        guard let text = arguments.value("--token-request-format") else { return nil }
+        guard let format = TokenRequestFormat(rawValue: text) else {
+            throw UsageError("--token-request-format takes form or json, got '\(text)'")
+        }
+        return format
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {

@@ -78,7 +78,8 @@ extension AccountConfiguration {
         }
         return ClientConfiguration(
             clientID: clientID, authentication: authentication, scopes: scopes, audience: audience,
-            extraParameters: extraParameters.sorted { $0.key < $1.key }.map { FormField($0.key, $0.value) })
+            extraParameters: extraParameters.sorted { $0.key < $1.key }.map { FormField($0.key, $0.value) },
+            tokenRequestFormat: tokenRequestFormat ?? .form)
     }
 
     /// Metadata from manually configured endpoints (providers without discovery).

@@ -33,7 +33,7 @@ enum AccountValidation {
             // It becomes a `username=` line of git's credential protocol: a newline would inject another key.
             return invalid("The git username must be non-empty and contain no control characters.")
         }
-        if configuration.scopes.isEmpty { configuration.scopes = ["openid"] }
+        if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")
         }

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProtocol
 
 /// How the client authenticates at the token, revocation and device endpoints (RFC 6749 §2.3).
 public enum ClientAuthentication: Sendable, Equatable {
@@ -34,11 +35,13 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var extraParameters: [FormField]
     /// Where the provider sends the browser after RP-initiated logout, when registered.
     public var postLogoutRedirectURI: String?
+    /// How the code exchange and the refresh are encoded (`TokenEndpointGrant.request`).
+    public var tokenRequestFormat: TokenRequestFormat
 
     public init(
         clientID: String, authentication: ClientAuthentication = .none, scopes: [String] = ["openid"],
         resources: [String] = [], audience: String? = nil, extraParameters: [FormField] = [],
-        postLogoutRedirectURI: String? = nil
+        postLogoutRedirectURI: String? = nil, tokenRequestFormat: TokenRequestFormat = .form
     ) {
         self.clientID = clientID
         self.authentication = authentication
@@ -47,6 +50,7 @@ public struct ClientConfiguration: Sendable, Equatable {
         self.audience = audience
         self.extraParameters = extraParameters
         self.postLogoutRedirectURI = postLogoutRedirectURI
+        self.tokenRequestFormat = tokenRequestFormat
     }
 
     /// True when `openid` is among the scopes: the login is an OpenID Connect one.

@@ -5,15 +5,18 @@ import Synchronization
 /// What a successful login yields: the tokens, their ID token validated.
 public struct LoginResult: Sendable, Equatable {
     public var tokens: TokenSet
+    /// The user the token answer named outside an ID token (`TokenResponse.userID`).
+    public var answeredUserID: String?
 
-    public init(tokens: TokenSet) {
+    public init(tokens: TokenSet, answeredUserID: String? = nil) {
         self.tokens = tokens
+        self.answeredUserID = answeredUserID
     }
 
     /// The validated ID token claims (nil for a plain OAuth login without `openid`).
     public var claims: IDTokenClaims? { tokens.idTokenClaims }
-    /// The signed-in user (`sub`), when the login returned an ID token.
-    public var subject: String? { claims?.subject }
+    /// The signed-in user: the ID token's `sub`, else the answer's user id (WorkOS `user.id`).
+    public var subject: String? { claims?.subject ?? answeredUserID }
 }
 
 /// A login the broker waits on: the loopback redirect flow (`LoginSession`) or the device

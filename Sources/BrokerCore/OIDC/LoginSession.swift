@@ -217,8 +217,7 @@ public final class LoginSession: LoginFlow {
     private func exchange(_ code: Secret) async -> Result<LoginResult, OIDCError> {
         let (client, pendingLogin, metadata, configuration) = (client, pendingLogin, metadata, configuration)
         return await ProviderTask.run { () async throws(OIDCError) in
-            LoginResult(tokens: try await client.exchangeCode(
-                code, pendingLogin: pendingLogin, metadata: metadata, client: configuration))
+            try await client.exchangeCode(code, pendingLogin: pendingLogin, metadata: metadata, client: configuration)
         }
     }
 

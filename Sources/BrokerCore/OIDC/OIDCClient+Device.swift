@@ -27,10 +27,6 @@ extension OIDCClient {
     ) async throws(OIDCError) -> TokenSet {
         var state = DevicePollState(authorization: authorization, startedAt: time.elapsed())
         var action = state.start(at: time.elapsed())
-        let fields = [
-            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-            ("device_code", authorization.deviceCode.revealString()),
-        ]
         while true {
             switch action {
             case .failed(let error):
@@ -47,7 +43,7 @@ extension OIDCClient {
                 guard control.beginRequest() else { throw .cancelled }
                 let result: Result<TokenResponse, OIDCError>
                 do throws(OIDCError) {
-                    result = .success(try await tokenRequest(fields, metadata: metadata, client: client))
+                    result = .success(try await tokenRequest(.deviceCode(authorization.deviceCode), metadata: metadata, client: client))
                 } catch {
                     result = .failure(error)
                 }

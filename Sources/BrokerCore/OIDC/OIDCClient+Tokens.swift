@@ -6,27 +6,25 @@ import FoundationEssentials
 extension OIDCClient {
     /// Exchanges the authorization code (RFC 6749 §4.1.3 + RFC 7636 §4.5) and validates the
     /// ID token against the pending login's nonce. An OpenID Connect login (one with a nonce)
-    /// must yield an ID token.
+    /// must yield an ID token; without one the answer's user id (WorkOS) names the user.
     public func exchangeCode(_ code: Secret, pendingLogin: PendingAuthorization, metadata: ProviderMetadata, client: ClientConfiguration)
-        async throws(OIDCError) -> TokenSet
+        async throws(OIDCError) -> LoginResult
     {
         // The pending login was made for one provider; never send its verifier to another.
         guard pendingLogin.issuer == metadata.issuer else {
             throw .issuerMismatch(expected: pendingLogin.issuer, found: metadata.issuer)
         }
-        let fields = [
-            ("grant_type", "authorization_code"), ("code", code.revealString()),
-            ("redirect_uri", pendingLogin.redirectURI.description),
-            ("code_verifier", pendingLogin.codeVerifier.revealString()),
-        ]
-        let response = try await tokenRequest(fields, metadata: metadata, client: client)
+        let grant = TokenEndpointGrant.authorizationCode(
+            code: code, codeVerifier: pendingLogin.codeVerifier, redirectURI: pendingLogin.redirectURI.description)
+        let response = try await tokenRequest(grant, metadata: metadata, client: client)
         guard response.idToken != nil || pendingLogin.nonce == nil else {
             throw .idToken(.malformed("the token response has no id_token although the openid scope was requested"))
         }
         _ = try await validateIDToken(
             response, metadata: metadata, client: client, expectation: .login(nonce: pendingLogin.nonce))
         let scope = pendingLogin.scopes.isEmpty ? nil : pendingLogin.scopes.joined(separator: " ")
-        return TokenSet(response, requestedScope: scope, receivedAt: time.now())
+        return LoginResult(
+            tokens: TokenSet(response, requestedScope: scope, receivedAt: time.now()), answeredUserID: response.userID)
     }
 
     /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
@@ -37,22 +35,21 @@ extension OIDCClient {
         async throws(OIDCError) -> TokenSet
     {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
-        var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken.revealString())]
-        if !client.scopes.isEmpty { fields.append(("scope", client.scopeParameter)) }
-        let response = try await tokenRequest(fields, metadata: metadata, client: client)
+        let scope = client.scopes.isEmpty ? nil : client.scopeParameter
+        let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: metadata, client: client)
         let expectation: IDTokenExpectation =
             tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject) } ?? .login(nonce: nil)
         _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
         return TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens)
     }
 
-    /// POSTs a grant to the token endpoint and parses the answer.
-    func tokenRequest(_ fields: [(String, String)], metadata: ProviderMetadata, client: ClientConfiguration)
+    /// POSTs a grant to the token endpoint in the client's format and parses the answer.
+    func tokenRequest(_ grant: TokenEndpointGrant, metadata: ProviderMetadata, client: ClientConfiguration)
         async throws(OIDCError) -> TokenResponse
     {
         let endpoint = try metadata.endpoint(.token)
-        let response = try await OIDCHTTP.send(OIDCHTTP.formPost(endpoint, fields: fields, client: client), transport)
-        return try TokenResponse.parse(response, now: time.now())
+        let response = try await OIDCHTTP.send(grant.request(to: endpoint, client: client), transport)
+        return try TokenResponse.parse(response, now: time.now(), format: client.tokenRequestFormat)
     }
 
     /// Validates the answer's ID token, if any, against the provider's JWKS. Only validated ID

@@ -50,7 +50,7 @@ public final class OIDCClient: Sendable {
     public func logoutURL(metadata: ProviderMetadata, client: ClientConfiguration, tokens: TokenSet?, state: String? = nil)
         throws(OIDCError) -> String
     {
-        try EndSession.logoutURL(metadata: metadata, client: client, idToken: tokens?.idToken, state: state)
+        try EndSession.logoutURL(metadata: metadata, client: client, tokens: tokens, state: state)
     }
 
     /// Fetches userinfo with the access token; checks `sub` against the ID token's when known.

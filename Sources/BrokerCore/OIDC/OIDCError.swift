@@ -91,6 +91,9 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(endpoint) answered HTTP \(status)"
         case .malformedResponse(let endpoint, let reason):
             "\(endpoint) sent an unusable answer: \(reason)"
+        case .unsupportedTokenType(let type) where type.isEmpty:
+            "the token answer has no token_type, which RFC 6749 requires; if the provider takes JSON token requests "
+                + "(WorkOS User Management), set the account's token request format to json"
         case .unsupportedTokenType(let type):
             "the provider issued a '\(type)' token; only Bearer tokens are supported"
         case .transport(let error):

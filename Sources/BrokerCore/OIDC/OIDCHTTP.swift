@@ -40,6 +40,19 @@ enum OIDCHTTP {
         return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: Array(FormURLEncoding.encode(body.map { FormField($0.0, $0.1) }).utf8))
     }
 
+    /// A JSON POST to `url` carrying `fields`, `client_id` and, for a confidential client, its
+    /// `client_secret` in the body (WorkOS User Management authenticates clients only that way).
+    static func jsonPost(_ url: EndpointURL, fields: [(String, String)], client: ClientConfiguration) -> HTTPClientRequest {
+        var object = [String: JSONValue](fields.map { ($0.0, .string($0.1)) }, uniquingKeysWith: { first, _ in first })
+        object["client_id"] = .string(client.clientID)
+        switch client.authentication {
+        case .none: break
+        case .clientSecretBasic(let secret), .clientSecretPost(let secret): object["client_secret"] = .string(secret.revealString())
+        }
+        let headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
+        return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: WireJSON.serialize(.object(object)))
+    }
+
     /// `Basic base64(urlencode(id) ":" urlencode(secret))`, RFC 6749 §2.3.1.
     static func basicAuthorization(clientID: String, secret: Secret) -> String {
         let credentials = FormURLEncoding.encodeComponent(clientID) + ":"
@@ -59,13 +72,17 @@ enum OIDCHTTP {
         }
     }
 
-    /// The error for a non-success answer: the §5.2 error when the body carries one, else the
-    /// bare status (also when the body nests too deep to be read). Retry-After is read either way.
+    /// The error for a non-success answer: the §5.2 error when the body carries one — or WorkOS's
+    /// own `{"code", "message"}` shape (its authentication errors, e.g. `mfa_enrollment`), read the
+    /// same way — else the bare status (also when the body nests too deep to be read). Retry-After
+    /// is read either way.
     static func failure(_ response: HTTPResponse, endpoint: String, now: Date) -> OIDCError {
         let retryAfter = RetryAfter.from(response.headers, now: now)
-        if let object = try? ProviderJSON.object(from: response.body), let code = object["error"]?.stringValue {
+        if let object = try? ProviderJSON.object(from: response.body),
+            let code = object["error"]?.stringValue ?? object["code"]?.stringValue
+        {
             let error = OAuthErrorResponse(
-                error: code, errorDescription: object["error_description"]?.stringValue,
+                error: code, errorDescription: (object["error_description"] ?? object["message"])?.stringValue,
                 errorURI: object["error_uri"]?.stringValue)
             return .oauthError(error, status: response.status, retryAfter: retryAfter)
         }

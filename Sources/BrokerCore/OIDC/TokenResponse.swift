@@ -15,10 +15,13 @@ public struct TokenResponse: Sendable, Equatable {
     public var idToken: Secret?
     /// The granted scope when the provider states it (it may differ from the requested one).
     public var scope: String?
+    /// The signed-in user as the answer names it outside an ID token: WorkOS User Management's
+    /// `user.id`. Display only (status, "Signed in … as"); an ID token's `sub` takes precedence.
+    public var userID: String?
 
     public init(
         accessToken: Secret, tokenType: String = "Bearer", expiresIn: Int? = nil, refreshToken: Secret? = nil,
-        idToken: Secret? = nil, scope: String? = nil
+        idToken: Secret? = nil, scope: String? = nil, userID: String? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -26,21 +29,26 @@ public struct TokenResponse: Sendable, Equatable {
         self.refreshToken = refreshToken
         self.idToken = idToken
         self.scope = scope
+        self.userID = userID
     }
 
     /// Parses an answer of the token endpoint (or of device-code polling). A 200 must be a JSON
     /// object with a non-empty `access_token`; `token_type` must be Bearer (case-insensitive,
-    /// RFC 6749 §5.1) — or absent, which some providers (WorkOS User Management) do, and which
-    /// is read as Bearer. Anything else is a §5.2 error or a bare HTTP status.
-    public static func parse(_ response: HTTPResponse, endpoint: String = "token_endpoint", now: Date)
-        throws(OIDCError) -> TokenResponse
-    {
+    /// RFC 6749 §5.1, which makes it required). Only answers to `json` requests may omit it (WorkOS
+    /// User Management never sends one), and are read as Bearer. Anything else is a §5.2 error or a
+    /// bare HTTP status.
+    public static func parse(
+        _ response: HTTPResponse, endpoint: String = "token_endpoint", now: Date, format: TokenRequestFormat = .form
+    ) throws(OIDCError) -> TokenResponse {
         guard response.status == 200 else { throw OIDCHTTP.failure(response, endpoint: endpoint, now: now) }
         let object = try OIDCHTTP.jsonObject(response, endpoint: endpoint)
         guard let access = object["access_token"]?.stringValue, !access.isEmpty else {
             throw .malformedResponse(endpoint: endpoint, reason: "no access_token")
         }
-        let type = object["token_type"]?.stringValue ?? "Bearer"
+        // Missing in a form answer: terminal like a foreign type (retrying gets the same answer).
+        guard let type = object["token_type"]?.stringValue ?? (format == .json ? "Bearer" : nil) else {
+            throw .unsupportedTokenType("")
+        }
         guard type.lowercased() == "bearer" else { throw .unsupportedTokenType(ProviderText.sanitize(type)) }
         var expiresIn: Int?
         if let value = object["expires_in"], value != .null {
@@ -53,7 +61,16 @@ public struct TokenResponse: Sendable, Equatable {
             accessToken: Secret(access), tokenType: "Bearer", expiresIn: expiresIn,
             refreshToken: object["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) },
             idToken: object["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) },
-            scope: object["scope"]?.stringValue)
+            scope: object["scope"]?.stringValue, userID: userID(object["user"]))
+    }
+
+    /// The answer's `user.id` when it is a plain identifier (printable ASCII, at most 255 bytes, as
+    /// WorkOS's `user_01…` ids are); anything else is ignored — it is only ever displayed.
+    static func userID(_ user: JSONValue?) -> String? {
+        guard case .object(let fields)? = user, let id = fields["id"]?.stringValue, (1...255).contains(id.utf8.count),
+            id.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
+        else { return nil }
+        return id
     }
 }
 
@@ -66,8 +83,8 @@ extension TokenResponse {
     /// second half, `RefreshPolicy.effectiveExpiry(of:)`, then assumes `RefreshPolicy.assumedLifetime`.
     public func statedExpiry(receivedAt now: Date) -> Double? {
         if let expiresIn { return now.timeIntervalSince1970 + Double(expiresIn) }
-        guard let jws = try? JWSCompact.parse(accessToken.revealString()),
-            let exp = (try? ProviderJSON.object(from: jws.payload))?["exp"]?.doubleValue, exp.isFinite, exp > now.timeIntervalSince1970
+        guard let exp = AccessTokenClaims.unverified(accessToken)?["exp"]?.doubleValue, exp.isFinite,
+            exp > now.timeIntervalSince1970
         else { return nil }
         return exp
     }
