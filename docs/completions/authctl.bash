@@ -15,11 +15,11 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme"
+    --scheme --redirect-uri --token-request-format"
 _authctl_value_options=$(echo $_authctl_value_options)
 
-_authctl_commands="login logout token status account exec header kube-credential git-credential rekey ping
-    version help"
+_authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
+    ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
 _authctl() {
@@ -62,6 +62,9 @@ _authctl() {
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
             return ;;
+        --token-request-format)
+            COMPREPLY=($(compgen -W "form json" -- "$cur"))
+            return ;;
     esac
     # Options whose values cannot be completed.
     [[ " $_authctl_value_options " == *" $prev "* ]] && return
@@ -82,7 +85,7 @@ _authctl() {
 
     local options="" accounts=no
     case $command in
-        login) options="--no-browser --timeout --device --help"; accounts=yes ;;
+        login) options="--no-browser --timeout --device --no-register --help"; accounts=yes ;;
         logout) options="--help"; accounts=yes ;;
         token) options="--min-ttl --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
@@ -97,14 +100,15 @@ _authctl() {
             return ;;
         account)
             case $sub in
-                "") COMPREPLY=($(compgen -W "add list show remove apply" -- "$cur")); return ;;
+                "") COMPREPLY=($(compgen -W "add list show remove apply register-handler" -- "$cur")); return ;;
                 add) options="--issuer --client-id --client-secret-file --scope --audience --redirect-host
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
-                    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username" ;;
+                    --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
+                    --token-request-format" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
-                remove) accounts=yes ;;
+                remove|register-handler) accounts=yes ;;
             esac ;;
         *) options="--help" ;;
     esac

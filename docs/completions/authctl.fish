@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account exec header kube-credential git-credential rekey ping version help
+set -l __authctl_commands login logout token status account exec header kube-credential git-credential callback rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -61,6 +61,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a git-credential -d 'git credential helper'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a callback -d 'hand a redirect URL to the waiting login'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a rekey -d 're-encrypt secrets under a new key'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a ping -d 'check that the daemon is running'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
@@ -77,13 +78,14 @@ complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
 complete -c authctl -n '__authctl_using login' -l no-browser -d 'only print the URL'
 complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after SECONDS'
 complete -c authctl -n '__authctl_using login' -l device -d 'use the device authorization grant'
+complete -c authctl -n '__authctl_using login' -l no-register -d 'do not register the desktop scheme handler'
 complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must stay valid this long'
 complete -c authctl -n '__authctl_using token status' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
 
-complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove apply'
+complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove apply register-handler'
 complete -c authctl -n '__authctl_account_sub apply' -F -d 'accounts file'
-complete -c authctl -n '__authctl_account_sub show remove' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_account_sub show remove register-handler' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_account_sub list show' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_account_sub add' -l issuer -x -d "the provider's issuer URL"
 complete -c authctl -n '__authctl_account_sub add' -l client-id -x -d 'the OAuth client id'
@@ -93,6 +95,8 @@ complete -c authctl -n '__authctl_account_sub add' -l audience -x -d 'the audien
 complete -c authctl -n '__authctl_account_sub add' -l redirect-host -x -a '127.0.0.1 localhost ::1' -d 'loopback redirect host'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-port -x -d 'fixed redirect port'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redirect path'
+complete -c authctl -n '__authctl_account_sub add' -l redirect-uri -x -d 'private-use scheme redirect URI'
+complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a 'form json' -d 'token request encoding'
 complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
 complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
 complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'

@@ -25,7 +25,7 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token status account exec header kube-credential git-credential rekey ping version help" authctl ""
+expect "login logout token status account exec header kube-credential git-credential callback rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w
@@ -33,7 +33,9 @@ expect "" authctl --socket /down.sock login ""
 expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
-expect "add list show remove apply" authctl account ""
+expect "add list show remove apply register-handler" authctl account ""
+expect "form json" authctl account add x --token-request-format ""
+expect "--no-register" authctl login --no-r
 expect "git.example work" authctl exec ""
 expect "--env --min-ttl --help" authctl exec work --
 expect "" authctl exec work --env ""
@@ -44,7 +46,7 @@ expect "" authctl git-credential get ""
 expect "--git-url-prefix --git-username" authctl account add work --git
 expect "git.example work" authctl account remove ""
 expect "" authctl status work ""
-expect "--redirect-host --redirect-port --redirect-path" authctl account add work --red
+expect "--redirect-host --redirect-port --redirect-path --redirect-uri" authctl account add work --red
 expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
