@@ -1,4 +1,4 @@
-import BrokerHTTP
+@testable import BrokerHTTP
 import Testing
 import TestSupport
 
@@ -49,6 +49,23 @@ import TestSupport
         }
         #expect(host == "127.0.0.1")
         #expect(error?.isTransient == false)
+    }
+
+    /// Loading the system trust store is tens of ms of CPU: never in `init`, which async callers
+    /// run on the cooperative pool, and never for a client that only talks plain loopback http.
+    @Test func theSystemTrustStoreIsLoadedAtTheFirstHTTPSConnectionNotInInit() async throws {
+        let plain = try TestHTTPServer.answering("plain")
+        defer { plain.stop() }
+        let tls = try TestHTTPServer.answering("x", tls: .init(certificate: certificates.localhost))
+        defer { tls.stop() }
+        let client = try client(trustingCA: false)
+        #expect(!client.hasTLSContext)
+        #expect(try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(plain.port)/")).status == 200)
+        #expect(!client.hasTLSContext)
+        _ = await failure("https://127.0.0.1:\(tls.port)/", client: client)
+        #expect(client.hasTLSContext)
+        // A configured CA file is read at once, where a wrong path can be reported.
+        #expect(try self.client().hasTLSContext)
     }
 
     @Test func expiredCertificateIsRefused() async throws {

@@ -61,7 +61,7 @@ final class BrokerHarness: @unchecked Sendable {
     // MARK: the daemon
 
     /// Starts `authbrokerd --socket SOCKET` (plus `arguments`) and waits until `authctl ping` answers.
-    func startDaemon(_ arguments: [String] = [], timeout: Double = 20) async throws {
+    func startDaemon(_ arguments: [String] = [], timeout: Double = 60) async throws {
         let log = root + "/daemon-\(daemonLogs.count).log"
         daemonLogs.append(log)
         let process = try SpawnedProcess(
@@ -72,7 +72,7 @@ final class BrokerHarness: @unchecked Sendable {
     }
 
     /// Waits until `authctl ping` succeeds, or throws when `process` died or time ran out.
-    func waitUntilServing(_ process: SpawnedProcess, timeout: Double = 20) async throws {
+    func waitUntilServing(_ process: SpawnedProcess, timeout: Double = 60) async throws {
         let serving = await SpawnedProcess.eventually(timeout: timeout) {
             guard process.isRunning else { return true }
             return (try? await authctl(["ping"], timeout: 5).status) == 0

@@ -24,8 +24,9 @@ final class MockProviderProcess: Sendable {
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on
-    /// `port` (to bring a stopped provider back at the same issuer).
-    init(directory: String, configuration: String = "{}", port: Int = 0, timeout: Double = 20) async throws {
+    /// `port` (to bring a stopped provider back at the same issuer). `timeout` only bounds the
+    /// wait for readiness (generous: a debug binary generating its keys on a loaded 2-core machine).
+    init(directory: String, configuration: String = "{}", port: Int = 0, timeout: Double = 60) async throws {
         let name = "mock-\(UInt32.random(in: 0...UInt32.max))"
         process = try SpawnedProcess(
             [try ProductBinary.path("mock-oidc-provider"), "--port", "\(port)", "--config", configuration],

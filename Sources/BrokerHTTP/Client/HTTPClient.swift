@@ -9,12 +9,15 @@
 /// a POST carrying an authorization code is never sent twice.
 public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
-    private let tlsContext: TLSContext
+    private let tlsContext: LazyTLSContext
     private let pool: ConnectionPool
 
+    /// Cheap unless `configuration.caFile` is set: that file is loaded (with the system trust
+    /// store) at once, so a wrong path fails here — at daemon start or SIGHUP — not at the first
+    /// login. Without one, the system trust store is loaded on the first https connection.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(HTTPClientConfigurationError) {
         self.configuration = configuration
-        tlsContext = try TLSContext(caFile: configuration.caFile)
+        tlsContext = try LazyTLSContext(caFile: configuration.caFile)
         pool = ConnectionPool(maxIdlePerKey: configuration.maxIdleConnectionsPerHost, idleTimeout: configuration.idleTimeout)
     }
 
@@ -28,6 +31,9 @@ public final class HTTPClient: HTTPTransport {
         }
         return try result.get()
     }
+
+    /// Whether the TLS context (the trust store) has been loaded yet; for tests.
+    var hasTLSContext: Bool { tlsContext.isBuilt }
 
     /// Idle keep-alive connections currently pooled.
     public var idleConnectionCount: Int { pool.idleCount }
@@ -74,7 +80,7 @@ public final class HTTPClient: HTTPTransport {
             try ProxyTunnel.open(on: connection, to: url, via: proxy, deadline: connectDeadline)
         }
         if url.scheme == .https {
-            try connection.startTLS(context: tlsContext, host: url.host, until: connectDeadline)
+            try connection.startTLS(context: try tlsContext.get(for: url.host), host: url.host, until: connectDeadline)
         }
         return connection
     }

@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// The client's OpenSSL `SSL_CTX`: TLS 1.2 minimum, peer verification on, the system trust
 /// store plus an optional extra CA bundle. Freed in `deinit`.
@@ -34,6 +35,40 @@ final class TLSContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(context) }
+}
+
+/// An `HTTPClient`'s TLS context, built when first needed. Loading the system trust store parses
+/// every CA certificate in it — tens of milliseconds of CPU, seconds on a loaded machine — which
+/// must not run in an initializer that async code calls on the cooperative pool (measured: two
+/// test harnesses building clients held both pool threads, and every other task in the process
+/// stalled for 20 s). `get` runs on the request's own blocking thread instead, once.
+final class LazyTLSContext: Sendable {
+    private let caFile: String?
+    private let built: Mutex<TLSContext?>
+
+    /// Builds at once when `caFile` is given, so a wrong file fails where it is configured.
+    init(caFile: String?) throws(HTTPClientConfigurationError) {
+        self.caFile = caFile
+        built = Mutex(caFile == nil ? nil : try TLSContext(caFile: caFile))
+    }
+
+    var isBuilt: Bool { built.withLock { $0 != nil } }
+
+    /// The context, built on first use; a failure (no system trust store) fails this connection
+    /// to `host` and is tried again on the next.
+    func get(for host: String) throws(HTTPClientError) -> TLSContext {
+        let result: Result<TLSContext, HTTPClientConfigurationError> = built.withLock { built in
+            if let built { return .success(built) }
+            do throws(HTTPClientConfigurationError) {
+                let context = try TLSContext(caFile: caFile)
+                built = context
+                return .success(context)
+            } catch {
+                return .failure(error)
+            }
+        }
+        do { return try result.get() } catch { throw .tls(.other(host: host, detail: error.description)) }
+    }
 }
 
 /// A configuration the client cannot work with (unreadable CA file, bad proxy URL).
