@@ -10,11 +10,16 @@ import TestSupport
 struct LoginPasteTests {
     /// `authctl login NAME --no-browser` on a pseudo-terminal; the test types into `script`'s stdin,
     /// which the terminal passes on as the user's keystrokes (and echoes, as a terminal does).
-    func loginOnATerminal(_ name: String, _ harness: BrokerHarness) throws -> SpawnedProcess {
+    /// `background`: started as a job of an interactive-style bash (`set -m; … & wait`), so it is
+    /// not the terminal's foreground process group.
+    func loginOnATerminal(_ name: String, _ harness: BrokerHarness, background: Bool = false) throws -> SpawnedProcess {
         let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", name, "--no-browser", "--timeout", "60"]
+        let line = command.map { "'\($0)'" }.joined(separator: " ")
         let output = harness.root + "/tty-\(UInt64.random(in: 0...UInt64.max)).out"
+        var environment = harness.environment
+        environment["SHELL"] = "/bin/bash"  // what script(1) runs the command with
         return try SpawnedProcess(
-            ["script", "-qec", command.map { "'\($0)'" }.joined(separator: " "), "/dev/null"], environment: harness.environment,
+            ["script", "-qec", background ? "set -m; \(line) & wait $!" : line, "/dev/null"], environment: environment,
             stdoutPath: output, stderrPath: output, keepStdinOpen: true)
     }
 
@@ -53,6 +58,24 @@ struct LoginPasteTests {
         #expect(await harness.stopDaemon() == 0)
         let code = try #require(query.split(separator: "&").first { $0.hasPrefix("code=") })
         #expect(!harness.daemonLog.contains(String(code.dropFirst(5))), "the code reached the daemon log")
+        await provider.stop()
+    }
+
+    /// `authctl login work &`: what is typed belongs to the shell. Reading it would also stop the
+    /// job (SIGTTIN), and bash's `wait` would then return with the job stopped.
+    @Test func aLoginInTheBackgroundDoesNotReadTheTerminal() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.addAccount("work", provider: provider)
+        let login = try loginOnATerminal("work", harness, background: true)
+        let url = try await authorizationURL(on: login)
+        #expect(!login.stdout.contains("paste the address"), "\(login.stdout)")
+        let location = try await provider.redirect(for: url)
+        try login.process.writeToStdin("typed for the shell\n")
+        let callback = try await harness.authctl(["callback", location])
+        #expect(callback.status == 0, "\(callback)")
+        #expect(await login.waitForExit(timeout: 30) == 0, "\(login.stdout)")
+        #expect(login.stdout.contains("Signed in to 'work' as mock-user."), "\(login.stdout)")
+        #expect(await harness.stopDaemon() == 0)
         await provider.stop()
     }
 

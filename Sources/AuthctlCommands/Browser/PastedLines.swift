@@ -13,6 +13,7 @@ struct PastedLines {
     static let maxLineBytes = 16 * 1024
 
     private let fd: Int32
+    private let isTerminal: Bool
     private var buffer: [UInt8] = []
     /// Bytes of an overlong line are dropped until its newline.
     private var discarding = false
@@ -27,7 +28,8 @@ struct PastedLines {
     /// `terminalOnly` false: read `fd` whatever it is (tests, with a pipe).
     init(fd: Int32 = STDIN_FILENO, terminalOnly: Bool = true) {
         self.fd = fd
-        isOpen = !terminalOnly || isatty(fd) == 1
+        isTerminal = isatty(fd) == 1
+        isOpen = !terminalOnly || isTerminal
     }
 
     /// Stops reading (a device login takes no redirect).
@@ -37,7 +39,7 @@ struct PastedLines {
     /// End of input (Ctrl-D) or a read error stops the reading; the login goes on waiting.
     mutating func available() -> [Line] {
         var lines: [Line] = []
-        while isOpen, Self.readable(fd) {
+        while isOpen, isForeground, Self.readable(fd) {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = SystemCall.retryingInterrupts { read(fd, &chunk, chunk.count) }
             guard count > 0 else {
@@ -72,6 +74,10 @@ struct PastedLines {
         }
         return lines
     }
+
+    /// A background job (`authctl login work &`) must not read the terminal: the read would stop
+    /// it (SIGTTIN), and what is typed belongs to the shell. Checked every time: `fg` and `bg` move it.
+    var isForeground: Bool { !isTerminal || tcgetpgrp(fd) == getpgrp() }
 
     private static func readable(_ fd: Int32) -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -23,7 +23,7 @@ struct LoginWait {
         // The spinner redraws its line and would write over what the user is pasting.
         var spinner = Spinner(enabled: Output.stderrIsTerminal && !pasted.isOpen, message: "Waiting for the login to complete")
         defer { spinner.finish() }
-        if pasted.isOpen {
+        if pasted.isOpen && pasted.isForeground {
             Output.note("Waiting for the login to complete (Ctrl-C to stop), or paste the address your browser ended on and press Enter.")
         }
         while true {
