@@ -37,10 +37,11 @@ package enum Authctl {
 
     /// The environment variables authctl reads. Looked up one by one with getenv rather than by
     /// copying all of `environ` into a dictionary: start-up is most of `authctl token`'s time.
-    /// HOME and the XDG_* directories: where `login` registers a private-use scheme handler.
+    /// HOME and the XDG_* directories: where `login` registers a private-use scheme handler;
+    /// AUTHBROKER_BROWSER and BROWSER: what it opens the URL with.
     static let environmentNames = [
         "AUTHBROKER_SOCKET", "XDG_RUNTIME_DIR", "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY",
-        "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CURRENT_DESKTOP",
+        "HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CURRENT_DESKTOP", "AUTHBROKER_BROWSER", "BROWSER",
     ]
 
     package static func environment() -> [String: String] {

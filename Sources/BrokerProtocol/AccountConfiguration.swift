@@ -28,13 +28,16 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var gitUsername: String?
     /// How token requests (code exchange, refresh) are encoded; nil is `form` (RFC 6749).
     public var tokenRequestFormat: TokenRequestFormat?
+    /// The command `authctl login` opens this account's authorization URL with (a work or personal
+    /// browser profile); `BrowserCommand` says the syntax. Run by authctl as the user, never by the daemon.
+    public var browser: String?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
-        tokenRequestFormat: TokenRequestFormat? = nil
+        tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -52,6 +55,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.gitURLPrefix = gitURLPrefix
         self.gitUsername = gitUsername
         self.tokenRequestFormat = tokenRequestFormat
+        self.browser = browser
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -67,6 +71,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case redirectPath = "redirect_path"
         case redirectURI = "redirect_uri"
         case extraParameters = "extra_parameters"
+        case browser
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -89,7 +94,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             discoveryURL: try container.decodeIfPresent(String.self, forKey: .discoveryURL),
             gitURLPrefix: try container.decodeIfPresent(String.self, forKey: .gitURLPrefix),
             gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername),
-            tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat))
+            tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat),
+            browser: try container.decodeIfPresent(String.self, forKey: .browser))
     }
 }
 

@@ -46,8 +46,9 @@ import Testing
         let loopback = try AuthorizationRequest.make(
             metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: try RedirectURI(port: 49152),
             now: now).pendingLogin
+        // A loopback login claims its own pasted redirect (LoginCallbackTests), never a private-use one.
         #expect(!LoginCallback(pendingLogin: loopback).claims(
-            url: "http://127.0.0.1:49152/callback?state=\(loopback.state)&code=c"), "loopback logins use their listener")
+            url: "shop.4242.app://callback?state=\(loopback.state)&code=c"), "a loopback login took a private-use URL")
     }
 
     @Test func aValidRedirectCompletesOnceAndIsThenAReplay() throws {

@@ -135,6 +135,28 @@ import Testing
         }
         #expect(code == Secret("abc"))
     }
+
+    /// `authctl callback` and the paste reach a loopback login through the callback route, which
+    /// asks `claims`: exactly the bound origin and path with this login's state, nothing else.
+    @Test func aLoopbackLoginClaimsOnlyItsOwnOriginPathAndState() throws {
+        let login = try pending()
+        let callback = LoginCallback(pendingLogin: login)
+        let ours = "http://127.0.0.1:49152/callback?code=abc&state=\(login.state)"
+        #expect(callback.claims(url: ours) && callback.claims(url: " " + ours + "\n"))
+        for other in [
+            "http://127.0.0.1:49153/callback?code=abc&state=\(login.state)",
+            "http://localhost:49152/callback?code=abc&state=\(login.state)",
+            "https://127.0.0.1:49152/callback?code=abc&state=\(login.state)",
+            "http://127.0.0.1:49152/callback/x?code=abc&state=\(login.state)",
+            "http://evil.example:49152/callback?code=abc&state=\(login.state)",
+            "http://127.0.0.1:49152/callback?code=abc&state=forged",
+            "http://127.0.0.1:49152/callback?code=abc",
+            "shop.4242.app://callback?code=abc&state=\(login.state)",
+        ] {
+            #expect(!callback.claims(url: other), "\(other)")
+        }
+        #expect(!callback.isFinished, "asking must not consume the login")
+    }
 }
 
 extension LoginCallback {

@@ -208,17 +208,22 @@ struct TokenBrokerAccountUpdateTests {
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "https://git.example/?a"), "query"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: ""), "git username"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: "a\nb"), "git username"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: "firefox\nrm -rf ~"), "line break"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: "x\u{0}"), "control character"),
+            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: " "), "empty"),
+            (AccountConfiguration(
+                name: "a", issuer: issuer, clientID: "c", browser: String(repeating: "x", count: 1025)), "1024 bytes"),
         ]
         await broker.expectRefused(refused)
         let document = issuer + "/.well-known/openid-configuration"
         _ = try await broker.addAccount(AccountConfiguration(
             name: "shop", issuer: issuer, clientID: "c", discoveryURL: document, gitURLPrefix: "http://127.0.0.1:8080/",
-            gitUsername: "jürgen"))
+            gitUsername: "jürgen", browser: "firefox -P 'Work profile' %s"))
         await broker.shutdown()
         let restarted = try await harness.makeBroker()
         let shown = try await restarted.account(named: "shop").configuration
         #expect(shown?.discoveryURL == document && shown?.gitURLPrefix == "http://127.0.0.1:8080/")
-        #expect(shown?.gitUsername == "jürgen")
+        #expect(shown?.gitUsername == "jürgen" && shown?.browser == "firefox -P 'Work profile' %s")
         await restarted.shutdown()
     }
 }

@@ -54,6 +54,8 @@ struct DaemonAccountApplyTests {
         #expect(try await status() == active)
 
         #expect(try await apply(#", "git_url_prefix": "https://git.example/", "git_username": "alice""#) == "updated work\n")
+        #expect(try await apply(#", "git_url_prefix": "https://git.example/", "git_username": "alice", "browser": "firefox -P work""#)
+            == "updated work\n")
         #expect(try await status() == active)
         #expect(try await harness.authctl(["token", "work"]).stdout == token)
         #expect(provider.stats.refreshes == 0)

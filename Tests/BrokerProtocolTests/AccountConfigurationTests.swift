@@ -12,7 +12,8 @@ import Testing
             userinfo: "https://idp.example/u", deviceAuthorization: "https://idp.example/d",
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
-        gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json)
+        gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
+        browser: "firefox -P work")
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -25,7 +26,7 @@ import Testing
         for key in encoded.keys {
             #expect(profile.contains(key) != AccountConfiguration.tokenNeutralKeys.contains(key), "\(key)")
         }
-        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "client_secret"])
+        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "client_secret"])
     }
 
     /// Fail closed: changing the value of any key not on the exempt list changes the profile.
@@ -49,6 +50,7 @@ import Testing
         spelled.endpoints = ManualEndpoints()
         spelled.name = "renamed"
         spelled.gitUsername = "bot"
+        spelled.browser = "chromium --profile-directory=Work"
         #expect(spelled.securityProfile == bare.securityProfile)
         spelled.redirectPort = 1234
         #expect(spelled.securityProfile != bare.securityProfile)

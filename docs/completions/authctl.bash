@@ -15,7 +15,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format"
+    --scheme --redirect-uri --token-request-format --browser"
 _authctl_value_options=$(echo $_authctl_value_options)
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
@@ -65,6 +65,9 @@ _authctl() {
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
             return ;;
+        --browser)
+            COMPREPLY=($(compgen -c -- "$cur"))
+            return ;;
     esac
     # Options whose values cannot be completed.
     [[ " $_authctl_value_options " == *" $prev "* ]] && return
@@ -85,7 +88,7 @@ _authctl() {
 
     local options="" accounts=no
     case $command in
-        login) options="--no-browser --timeout --device --no-register --help"; accounts=yes ;;
+        login) options="--no-browser --browser --timeout --device --no-register --help"; accounts=yes ;;
         logout) options="--help"; accounts=yes ;;
         token) options="--min-ttl --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
@@ -105,7 +108,7 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format" ;;
+                    --token-request-format --browser" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

@@ -76,6 +76,7 @@ complete -c authctl -n '__authctl_using header' -l scheme -x -d 'the scheme befo
 complete -c authctl -n '__authctl_using kube-credential' -l id-token -d 'send the ID token'
 complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
 complete -c authctl -n '__authctl_using login' -l no-browser -d 'only print the URL'
+complete -c authctl -n '__authctl_using login' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after SECONDS'
 complete -c authctl -n '__authctl_using login' -l device -d 'use the device authorization grant'
 complete -c authctl -n '__authctl_using login' -l no-register -d 'do not register the desktop scheme handler'
@@ -100,6 +101,7 @@ complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a
 complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
 complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
 complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'
+complete -c authctl -n '__authctl_account_sub add' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

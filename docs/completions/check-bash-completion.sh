@@ -36,6 +36,8 @@ expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
 expect "form json" authctl account add x --token-request-format ""
 expect "--no-register" authctl login --no-r
+expect "--browser" authctl login work --b
+expect "git.example work" authctl login --browser firefox ""
 expect "git.example work" authctl exec ""
 expect "--env --min-ttl --help" authctl exec work --
 expect "" authctl exec work --env ""

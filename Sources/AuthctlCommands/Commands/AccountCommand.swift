@@ -37,13 +37,17 @@ enum AccountCommand: Command {
           --git-username NAME          the username git-credential answers (default oauth2)
           --token-request-format F     form (default, RFC 6749) or json (WorkOS User
                                        Management's authenticate endpoint; no default scope)
+          --browser CMD                how `authctl login` opens this account's login page,
+                                       e.g. 'firefox -P work' or 'chromium --app=%s': run
+                                       with sh -c, %s is the URL (appended when absent); see
+                                       `authctl login --help`
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix and git_username (issuer, client id or secret, scopes, audience, redirect,
-        parameters, endpoints, discovery URL) signs the account out; those two keep its tokens.
+        git_url_prefix, git_username and browser (issuer, client id or secret, scopes, audience,
+        redirect, parameters, endpoints, discovery URL) signs the account out; those keep its tokens.
 
         `register-handler` makes authctl the desktop's handler of the scheme of the account's
         private-use redirect_uri (a desktop entry in $XDG_DATA_HOME/applications and the default
@@ -59,7 +63,7 @@ enum AccountCommand: Command {
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
+        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--browser"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -130,6 +134,7 @@ enum AccountCommand: Command {
             configuration.gitUsername = username
         }
         configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
+        configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         _ = try context.client.call(.addAccount, body: configuration)
@@ -194,6 +199,7 @@ enum AccountCommand: Command {
         if let configuration = status.configuration {
             lines += ["issuer: \(configuration.issuer)", "client_id: \(configuration.clientID)",
                       "scopes: \(configuration.scopes.joined(separator: " "))"]
+            if let browser = configuration.browser { lines.append("browser: \(browser)") }
         }
         lines.append("expires_at: \(status.expiresAt ?? "-")")
         lines.append("subject: \(status.subject ?? "-")")

@@ -5,7 +5,7 @@ import BrokerProtocol
 /// it a private-use scheme redirect (RFC 8252 §7.1).
 enum CallbackCommand: Command {
     static let name = "callback"
-    static let summary = "hand a private-use scheme redirect URL to the waiting login"
+    static let summary = "hand a redirect URL to the waiting login (private-use scheme or loopback)"
     static let help = """
         usage: authctl callback URL
 
@@ -13,7 +13,9 @@ enum CallbackCommand: Command {
         which completes the pending login whose state it carries: the same checks and code
         exchange as a loopback redirect. The desktop runs this for the account's scheme; run it
         yourself with a URL the browser could not open (over SSH, copy it from the address bar
-        or the browser's "open with" prompt). The waiting `authctl login` finishes too. Without a
+        or the browser's "open with" prompt), or with the http://127.0.0.1:PORT/callback?… a
+        browser on another machine ended on (quote it: it holds '&'). The waiting
+        `authctl login` finishes too. Without a
         terminal on stdout (launched by the browser) the outcome is also shown with notify-send.
 
         exit codes: 0 signed in, 1 refused or failed (no pending login with this state, a
@@ -59,21 +61,13 @@ enum CallbackCommand: Command {
 /// without a terminal. Best effort: without notify-send (or a notification daemon) nothing is shown.
 enum DesktopNotification {
     static func show(summary: String, body: String) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        let words = ["notify-send", "--app-name=authctl", summary, body]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        // posix_spawnp fails when notify-send is not on PATH: that is the "exists" check.
-        guard posix_spawnp(&pid, "notify-send", &actions, nil, argv, environ) == 0 else { return }
+        // spawn fails when notify-send is not on PATH: that is the "exists" check.
+        guard let child = DetachedChild.spawn(["notify-send", "--app-name=authctl", summary, body]) else { return }
         // Reaped when it is done within 3 s (it returns once the notification daemon has the
         // message); never longer: a browser-launched handler must return within seconds.
-        var status: Int32 = 0
-        for _ in 0..<60 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        for _ in 0..<60 {
+            if child.exitStatus() != nil { return }
+            usleep(50_000)
+        }
     }
 }

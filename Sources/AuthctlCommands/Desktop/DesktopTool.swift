@@ -33,8 +33,7 @@ enum DesktopTool {
         if output == nil { kill(pid, SIGKILL) }
         var status: Int32 = 0
         _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
-        // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
-        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let exitStatus = DetachedChild.decode(waitStatus: status)
         return Result(status: output == nil ? 128 + SIGKILL : exitStatus, output: output ?? "")
     }
 

@@ -33,6 +33,10 @@ enum AccountValidation {
             // It becomes a `username=` line of git's credential protocol: a newline would inject another key.
             return invalid("The git username must be non-empty and contain no control characters.")
         }
+        if let browser = input.browser, let problem = BrowserCommand.problem(with: browser) {
+            // authctl runs it with `sh -c`: a line break would add a second command line.
+            return invalid("The browser command is invalid: \(problem).")
+        }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")

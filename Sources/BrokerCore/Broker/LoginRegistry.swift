@@ -78,7 +78,7 @@ struct LoginRegistry: Sendable {
         return (record.status(id: id), waiters)
     }
 
-    /// The pending login of `owner` that `url` (a private-use scheme redirect) is for: the one whose
+    /// The pending login of `owner` that `url` (a private-use scheme or pasted loopback redirect) is for: the one whose
     /// flow claims it (its redirect URI and `state`, compared in constant time). Asking changes no login.
     func claiming(_ url: String, owner: UInt32) -> String? {
         records.first { _, record in

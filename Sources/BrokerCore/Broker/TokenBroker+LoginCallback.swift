@@ -1,6 +1,7 @@
 import BrokerProtocol
 
-// Private-use scheme redirects (RFC 8252 §7.1), handed over by `authctl callback URL`.
+// Redirects handed over by `authctl callback URL` or pasted into `authctl login`: private-use scheme
+// ones (RFC 8252 §7.1), and loopback ones copied from a browser on another machine.
 extension TokenBroker {
     /// `POST /v1/logins/callback`: completes the caller's pending login whose redirect URI and
     /// `state` the URL carries, with the same checks and PKCE exchange as a loopback redirect, and

@@ -56,26 +56,30 @@ public struct LoginCallback: Sendable {
     /// machine, or one that could not open a private-use scheme) and `authctl callback`'s URL.
     /// Anything but our redirect URI (scheme, host, port, path) is not for us.
     public mutating func handlePasted(url: String, now: Date) -> CallbackOutcome {
-        let trimmed = url.filter { !$0.isWhitespace }
-        if let privateUse = pendingLogin.redirectURI.privateUse {
-            guard let query = privateUse.callbackQuery(trimmed) else { return .notForUs(CallbackPage.notFound) }
-            return finish(query: query, now: now)
-        }
-        guard let parsed = try? EndpointURL(parsing: trimmed, what: "pasted URL"),
-            parsed.origin == "http://\(pendingLogin.redirectURI.host.rawValue):\(pendingLogin.redirectURI.port)"
-        else { return .notForUs(CallbackPage.notFound) }
-        return handle(target: parsed.path + (parsed.query.map { "?\($0)" } ?? ""), now: now)
+        guard let query = redirectQuery(url) else { return .notForUs(CallbackPage.notFound) }
+        return finish(query: query, now: now)
     }
 
-    /// Whether `url` is this login's private-use scheme redirect carrying its `state` (constant
-    /// time): how the callback route picks the one pending login a URL is for without touching the
-    /// others. Loopback logins take their redirect on their listener only.
+    /// Whether `url` is this login's redirect — exactly its private-use URI, or its loopback
+    /// origin (`http://127.0.0.1:PORT`, the bound port) and path — carrying its `state` (constant
+    /// time): how the callback route picks the one pending login a URL is for without touching
+    /// the others. A loopback login claims a pasted redirect too (`authctl callback` in a second
+    /// terminal, the user's paste), with the same checks its listener makes.
     public func claims(url: String) -> Bool {
-        let trimmed = url.filter { !$0.isWhitespace }
-        guard let privateUse = pendingLogin.redirectURI.privateUse, let query = privateUse.callbackQuery(trimmed),
-            let fields = try? FormURLEncoding.decode(query)
-        else { return false }
+        guard let query = redirectQuery(url), let fields = try? FormURLEncoding.decode(query) else { return false }
         return fields.contains { $0.name == "state" && ConstantTime.equals($0.value, pendingLogin.state) }
+    }
+
+    /// The query of `url` when its scheme, host, port and path are exactly this login's redirect
+    /// URI; nil otherwise. Whitespace is dropped first: terminals wrap long pasted lines.
+    private func redirectQuery(_ url: String) -> Substring? {
+        let trimmed = url.filter { !$0.isWhitespace }
+        if let privateUse = pendingLogin.redirectURI.privateUse { return privateUse.callbackQuery(trimmed) }
+        let redirect = pendingLogin.redirectURI
+        guard let parsed = try? EndpointURL(parsing: trimmed, what: "pasted URL"),
+            parsed.origin == "http://\(redirect.host.rawValue):\(redirect.port)", parsed.path == redirect.path
+        else { return nil }
+        return Substring(parsed.query ?? "")
     }
 
     /// The redirect arrived: the first one ends the login one way or the other, later ones are replays.

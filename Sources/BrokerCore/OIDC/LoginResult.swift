@@ -38,7 +38,8 @@ public protocol LoginFlow: AnyObject, Sendable {
     /// the token endpoint. Returns false for such a login — its answer (tokens the provider has
     /// issued) is coming, bounded by the HTTP client's timeouts, and should be stored.
     func cancelUnlessExchanging() -> Bool
-    /// Whether `url` is this login's private-use scheme redirect with its `state` (constant time).
+    /// Whether `url` is this login's redirect (private-use URI, or loopback origin and path) with its
+    /// `state` (constant time).
     /// Never changes the login: the callback route asks every pending login of the caller.
     func claimsRedirect(_ url: String) -> Bool
     /// Ends the login with the redirect `url` (checks, then the code exchange) and returns its outcome.
