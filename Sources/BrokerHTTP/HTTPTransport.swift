@@ -5,12 +5,19 @@ public struct HTTPClientRequest: Sendable, Equatable {
     public var url: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// For https: keys one of which the verified certificate chain must carry (an account's
+    /// `--pin-sha256`); a mismatch is `TLSFailure.pinMismatch`. Plain loopback http has no chain.
+    public var pins: PublicKeyPins
 
-    public init(method: String = "GET", url: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(
+        method: String = "GET", url: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        pins: PublicKeyPins = .none
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.pins = pins
     }
 }
 
@@ -68,6 +75,8 @@ public enum TLSFailure: Sendable, Equatable, CustomStringConvertible {
     case untrustedIssuer(host: String, detail: String)
     case protocolVersion(host: String)
     case other(host: String, detail: String)
+    /// Verification passed, but no certificate of the chain carries a pinned key.
+    case pinMismatch(host: String)
 
     public var description: String {
         switch self {
@@ -81,6 +90,9 @@ public enum TLSFailure: Sendable, Equatable, CustomStringConvertible {
             "\(host) does not offer TLS 1.2 or newer"
         case .other(let host, let detail):
             "TLS with \(host) failed: \(detail)"
+        case .pinMismatch(let host):
+            "the certificate chain of \(host) carries none of the account's pinned keys (--pin-sha256): "
+                + "the provider changed its keys or someone is intercepting; pin the new key once you have checked it"
         }
     }
 }

@@ -18,6 +18,10 @@ public struct TestCertificates: Sendable {
     public let localhost: CertificatePair
     public let expired: CertificatePair
     public let otherHost: CertificatePair
+    /// An intermediate CA (signed by the CA) and a loopback leaf it signed; the leaf's file holds
+    /// the chain (leaf, then intermediate), as a provider serves it.
+    public let intermediate: CertificatePair
+    public let chained: CertificatePair
 
     /// The certificates of this test process, generated on first use.
     public static func shared() throws -> TestCertificates {
@@ -48,6 +52,40 @@ public struct TestCertificates: Sendable {
             "expired", extensions: "leaf_loopback",
             dates: ["-startdate", "20200101000000Z", "-enddate", "20201231000000Z"], in: directory)
         otherHost = try Self.issue("other", extensions: "leaf_other", dates: ["-days", "3650"], in: directory)
+        intermediate = try Self.issue("intermediate", extensions: "intermediate_ca", dates: ["-days", "3650"], in: directory)
+        chained = try Self.issueUnderIntermediate("chained", intermediate: intermediate, in: directory)
+    }
+
+    /// A loopback leaf signed by `intermediate`, its file the chain leaf + intermediate.
+    private static func issueUnderIntermediate(
+        _ name: String, intermediate: CertificatePair, in directory: String
+    ) throws -> CertificatePair {
+        let key = "\(directory)/\(name).key"
+        let csr = "\(directory)/\(name).csr"
+        let leaf = "\(directory)/\(name)-leaf.pem"
+        try OpenSSLCommand.run([
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", key, "-out", csr, "-subj", "/CN=\(name)",
+        ])
+        try OpenSSLCommand.run([
+            "x509", "-req", "-in", csr, "-CA", intermediate.certificateFile, "-CAkey", intermediate.keyFile,
+            "-set_serial", "4242", "-days", "3650", "-sha256", "-extfile", "\(directory)/ca.cnf",
+            "-extensions", "leaf_loopback", "-out", leaf,
+        ])
+        let chain = "\(directory)/\(name).pem"
+        let bytes = try String(contentsOfFile: leaf, encoding: .utf8) + String(contentsOfFile: intermediate.certificateFile, encoding: .utf8)
+        try bytes.write(toFile: chain, atomically: true, encoding: .utf8)
+        return CertificatePair(certificateFile: chain, keyFile: key)
+    }
+
+    /// The pin of the first certificate in `file` — base64 of the SHA-256 of its
+    /// SubjectPublicKeyInfo — computed by the openssl command line, independently of the code
+    /// under test (the recipe curl documents for `--pinnedpubkey`).
+    public static func pin(ofCertificateIn file: String) throws -> String {
+        let pipeline = "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64"
+        let result = try Subprocess.runBlocking(["/bin/sh", "-c", pipeline], timeout: .seconds(60))
+        guard result.status == 0 else { throw CertificateGenerationError(message: "pin of \(file): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A key, a CSR and a certificate signed by the CA with `openssl ca` (the only CLI path
@@ -85,6 +123,9 @@ public struct TestCertificates: Sendable {
             basicConstraints = CA:FALSE
             extendedKeyUsage = serverAuth
             subjectAltName = IP:127.0.0.1, IP:::1, DNS:localhost
+            [ intermediate_ca ]
+            basicConstraints = critical, CA:TRUE, pathlen:0
+            keyUsage = critical, keyCertSign, cRLSign
             [ leaf_other ]
             basicConstraints = CA:FALSE
             extendedKeyUsage = serverAuth

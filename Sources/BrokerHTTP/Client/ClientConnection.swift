@@ -6,6 +6,8 @@ struct ConnectionKey: Hashable, Sendable {
     var host: String
     var port: Int
     var proxy: ProxyEndpoint?
+    /// A connection checked against other pins (or none) is not one checked against these.
+    var pins: PublicKeyPins = .none
 }
 
 /// One client connection (TCP, optionally through a proxy tunnel, optionally TLS) with the
@@ -27,9 +29,11 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Starts TLS on the (possibly tunnelled) socket, bounded by `deadline`.
+    /// With `key.pins`, the verified chain must also carry one of them.
     func startTLS(context: TLSContext, host: String, until deadline: Deadline) throws(HTTPClientError) {
         let session = try TLSSession(context: context, socket: socket, host: host)
         try session.handshake(until: deadline)
+        if !key.pins.isEmpty, !session.verifiedChainMatches(key.pins) { throw .tls(.pinMismatch(host: host)) }
         tls = session
     }
 

@@ -40,7 +40,8 @@ public final class HTTPClient: HTTPTransport {
 
     private func perform(_ request: HTTPClientRequest, to url: ClientURL, deadline: Deadline) throws(HTTPClientError) -> HTTPResponse {
         let bytes = try wireBytes(of: request, to: url)
-        let key = ConnectionKey(scheme: url.scheme, host: url.host, port: url.port, proxy: configuration.proxy.proxy(for: url))
+        let key = ConnectionKey(scheme: url.scheme, host: url.host, port: url.port, proxy: configuration.proxy.proxy(for: url),
+            pins: request.pins)
         if let pooled = pool.take(key) {
             do {
                 return try complete(bytes, method: request.method, on: pooled, deadline: deadline)

@@ -49,6 +49,9 @@ final class TLSSession {
         }
     }
 
+    /// Whether the verified chain (after a successful handshake) carries one of `pins`.
+    func verifiedChainMatches(_ pins: PublicKeyPins) -> Bool { pins.match(verifiedChainOf: ssl) }
+
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8], until deadline: Deadline) throws(HTTPClientError) {
         var offset = 0
