@@ -74,6 +74,25 @@ import Testing
         await provider.stop()
     }
 
+    /// A daemon on another socket (`--socket`, as with a system-wide daemon): the browser-launched
+    /// handler has neither the flag nor the shell's AUTHBROKER_SOCKET, so the entry passes it on.
+    @Test(.timeLimit(.minutes(1)))
+    func aLoginOnAnotherSocketTellsTheHandlerWhereTheDaemonListens() async throws {
+        let mode = Mode.privateUseClient
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: mode.providerConfiguration)
+        let desktop = try DesktopSession(harness)
+        try await mode.addAccount("acct", harness, provider)
+        let login = try harness.spawnAuthctl(["login", "acct", "--no-browser", "--timeout", "60"])
+        let location = try await provider.redirect(for: try await harness.authorizationURL(printedBy: login))
+        #expect(login.stderr.contains("The handler is told the daemon's socket, \(harness.socket)."), "\(login.stderr)")
+        #expect(try await desktop.open(location, with: .gio).status == 0)
+        #expect(await login.waitForExit(timeout: 30) == 0, "the waiting login: \(login.stderr)\n\(desktop.launchedOutput)")
+        let shown = await desktop.notifications(count: 1)
+        #expect(shown.count == 1 && shown[0].contains("Signed in to 'acct' as mock-user."), "\(shown)")
+        #expect(await harness.stopDaemon() == 0)
+        await provider.stop()
+    }
+
     /// 4-second tokens are refreshed about every 2 s: wait for one refresh, then log out.
     private func refreshThenLogOut(_ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess) async throws {
         let first = try await harness.token(name)

@@ -7,8 +7,9 @@ import Testing
 /// XDG directories name for the scheme — the one `authctl login` registered.
 ///
 /// The launched `authctl callback` gets only what the desktop passes on: no `--socket`, no
-/// AUTHBROKER_SOCKET. It finds the daemon through XDG_RUNTIME_DIR, so the harness must serve the
-/// default socket (`BrokerHarness(defaultSocket: true)`). Its notifications go to a fake
+/// AUTHBROKER_SOCKET. It finds the daemon through XDG_RUNTIME_DIR when the harness serves the
+/// default socket (`BrokerHarness(defaultSocket: true)`, `start`), else through the `--socket`
+/// that `authctl login` wrote into the entry. Its notifications go to a fake
 /// `notify-send`, and everything it writes lands in files of the harness root (`launchedOutput`).
 struct DesktopSession {
     /// How the URL is handed over.
