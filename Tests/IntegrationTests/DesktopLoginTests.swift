@@ -6,7 +6,9 @@ import Testing
 /// browser up to the redirect, then hands it over like a browser does — the real `gio open` and
 /// `xdg-open` under GNOME — which launch the real `authctl callback` from the registered entry.
 /// That handler finds the daemon through XDG_RUNTIME_DIR alone and completes the waiting login.
-@Suite struct DesktopLoginTests {
+/// Serialized: each case starts a daemon and a mock; five at once only add to the start-up burst
+/// of the parallel suite on a small machine.
+@Suite(.serialized) struct DesktopLoginTests {
     /// The two kinds of clients a private-use redirect is for.
     enum Mode: String, CustomStringConvertible, CaseIterable {
         /// A plain OAuth public client registered for one private-use redirect (Shopify's kind).
