@@ -87,11 +87,36 @@ import Testing
         let login = try harness.spawnAuthctl(["login", "acct", "--no-browser", "--timeout", "60"])
         let location = try await provider.redirect(for: try await harness.authorizationURL(printedBy: login))
         #expect(login.stderr.contains("The handler is told the daemon's socket, \(harness.socket)."), "\(login.stderr)")
+        try await handOverThroughGio(location, completes: login, desktop, provider)
+    }
+
+    /// authctl installed under a path with a space, a quote and a `$`: the Exec line quotes it as
+    /// the Desktop Entry spec says, and the real gio runs that binary with the URL.
+    @Test(.timeLimit(.minutes(1)))
+    func anAuthctlUnderAPathWithShellCharactersIsLaunchedWhole() async throws {
+        let mode = Mode.privateUseClient
+        let (desktop, provider) = try await DesktopSession.start(provider: mode.providerConfiguration)
+        let harness = desktop.harness
+        let directory = harness.root + "/my tools/it's $HOME"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try BrokerHarness.binary("authctl"), toPath: directory + "/authctl")
+        try await mode.addAccount("acct", harness, provider)
+        let login = try harness.spawnAuthctl(["login", "acct", "--no-browser", "--timeout", "60"], authctlPath: directory + "/authctl")
+        let location = try await provider.redirect(for: try await harness.authorizationURL(printedBy: login))
+        let entry = try String(contentsOfFile: harness.root + "/.local/share/applications/authbroker-shop.4242.app.desktop", encoding: .utf8)
+        #expect(entry.contains(#"Exec="\#(harness.root)/my tools/it's \\$HOME/authctl" callback %u"#), "\(entry)")
+        try await handOverThroughGio(location, completes: login, desktop, provider)
+    }
+
+    /// `gio open LOCATION`; the launched handler signs in, the waiting login exits 0; then stops all.
+    private func handOverThroughGio(
+        _ location: String, completes login: SpawnedProcess, _ desktop: DesktopSession, _ provider: MockProviderProcess
+    ) async throws {
         #expect(try await desktop.open(location, with: .gio).status == 0)
         #expect(await login.waitForExit(timeout: 30) == 0, "the waiting login: \(login.stderr)\n\(desktop.launchedOutput)")
         let shown = await desktop.notifications(count: 1)
         #expect(shown.count == 1 && shown[0].contains("Signed in to 'acct' as mock-user."), "\(shown)")
-        #expect(await harness.stopDaemon() == 0)
+        #expect(await desktop.harness.stopDaemon() == 0)
         await provider.stop()
     }
 
