@@ -14,6 +14,13 @@ import Testing
         #expect(entry.fileID == "authbroker-shop.4242.app.desktop")
     }
 
+    @Test func aSocketOtherThanTheDefaultIsPassedOnTheExecLine() {
+        let entry = DesktopEntry(scheme: "shop.4242.app", executable: "/usr/bin/authctl", socket: "/run/authbroker/my sock")
+        #expect(entry.contents.contains("\nExec=/usr/bin/authctl --socket \"/run/authbroker/my sock\" callback %u\n"), "\(entry.contents)")
+        #expect(DesktopEntry(scheme: "x.y", executable: "/a", socket: "/s\nExec=/bin/evil").problem?.contains("socket") == true)
+        #expect(DesktopEntry(scheme: "x.y", executable: "/a", socket: "/run/s").problem == nil)
+    }
+
     @Test func aPlusInTheSchemeBecomesAnUnderscoreInTheFileID() {
         #expect(DesktopEntry(scheme: "com.example+app", executable: "/a").fileID == "authbroker-com.example_app.desktop")
     }

@@ -10,7 +10,11 @@ final class BrokerHarness: @unchecked Sendable {
     let directory: TemporaryDirectory
     var root: String { directory.path }
     var runtime: String { root + "/run" }
-    var socket: String { runtime + "/authbroker.sock" }
+    /// `run/authbroker.sock`, passed with `--socket`; or, for a harness made with
+    /// `defaultSocket: true`, `run/authbroker/authbroker.sock`, the default both binaries derive from
+    /// XDG_RUNTIME_DIR — where programs the desktop launches (`authctl callback`) look for it.
+    let socket: String
+    private let defaultSocket: Bool
     private(set) var daemon: SpawnedProcess?
     private var daemonLogs: [String] = []
 
@@ -24,8 +28,10 @@ final class BrokerHarness: @unchecked Sendable {
         var description: String { "exit \(status); stdout: \(stdout); stderr: \(stderr)" }
     }
 
-    init() throws {
+    init(defaultSocket: Bool = false) throws {
         directory = try TemporaryDirectory(prefix: "authbroker-e2e")
+        self.defaultSocket = defaultSocket
+        socket = directory.path + (defaultSocket ? "/run/authbroker/authbroker.sock" : "/run/authbroker.sock")
         try FileManager.default.createDirectory(
             atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     }
@@ -46,8 +52,10 @@ final class BrokerHarness: @unchecked Sendable {
     static func binary(_ name: String) throws -> String { try ProductBinary.path(name) }
 
     /// A harness with a running daemon, and a spawned mock provider with `configuration` (knobs JSON).
-    static func withDaemon(provider configuration: String = "{}") async throws -> (BrokerHarness, MockProviderProcess) {
-        let harness = try BrokerHarness()
+    static func withDaemon(provider configuration: String = "{}", defaultSocket: Bool = false) async throws
+        -> (BrokerHarness, MockProviderProcess)
+    {
+        let harness = try BrokerHarness(defaultSocket: defaultSocket)
         let provider = try await MockProviderProcess(directory: harness.root, configuration: configuration)
         try await harness.startDaemon()
         return (harness, provider)
@@ -60,12 +68,14 @@ final class BrokerHarness: @unchecked Sendable {
 
     // MARK: the daemon
 
-    /// Starts `authbrokerd --socket SOCKET` (plus `arguments`) and waits until `authctl ping` answers.
+    /// Starts `authbrokerd --socket SOCKET` (no `--socket` for the default socket) plus `arguments`
+    /// and waits until `authctl ping` answers.
     func startDaemon(_ arguments: [String] = [], timeout: Double = 60) async throws {
         let log = root + "/daemon-\(daemonLogs.count).log"
         daemonLogs.append(log)
+        let socketArguments = defaultSocket ? [] : ["--socket", socket]
         let process = try SpawnedProcess(
-            [try Self.binary("authbrokerd"), "--socket", socket] + arguments, environment: environment,
+            [try Self.binary("authbrokerd")] + socketArguments + arguments, environment: environment,
             stdoutPath: log, stderrPath: log)
         daemon = process
         try await waitUntilServing(process, timeout: timeout)

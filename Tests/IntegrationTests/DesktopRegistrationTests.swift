@@ -27,7 +27,8 @@ import TestSupport
     }
 
     @Test func loginRegistersTheHandlerOnceAndXdgMimeFindsIt() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon()
+        // The default socket: the Exec line names no socket (DesktopLoginTests covers another one).
+        let (harness, provider) = try await BrokerHarness.withDaemon(defaultSocket: true)
         defer { _ = provider }
         try await apply(["shop"], harness, issuer: provider.issuer)
         try FileManager.default.createDirectory(atPath: harness.root + "/config", withIntermediateDirectories: true)

@@ -63,13 +63,9 @@ import Testing
         await provider.stop()
     }
 
-    /// A `notify-send` that appends its arguments to a log, and the prefix that puts it on PATH.
+    /// The fake `notify-send` of `DesktopSession`, and the prefix that puts it on PATH.
     static func fakeNotifySend(in root: String) throws -> (prefix: [String], log: String) {
-        let bin = root + "/fake-bin"
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        let log = root + "/notifications.log"
-        let script = "#!/bin/sh\nprintf '%s|' \"$@\" >> '\(log)'\necho >> '\(log)'\n"
-        FileManager.default.createFile(atPath: bin + "/notify-send", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+        let (bin, log) = try DesktopSession.fakeNotifySend(in: root)
         return (["/usr/bin/env", "PATH=\(bin):/usr/bin:/bin"], log)
     }
 

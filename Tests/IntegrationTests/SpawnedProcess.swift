@@ -47,13 +47,15 @@ final class SpawnedProcess: Sendable {
         return await waitForExit(timeout: timeout)
     }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass, and once more after
+    /// the deadline: on a starved machine one sleep can overshoot it, and a condition that came
+    /// true meanwhile must not be reported as a timeout.
     static func eventually(timeout: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
             if try await condition() { return true }
             try? await Task.sleep(for: .milliseconds(20))
         } while deadline.timeIntervalSinceNow > 0
-        return false
+        return try await condition()
     }
 }

@@ -7,15 +7,17 @@ import TestSupport
 /// is the only lifetime, rotation with reuse detection, `provider=authkit` required).
 @Suite struct WorkOSUserManagementTests {
     /// `authctl account add NAME` for the mock's User Management endpoints, as docs/providers.md
-    /// describes it for api.workos.com.
-    static func addAccount(_ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess) async throws {
+    /// describes it for api.workos.com; `extra` adds options (e.g. `--redirect-uri`).
+    static func addAccount(
+        _ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess, extra: [String] = []
+    ) async throws {
         let base = provider.issuer + "/user_management"
         let add = try await harness.authctl([
             "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
             "--token-request-format", "json", "--param", "provider=authkit",
             "--authorization-endpoint", base + "/authorize", "--token-endpoint", base + "/authenticate",
             "--end-session-endpoint", base + "/sessions/logout", "--jwks-uri", provider.issuer + "/jwks",
-        ])
+        ] + extra)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
     }
 

@@ -16,7 +16,7 @@ enum HandlerRegistration {
         guard let scheme = DesktopEntry.scheme(of: uri) else { throw DesktopError.unsupportedScheme(uri) }
         guard let executable = executablePath() else { throw DesktopError.badExecutable("/proc/self/exe is unreadable") }
         let handler = try DesktopHandler(environment: context.environment)
-        let entry = DesktopEntry(scheme: scheme, executable: executable)
+        let entry = DesktopEntry(scheme: scheme, executable: executable, socket: handlerSocket(context))
         let registration = try handler.register(entry)
         if registration.changed {
             Output.note(registeredText(entry, handler, registration))
@@ -41,6 +41,7 @@ enum HandlerRegistration {
         var text = "Registered authctl as the handler for \(entry.scheme): URLs: \(handler.applicationsDirectory)/\(entry.fileID)"
             + ", the default in \(handler.mimeAppsPath)."
         if let replaced = registration.replaced { text += " It replaces '\(replaced)', the previous default." }
+        if let socket = entry.socket { text += " The handler is told the daemon's socket, \(socket)." }
         return text + " (Use --no-register to manage desktop files yourself.)"
     }
 
@@ -75,6 +76,21 @@ enum HandlerRegistration {
         let places = ["/var/lib/flatpak/exports/share/applications", "/snap/bin"]
             + (home.map { [$0 + "/.local/share/flatpak/exports/share/applications"] } ?? [])
         return places.contains { access($0, F_OK) == 0 }
+    }
+
+    /// The socket the desktop-launched handler must be told: nil when this login's socket is the
+    /// default that the session's own environment (XDG_RUNTIME_DIR) leads to; otherwise — `--socket`,
+    /// or AUTHBROKER_SOCKET, which a browser started before this shell does not have — its
+    /// absolute path (a relative one would be read from the browser's working directory).
+    static func handlerSocket(_ context: CommandContext) -> String? {
+        var session = context.environment
+        session["AUTHBROKER_SOCKET"] = nil
+        guard context.socketPath != SocketPath.resolve(flag: nil, environment: session) else { return nil }
+        if context.socketPath.hasPrefix("/") { return context.socketPath }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return context.socketPath }
+        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (directory == "/" ? "" : directory) + "/" + context.socketPath
     }
 
     /// The absolute path of the running authctl, for the entry's Exec line.

@@ -7,6 +7,11 @@ struct DesktopEntry: Equatable {
     let scheme: String
     /// The absolute path of the authctl binary the desktop runs.
     let executable: String
+    /// The daemon's socket, when the login used another than the default the desktop session
+    /// derives from XDG_RUNTIME_DIR (`--socket`, AUTHBROKER_SOCKET: e.g. a system-wide daemon).
+    /// A handler the browser launches inherits neither the flag nor the shell's variable, so the
+    /// Exec line passes it; nil: the default, nothing passed.
+    var socket: String? = nil
 
     var mimeType: String { "x-scheme-handler/\(scheme)" }
 
@@ -22,7 +27,7 @@ struct DesktopEntry: Equatable {
         Type=Application
         Name=authbroker login callback (\(scheme))
         Comment=Hands \(scheme): sign-in redirects to authbrokerd
-        Exec=\(Self.execArgument(executable)) callback %u
+        Exec=\(Self.execArgument(executable))\(socket.map { " --socket " + Self.execArgument($0) } ?? "") callback %u
         MimeType=\(mimeType);
         NoDisplay=true
         Terminal=false
@@ -44,10 +49,17 @@ struct DesktopEntry: Equatable {
 
     /// Why `path` cannot be written into an Exec line, or nil: it must be absolute and free of
     /// control characters (a newline would end the key; the spec has no escape for the others).
-    static func problem(withExecutable path: String) -> String? {
+    static func problem(withExecutable path: String) -> String? { problem(with: path, named: "the path of authctl") }
+
+    /// Why this entry cannot be written (authctl's path or the socket's), or nil.
+    var problem: String? {
+        Self.problem(withExecutable: executable) ?? socket.flatMap { Self.problem(with: $0, named: "the daemon's socket path") }
+    }
+
+    private static func problem(with path: String, named name: String) -> String? {
         guard path.hasPrefix("/") else { return "'\(path)' is not an absolute path" }
         guard path.unicodeScalars.allSatisfy({ $0.value >= 32 && $0.value != 127 }) else {
-            return "the path of authctl contains a control character"
+            return "\(name) contains a control character"
         }
         return nil
     }

@@ -36,7 +36,7 @@ struct DesktopHandler {
     var mimeAppsPath: String { configHome + "/" + Self.mimeAppsFile }
 
     func register(_ entry: DesktopEntry) throws(DesktopError) -> Registration {
-        if let problem = DesktopEntry.problem(withExecutable: entry.executable) { throw .badExecutable(problem) }
+        if let problem = entry.problem { throw .badExecutable(problem) }
         var result = Registration()
         let applications = try UserDirectory(applicationsDirectory)
         let contents = Array(entry.contents.utf8)
