@@ -15,7 +15,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format"
+    --scheme --redirect-uri --token-request-format --provider --shop-domain --authkit-domain"
 _authctl_value_options=$(echo $_authctl_value_options)
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
@@ -65,6 +65,10 @@ _authctl() {
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
             return ;;
+        --provider)
+            # authctl's preset table (`authctl account add --provider help`).
+            COMPREPLY=($(compgen -W "help shopify workos workos-connect" -- "$cur"))
+            return ;;
     esac
     # Options whose values cannot be completed.
     [[ " $_authctl_value_options " == *" $prev "* ]] && return
@@ -105,7 +109,7 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format" ;;
+                    --token-request-format --provider --shop-domain --authkit-domain" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
