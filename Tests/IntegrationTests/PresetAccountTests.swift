@@ -124,8 +124,9 @@ import TestSupport
         await provider.stop()
     }
 
-    /// Without --issuer the preset's own issuer is used: WorkOS's, derived from the client id.
-    @Test func workosPresetIssuerComesFromTheClientID() async throws {
+    /// With a preset, --issuer is optional (WorkOS's is derived from the client id, see
+    /// ProviderPresetTests); without one it is still required.
+    @Test func aPresetMakesTheIssuerOptional() async throws {
         let directory = try TemporaryDirectory(prefix: "preset-offline")
         defer { directory.remove() }
         // No daemon: exit 69 proves the whole line was accepted before connecting.
@@ -134,5 +135,10 @@ import TestSupport
              "--provider", "workos", "--client-id", "client_01ABC"],
             environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
         #expect(run.status == 69, "\(run.stderr)")
+        let bare = try await Subprocess.run(
+            [try ChildProcess.binary("authctl"), "--socket", directory.appending("none.sock"), "account", "add", "w",
+             "--client-id", "client_01ABC"],
+            environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
+        #expect(bare.status == 64 && bare.stderr.contains("--issuer URL, or --provider PRESET"), "\(bare.stderr)")
     }
 }
