@@ -116,6 +116,7 @@ enum AccountCommand: Command {
         guard let clientID = arguments.value("--client-id") else {
             throw UsageError("'authctl account add' needs --client-id ID" + (preset == nil ? " and --issuer URL (or --provider PRESET)" : ""))
         }
+        // With a preset the issuer may come from it (`apply`, below): empty until then.
         guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) else {
             throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add --provider help)")
         }

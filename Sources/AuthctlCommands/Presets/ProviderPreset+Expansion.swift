@@ -88,7 +88,6 @@ enum PresetDomain {
         guard scheme == "https" || isLoopback(host) else {
             throw UsageError("\(option.flag) needs https; plain http is allowed only for loopback hosts, got '\(text)'")
         }
-        guard scheme == "http" || !host.hasPrefix("[") else { throw problem }
         return scheme + "://" + authority.lowercased()
     }
 
