@@ -62,7 +62,10 @@ import TestSupport
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: Self.shopifyMock)
         let help = try await harness.authctl(["account", "add", "--provider", "help"])
         #expect(help.status == 0, "\(help)")
-        for expected in ["shopify", "workos", "workos-connect", "--shop-domain SHOP.myshopify.com", "--authkit-domain"] {
+        for expected in [
+            "shopify", "workos", "workos-connect", "--shop-domain SHOP.myshopify.com", "--authkit-domain",
+            "docs/providers.md#shopify-customer-account-api",
+        ] {
             #expect(help.stdout.contains(expected), "\(expected): \(help)")
         }
         let base = ["account", "add", "x", "--client-id", "mock-client"]

@@ -10,9 +10,10 @@ extension AccountCommand {
             let needs = (["--client-id ID"] + preset.options.map { "\($0.flag) \($0.example)" }).joined(separator: " ")
             lines.append("  " + preset.name.padding(16) + preset.summary)
             lines.append("  " + "".padding(16) + "needs: " + needs)
+            lines.append("  " + "".padding(16) + "walk-through: docs/providers.md#" + preset.docsAnchor)
         }
         lines.append("A preset fills in the issuer, scopes, parameters, endpoints and redirect; options given")
-        lines.append("explicitly override it. Walk-throughs: docs/providers.md.")
+        lines.append("explicitly override it.")
         return lines.joined(separator: "\n")
     }
 
