@@ -131,7 +131,7 @@ import Testing
             scopes: ["openid"], redirectURI: "shop.4242.app://callback", extraParameters: ["b": "2", "a": "1"],
             endpoints: ManualEndpoints(jwksURI: "https://x.example/jwks"), discoveryURL: "https://shop.example/.well-known/openid-configuration")
         configuration.tokenRequestFormat = .json
-        let lines = AccountCommand.setFields(of: configuration, except: ["name", "issuer", "client_id", "scopes"])
+        let lines = AccountCommand.setFields(of: configuration, except: ["name: shop", "issuer: x", "client_id: c", "scopes: openid"])
         #expect(lines == [
             "discovery_url: https://shop.example/.well-known/openid-configuration", "jwks_uri: https://x.example/jwks",
             "extra_parameters: a=1 b=2", "redirect_uri: shop.4242.app://callback", "token_request_format: json",

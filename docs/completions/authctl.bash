@@ -15,8 +15,11 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format --provider --shop-domain --authkit-domain"
+    --scheme --redirect-uri --token-request-format"
 _authctl_value_options=$(echo $_authctl_value_options)
+# authctl account add's provider presets (ProviderPreset.all) and their options.
+_authctl_presets="help shopify workos workos-connect"
+_authctl_value_options+=" --provider --shop-domain --authkit-domain"
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
     ping version help"
@@ -62,12 +65,11 @@ _authctl() {
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
             return ;;
+        --provider)
+            COMPREPLY=($(compgen -W "$_authctl_presets" -- "$cur"))
+            return ;;
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
-            return ;;
-        --provider)
-            # authctl's preset table (`authctl account add --provider help`).
-            COMPREPLY=($(compgen -W "help shopify workos workos-connect" -- "$cur"))
             return ;;
     esac
     # Options whose values cannot be completed.
@@ -109,13 +111,14 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format --provider --shop-domain --authkit-domain" ;;
+                    --token-request-format" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
             esac ;;
         *) options="--help" ;;
     esac
+    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain"
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

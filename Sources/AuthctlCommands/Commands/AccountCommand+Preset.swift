@@ -3,6 +3,11 @@ import BrokerProtocol
 // `authctl account add NAME --provider PRESET …`: the preset row (`ProviderPreset`) under the
 // options the user gave.
 extension AccountCommand {
+    /// `--provider` and every preset's own options (`account add` accepts them all, then
+    /// `selectedPreset` checks them against the preset).
+    static let presetOptions: [CommandLineArguments.Option] =
+        [.value("--provider")] + ProviderPreset.allOptionFlags.map { .value($0) }
+
     /// `--provider help`: each preset with its summary and the options it needs.
     static func presetList() -> String {
         var lines = ["provider presets (authctl account add NAME --provider PRESET --client-id ID ...):"]
@@ -51,8 +56,9 @@ extension AccountCommand {
             configuration.discoveryURL = try preset.expanded(template, values)
         }
         if arguments.all("--scope").isEmpty { configuration.scopes = preset.scopes }
-        configuration.extraParameters.merge(preset.parameters) { given, _ in given }
         configuration.tokenRequestFormat = configuration.tokenRequestFormat ?? preset.tokenRequestFormat
+        if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
+        configuration.extraParameters.merge(preset.parameters) { given, _ in given }
         configuration.endpoints = try preset.endpoints(under: configuration.endpoints, values)
         if arguments.value("--issuer") == nil {
             configuration.issuer = try presetIssuer(preset, configuration, values, arguments, context)

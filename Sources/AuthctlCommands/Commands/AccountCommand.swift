@@ -65,14 +65,14 @@ enum AccountCommand: Command {
         scheme when no other account uses that scheme. The client secret is sealed by the daemon and
         never shown again.
         """
-    static let addOptions: [CommandLineArguments.Option] = [
+    static let addOptions: [CommandLineArguments.Option] = presetOptions + [
         .value("--issuer"), .value("--client-id"), .value("--client-secret-file"), .repeated("--scope"),
         .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--provider"),
-    ] + ProviderPreset.allOptionFlags.map { .value($0) }
+        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
+    ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
 
@@ -151,9 +151,9 @@ enum AccountCommand: Command {
             configuration.gitUsername = username
         }
         configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
-        if let preset { try apply(preset, to: &configuration, arguments, context) }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
+        if let preset { try apply(preset, to: &configuration, arguments, context) }
         _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         return ExitCode.success
@@ -216,8 +216,8 @@ enum AccountCommand: Command {
         if let configuration = status.configuration {
             lines += ["issuer: \(configuration.issuer)", "client_id: \(configuration.clientID)",
                       "scopes: \(configuration.scopes.joined(separator: " "))"]
-            lines += setFields(of: configuration, except: ["name", "issuer", "client_id", "scopes"])
         }
+        if let configuration = status.configuration { lines += setFields(of: configuration, except: lines) }
         lines.append("expires_at: \(status.expiresAt ?? "-")")
         lines.append("subject: \(status.subject ?? "-")")
         Output.line(lines.joined(separator: "\n"))
@@ -226,10 +226,12 @@ enum AccountCommand: Command {
 }
 
 extension AccountCommand {
-    /// "key: value" for every field of `configuration` that is set, in key order, from its JSON
-    /// encoding (so a new field is shown without a list to update): strings as they are, lists
-    /// space-separated, `extra_parameters` as KEY=VALUE, each manual endpoint on its own line.
-    static func setFields(of configuration: AccountConfiguration, except shown: Set<String>) -> [String] {
+    /// "key: value" for every field of `configuration` that is set and not among the `shown`
+    /// lines yet, in key order, from its JSON encoding (so a new field is shown without a list to
+    /// update): strings as they are, lists space-separated, `extra_parameters` as KEY=VALUE, each
+    /// manual endpoint on its own line.
+    static func setFields(of configuration: AccountConfiguration, except shownLines: [String]) -> [String] {
+        let shown = Set(shownLines.compactMap { $0.split(separator: ":", maxSplits: 1).first.map(String.init) })
         guard case .object(let fields)? = try? WireJSON.encodeValue(configuration.withoutSecret) else { return [] }
         var lines: [String] = []
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !shown.contains(key) {
