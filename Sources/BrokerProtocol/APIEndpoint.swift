@@ -86,6 +86,11 @@ extension APIEndpoint where Body == EmptyObject, Response == LogoutResult {
     public static func logout(account name: String) -> Self { Self(.logout, name) }
 }
 
+extension APIEndpoint where Body == DiscoveryRequest, Response == DiscoveryResult {
+    /// Fetches and validates a discovery document and answers the issuer it names.
+    public static var discovery: Self { Self(.discovery) }
+}
+
 extension APIEndpoint where Body == EmptyObject, Response == RekeyResult {
     public static var rekey: Self { Self(.rekey) }
 }

@@ -9,12 +9,13 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case getAccount, updateAccount, removeAccount
     case token, idToken, tokenRejected
     case login, loginStatus, loginCallback, logout
+    case discovery
     case rekey, metrics
 
     public var method: String {
         switch self {
         case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics: "GET"
-        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .rekey: "POST"
+        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey: "POST"
         case .updateAccount: "PUT"
         case .removeAccount: "DELETE"
         }
@@ -35,6 +36,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .loginStatus: .loginStatus(parameter)
         case .loginCallback: .loginCallback
         case .logout: .logout(parameter)
+        case .discovery: .discovery
         case .rekey: .rekey
         case .metrics: .metrics
         }
@@ -57,7 +59,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .metrics: []
         case .token, .idToken: [.minTTL]
         case .loginStatus: [.wait]
-        case .loginCallback: []
+        case .loginCallback, .discovery: []
         case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
         }
     }
@@ -65,7 +67,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback: .required
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery: .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics: .none
         }

@@ -18,6 +18,8 @@ public enum APIRoute: Equatable, Sendable {
     /// A private-use scheme redirect handed over by `authctl callback`.
     case loginCallback
     case logout(String)
+    /// Reads a discovery document for `authctl account add --provider` (its issuer, nothing stored).
+    case discovery
     case rekey
     case metrics
 
@@ -35,6 +37,7 @@ public enum APIRoute: Equatable, Sendable {
         case .loginStatus: "/v1/logins/{id}"
         case .loginCallback: "/v1/logins/callback"
         case .logout: "/v1/accounts/{name}/logout"
+        case .discovery: "/v1/discovery"
         case .rekey: "/v1/rekey"
         case .metrics: "/metrics"
         }
@@ -43,7 +46,7 @@ public enum APIRoute: Equatable, Sendable {
     /// The account name or login id in the path, nil for paths without one.
     public var parameter: String? {
         switch self {
-        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback: nil
+        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery: nil
         case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
             .loginStatus(let value), .logout(let value):
             value
@@ -107,6 +110,7 @@ public enum APIRoute: Equatable, Sendable {
         case "status": .status
         case "accounts": .accounts
         case "rekey": .rekey
+        case "discovery": .discovery
         default: throw .unknown
         }
     }

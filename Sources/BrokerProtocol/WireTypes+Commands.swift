@@ -158,3 +158,22 @@ public struct IDTokenGrant: Codable, Sendable, Equatable {
         case expiresAt = "expires_at"
     }
 }
+
+/// `POST /v1/discovery`'s body: the discovery document to read (https, or http to a loopback host).
+public struct DiscoveryRequest: Codable, Sendable, Equatable {
+    public var url: String
+
+    public init(url: String) {
+        self.url = url
+    }
+}
+
+/// `POST /v1/discovery`'s answer: the issuer the document names, after the same checks an account's
+/// discovery applies (endpoints https, the issuer a valid one). Nothing is stored.
+public struct DiscoveryResult: Codable, Sendable, Equatable {
+    public var issuer: String
+
+    public init(issuer: String) {
+        self.issuer = issuer
+    }
+}

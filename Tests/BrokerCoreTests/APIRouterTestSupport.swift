@@ -96,6 +96,11 @@ final class FakeBrokerService: BrokerService {
         return LoginStatus(loginID: id, account: "work", outcome: .succeeded, subject: "alice")
     }
 
+    func discoveryIssuer(url: String) async throws(WireError) -> DiscoveryResult {
+        try record("discoveryIssuer(\(url))")
+        return DiscoveryResult(issuer: "https://issuer.example/from-document")
+    }
+
     func loginCallback(url: String, owner: UInt32) async throws(WireError) -> LoginStatus {
         // Records that a URL arrived, never the URL (it holds the code).
         try record("loginCallback(\(owner),\(url.utf8.count) bytes)")

@@ -9,6 +9,8 @@ import TestSupport
 final class MockProviderProcess: Sendable {
     let process: SpawnedProcess
     let issuer: String
+    /// Shopify mode (`shopifyShopID`): the shop's domain, which serves the discovery document.
+    let shopDomain: String?
     private let client: HTTPClient
 
     /// The counters the tests read (a subset of the mock's `MockProviderStats`).
@@ -41,10 +43,13 @@ final class MockProviderProcess: Sendable {
         }
         guard let listening else { throw HarnessError.notReady("mock-oidc-provider", process.stderr) }
         issuer = listening
+        shopDomain = process.stdout.split(separator: "\n").first { $0.hasPrefix("shop-domain ") }
+            .map { String($0.dropFirst("shop-domain ".count)) }
         client = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
     }
 
-    var port: Int { Int(issuer.split(separator: ":").last ?? "") ?? 0 }
+    /// The issuer's port (its path, if any, is not part of it).
+    var port: Int { Int(issuer.split(separator: ":").last?.prefix { $0.isNumber } ?? "") ?? 0 }
 
     /// Merges `json` (a partial knob object, e.g. `{"accessTokenLifetime": 2}`) into the configuration.
     func configure(_ json: String) async throws {

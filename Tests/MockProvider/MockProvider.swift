@@ -17,29 +17,40 @@ import TestSupport
 public final class MockProvider: Sendable {
     public let issuer: String
     public let port: Int
+    /// Shopify mode (`shopifyShopID`): the origin of the shop's domain, which serves the discovery
+    /// document (`http://127.0.0.1:OTHER_PORT`); nil otherwise.
+    public let shopDomain: String?
+    /// The issuer's path (`/authentication/ID` in Shopify mode, else empty): routes are matched below it.
+    let issuerPath: String
     let state: Mutex<MockProviderState>
-    private let server: Mutex<HTTPServer?>
+    /// The issuer's listener, and the shop domain's in Shopify mode.
+    private let servers: Mutex<[HTTPServer]>
 
     /// Starts a provider on 127.0.0.1:`port` (0: ephemeral).
     public init(configuration: MockProviderConfiguration = MockProviderConfiguration(), port: Int = 0) throws {
         let listener = try HTTPListener.tcp(host: "127.0.0.1", port: port)
         self.port = listener.port ?? port
-        issuer = "http://127.0.0.1:\(self.port)"
+        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? ""
+        issuer = "http://127.0.0.1:\(self.port)" + issuerPath
+        // Shopify serves discovery at the shop's own domain: another origin than the issuer's.
+        let shopListener = try configuration.shopifyShopID.map { _ in try HTTPListener.tcp(host: "127.0.0.1", port: 0) }
+        shopDomain = shopListener.map { "http://127.0.0.1:\($0.port ?? 0)" }
         var initial = MockProviderState(keys: [try Self.newKey(algorithm: configuration.signingAlgorithm, shared: true)])
         initial.configuration = configuration
         state = Mutex(initial)
-        server = Mutex(nil)
+        servers = Mutex([])
         let started = HTTPServer.start(listener: listener, handler: MockRouter(provider: self))
-        server.withLock { $0 = started }
+        let shop = shopListener.map { HTTPServer.start(listener: $0, handler: MockShopDomainRouter(provider: self)) }
+        servers.withLock { $0 = [started] + (shop.map { [$0] } ?? []) }
     }
 
     /// Stops the server (connections are cut after a short drain).
     public func stop() async {
-        let running = server.withLock { server in
-            defer { server = nil }
-            return server
+        let running = servers.withLock { servers in
+            defer { servers = [] }
+            return servers
         }
-        await running?.stop()
+        for server in running { await server.stop() }
     }
 
     public var configuration: MockProviderConfiguration { state.withLock { $0.configuration } }
@@ -105,9 +116,12 @@ struct MockRouter: HTTPHandler {
     let provider: MockProvider
 
     func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
-        let path = String(request.path)
+        // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
+        guard let path = provider.pathBelowIssuer(String(request.path)) else { return .plainText(status: 404, "no such endpoint") }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
-        guard let (endpoint, method) = Self.routes[path] else { return .plainText(status: 404, "no such endpoint") }
+        guard let (endpoint, method) = Self.routes[path], provider.serves(endpoint) else {
+            return .plainText(status: 404, "no such endpoint")
+        }
         guard request.method == method else { return .plainText(status: 405, "use \(method)") }
         if let fault = provider.state.withLock({ $0.takeFault(endpoint) }) {
             if fault.kind == .slow {
@@ -136,6 +150,11 @@ struct MockRouter: HTTPHandler {
         "/user_management/authorize": ("authorize", "GET"),
         "/user_management/authenticate": ("token", "POST"),
         "/user_management/sessions/logout": ("end_session", "GET"),
+        // Shopify's paths below the issuer (`shopifyShopID`), as its discovery document names them.
+        "/oauth/authorize": ("authorize", "GET"),
+        "/oauth/token": ("token", "POST"),
+        "/logout": ("end_session", "GET"),
+        "/.well-known/jwks.json": ("jwks", "GET"),
     ]
 }
 

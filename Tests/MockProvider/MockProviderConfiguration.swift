@@ -58,6 +58,15 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// `/user_management/sessions/logout?session_id=`. Off: those paths answer 404.
     public var userManagement = false
 
+    /// Shopify Customer Account API mode, for this shop id (e.g. "4242"; read at start-up only, as
+    /// `--config`): the issuer is `http://127.0.0.1:PORT/authentication/ID`, and its origin serves no
+    /// discovery; the discovery document lives on a second listener, the shop's domain (another
+    /// origin, `MockProvider.shopDomain`), shaped like Shopify's: authorization, token, end-session
+    /// (`…/logout`) and JWKS endpoints under the issuer, no revocation, userinfo or device endpoint.
+    /// The shop domain also serves `/.well-known/customer-account-api` (`graphql_api`). Combine with
+    /// `registeredRedirectURI` `shop.ID.app://callback`, as Shopify's public clients are registered.
+    public var shopifyShopID: String?
+
     public init() {}
 }
 

@@ -3,7 +3,8 @@
 //
 //   mock-oidc-provider [--port N] [--config JSON] [--config-file PATH] [--no-stdin]
 //
-// Prints "listening http://127.0.0.1:PORT" on stdout once it accepts connections. Knobs are
+// Prints "listening http://127.0.0.1:PORT" on stdout once it accepts connections (the issuer; in
+// Shopify mode `…/authentication/ID`, after a "shop-domain http://127.0.0.1:PORT2" line). Knobs are
 // MockProviderConfiguration members (JSON), changeable later with POST /_mock/config; counters
 // at GET /_mock/stats; POST /_mock/rotate-key rotates the signing key. Exits on SIGTERM, and on
 // end of stdin (so it never outlives the test that spawned it) unless --no-stdin.
@@ -46,6 +47,8 @@ do {
 } catch {
     fail("cannot start: \(error)")
 }
+// Shopify mode: the shop's domain first, so a reader of "listening" finds both lines.
+if let shopDomain = provider.shopDomain { FileHandle.standardOutput.write(Data("shop-domain \(shopDomain)\n".utf8)) }
 FileHandle.standardOutput.write(Data("listening \(provider.issuer)\n".utf8))
 if watchStdin {
     while readLine() != nil {}

@@ -17,6 +17,9 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --browser"
 _authctl_value_options=$(echo $_authctl_value_options)
+# authctl account add's provider presets (ProviderPreset.all) and their options.
+_authctl_presets="help shopify workos workos-connect"
+_authctl_value_options+=" --provider --shop-domain --authkit-domain"
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
     ping version help"
@@ -61,6 +64,9 @@ _authctl() {
             return ;;
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
+            return ;;
+        --provider)
+            COMPREPLY=($(compgen -W "$_authctl_presets" -- "$cur"))
             return ;;
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
@@ -115,6 +121,7 @@ _authctl() {
             esac ;;
         *) options="--help" ;;
     esac
+    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain"
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

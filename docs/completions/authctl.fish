@@ -98,6 +98,9 @@ complete -c authctl -n '__authctl_account_sub add' -l redirect-port -x -d 'fixed
 complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redirect path'
 complete -c authctl -n '__authctl_account_sub add' -l redirect-uri -x -d 'private-use scheme redirect URI'
 complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a 'form json' -d 'token request encoding'
+complete -c authctl -n '__authctl_account_sub add' -l provider -x -a 'help shopify workos workos-connect' -d 'a provider preset'
+complete -c authctl -n '__authctl_account_sub add' -l shop-domain -x -d "with --provider shopify: the shop's domain"
+complete -c authctl -n '__authctl_account_sub add' -l authkit-domain -x -d 'with --provider workos-connect: the AuthKit domain'
 complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
 complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
 complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'

@@ -35,6 +35,10 @@ expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
 expect "form json" authctl account add x --token-request-format ""
+expect "workos workos-connect" authctl account add x --provider w
+expect "--provider" authctl account add x --prov
+expect "--shop-domain" authctl account add x --provider shopify --sh
+expect "" authctl account add x --shop-domain ""
 expect "--no-register" authctl login --no-r
 expect "--browser" authctl login work --b
 expect "git.example work" authctl login --browser firefox ""

@@ -7,6 +7,8 @@ enum AccountCommand: Command {
     static let summary = "add, list, show, remove or apply (declarative) accounts"
     static let help = """
         usage: authctl account add NAME --issuer URL --client-id ID [options]
+               authctl account add NAME --provider PRESET --client-id ID [preset options] [options]
+               authctl account add --provider help
                authctl account list [--json]
                authctl account show NAME [--json]
                authctl account remove NAME
@@ -14,6 +16,13 @@ enum AccountCommand: Command {
                authctl account apply FILE.json
 
         add options:
+          --provider PRESET            fill in a provider's issuer, scopes, endpoints, parameters and
+                                       redirect (shopify, workos, workos-connect; `--provider help`
+                                       lists them); the options below override what it fills in
+          --shop-domain DOMAIN         with --provider shopify: the shop's domain
+                                       (SHOP.myshopify.com or a custom domain), where discovery is
+          --authkit-domain DOMAIN      with --provider workos-connect: the AuthKit domain
+                                       (SUBDOMAIN.authkit.app or a custom auth domain)
           --issuer URL                 the provider's issuer (discovery runs at once)
           --client-id ID               the OAuth client id registered for authbroker
           --client-secret-file FILE    confidential clients: a file holding the secret
@@ -49,6 +58,9 @@ enum AccountCommand: Command {
         git_url_prefix, git_username and browser (issuer, client id or secret, scopes, audience,
         redirect, parameters, endpoints, discovery URL) signs the account out; those keep its tokens.
 
+        `show` prints the state, every configuration field that is set (never the client secret),
+        the expiry and the subject.
+
         `register-handler` makes authctl the desktop's handler of the scheme of the account's
         private-use redirect_uri (a desktop entry in $XDG_DATA_HOME/applications and the default
         in $XDG_CONFIG_HOME/mimeapps.list), as `authctl login` does unless --no-register.
@@ -57,7 +69,7 @@ enum AccountCommand: Command {
         scheme when no other account uses that scheme. The client secret is sealed by the daemon and
         never shown again.
         """
-    static let addOptions: [CommandLineArguments.Option] = [
+    static let addOptions: [CommandLineArguments.Option] = presetOptions + [
         .value("--issuer"), .value("--client-id"), .value("--client-secret-file"), .repeated("--scope"),
         .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
@@ -98,10 +110,19 @@ enum AccountCommand: Command {
     }
 
     static func add(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        if arguments.value("--provider") == "help" {
+            Output.line(presetList())
+            return ExitCode.success
+        }
         let account = try requireAccountName(arguments, command: "authctl account add")
         if let problem = AccountName.problem(with: account) { throw UsageError("invalid account name '\(account)': \(problem)") }
-        guard let issuer = arguments.value("--issuer"), let clientID = arguments.value("--client-id") else {
-            throw UsageError("'authctl account add' needs --issuer URL and --client-id ID")
+        let preset = try selectedPreset(arguments)
+        guard let clientID = arguments.value("--client-id") else {
+            throw UsageError("'authctl account add' needs --client-id ID" + (preset == nil ? " and --issuer URL (or --provider PRESET)" : ""))
+        }
+        // With a preset the issuer may come from it (`apply`, below): empty until then.
+        guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) else {
+            throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add --provider help)")
         }
         var configuration = AccountConfiguration(
             name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
@@ -137,6 +158,7 @@ enum AccountCommand: Command {
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
+        if let preset { try apply(preset, to: &configuration, arguments, context) }
         _ = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         return ExitCode.success
@@ -201,10 +223,45 @@ enum AccountCommand: Command {
                       "scopes: \(configuration.scopes.joined(separator: " "))"]
             if let browser = configuration.browser { lines.append("browser: \(browser)") }
         }
+        if let configuration = status.configuration { lines += setFields(of: configuration, except: lines) }
         lines.append("expires_at: \(status.expiresAt ?? "-")")
         lines.append("subject: \(status.subject ?? "-")")
         Output.line(lines.joined(separator: "\n"))
         return ExitCode.success
+    }
+}
+
+extension AccountCommand {
+    /// "key: value" for every field of `configuration` that is set and not among the `shown`
+    /// lines yet, in key order, from its JSON encoding (so a new field is shown without a list to
+    /// update): strings as they are, lists space-separated, `extra_parameters` as KEY=VALUE, each
+    /// manual endpoint on its own line.
+    static func setFields(of configuration: AccountConfiguration, except shownLines: [String]) -> [String] {
+        let shown = Set(shownLines.compactMap { $0.split(separator: ":", maxSplits: 1).first.map(String.init) })
+        guard case .object(let fields)? = try? WireJSON.encodeValue(configuration.withoutSecret) else { return [] }
+        var lines: [String] = []
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) where !shown.contains(key) {
+            switch value {
+            case .object(let members) where key == "endpoints":
+                lines += members.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value))" }
+            case .object(let members):
+                if !members.isEmpty {
+                    lines.append("\(key): " + members.sorted { $0.key < $1.key }.map { "\($0.key)=\(text($0.value))" }.joined(separator: " "))
+                }
+            case .array(let items):
+                if !items.isEmpty { lines.append("\(key): " + items.map(text).joined(separator: " ")) }
+            case .null:
+                continue
+            default:
+                lines.append("\(key): \(text(value))")
+            }
+        }
+        return lines
+    }
+
+    private static func text(_ value: JSONValue) -> String {
+        if case .string(let string) = value { return string }
+        return String(decoding: WireJSON.serialize(value), as: UTF8.self)
     }
 }
 

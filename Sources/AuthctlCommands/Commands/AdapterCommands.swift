@@ -51,7 +51,7 @@ enum HeaderCommand: Command {
 
         Prints `Authorization: Bearer TOKEN` (or the header you name) on stdout, for tools that
         read headers from a file or stdin, e.g.  authctl header work | curl -H @- URL
-        Shopify Storefront:  authctl header shop --header-name X-Shopify-Storefront-Access-Token
+        Shopify Customer Account API (the token with no scheme):  authctl header shop --scheme ''
 
         options:
           --header-name H    the header's name (default Authorization)

@@ -56,3 +56,20 @@ extension TokenBroker {
         }
     }
 }
+
+extension TokenBroker {
+    /// `POST /v1/discovery`: the issuer the discovery document at `url` names (`OIDCClient.documentIssuer`),
+    /// fetched off the connection thread. Read-only: no account, cache or vault changes. The caller
+    /// could make the daemon fetch the same URL through `POST /v1/accounts` anyway.
+    public func discoveryIssuer(url: String) async throws(WireError) -> DiscoveryResult {
+        let oidc = oidc
+        do throws(OIDCError) {
+            let issuer = try await ProviderTask.run { () async throws(OIDCError) in try await oidc.documentIssuer(url) }.get()
+            return DiscoveryResult(issuer: issuer)
+        } catch {
+            // "check the issuer", the usual advice, does not apply: the caller has no issuer yet.
+            let why = if case .discoveryUnavailable(_, let status) = error { "HTTP \(status), no discovery document there" } else { error.description }
+            throw fail(WireError(code: .invalidRequest, message: "could not read \(ProviderText.sanitize(url)): \(why)"))
+        }
+    }
+}

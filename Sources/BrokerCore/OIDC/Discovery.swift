@@ -38,8 +38,9 @@ public enum Discovery {
     /// Reads one fetched document. Returns nil when the document is absent (a 4xx answer or a
     /// body that is not a metadata object), so the caller may try the other document; throws
     /// for overload/server errors (5xx, 408, 429 — retry later rather than fall back) and for an
-    /// issuer that is not the configured one (never fall back past a wrong issuer).
-    static func readDocument(_ response: HTTPResponse, url: String, expectedIssuer: String, now: Date)
+    /// issuer that is not the configured one (never fall back past a wrong issuer). A nil
+    /// `expectedIssuer` takes the one the document names, checked all the same (`POST /v1/discovery`).
+    static func readDocument(_ response: HTTPResponse, url: String, expectedIssuer: String?, now: Date)
         throws(OIDCError) -> ProviderMetadata?
     {
         if OIDCError.isTransientStatus(response.status) {
@@ -52,7 +53,7 @@ public enum Discovery {
             throw .malformedResponse(endpoint: url, reason: error.describing("the metadata document"))
         }
         guard let metadata = try? WireJSON.decode(ProviderMetadata.self, from: response.body) else { return nil }
-        try metadata.validate(expectedIssuer: expectedIssuer)
+        try metadata.validate(expectedIssuer: expectedIssuer ?? metadata.issuer)
         return metadata
     }
 }

@@ -71,7 +71,18 @@ extension OIDCClient {
         return openID.filling(from: extra)
     }
 
-    private func fetchDocument(_ url: String, issuer: String) async throws(OIDCError) -> (metadata: ProviderMetadata?, status: Int) {
+    /// The issuer a discovery document names, for `authctl account add --provider` (Shopify's
+    /// document lives at the shop's domain and names an issuer on another origin). One GET with the
+    /// same URL rule, TLS trust, timeouts and size cap as an account's discovery, and the same checks
+    /// of the document; nothing is cached: the account's own discovery fetches it again and must
+    /// find this issuer.
+    public func documentIssuer(_ url: String) async throws(OIDCError) -> String {
+        let (metadata, status) = try await fetchDocument(url, issuer: nil)
+        guard let metadata else { throw .discoveryUnavailable(url: url, status: status) }
+        return metadata.issuer
+    }
+
+    private func fetchDocument(_ url: String, issuer: String?) async throws(OIDCError) -> (metadata: ProviderMetadata?, status: Int) {
         let checked = try EndpointURL.secure(url, what: "discovery document URL")
         let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
         return (try Discovery.readDocument(response, url: url, expectedIssuer: issuer, now: time.now()), response.status)

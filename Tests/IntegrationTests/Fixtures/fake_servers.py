@@ -7,8 +7,12 @@
   fake_servers.py git ROOT TOKENFILE
                                   git smart HTTP (git-http-backend CGI) on 127.0.0.1, port printed,
                                   answering 401 unless Basic auth carries the token in TOKENFILE.
+  fake_servers.py recorder LOGFILE
+                                  an API on 127.0.0.1 (a GraphQL endpoint, say) that appends each
+                                  request as one JSON line {method, path, headers, body} to LOGFILE
+                                  and answers {"data": {}}.
 
-Both print "ready PORT-OR-PATH" on stdout and exit when stdin closes.
+All print "ready PORT-OR-PATH" on stdout and exit when stdin closes.
 """
 import base64, http.server, json, os, socketserver, subprocess, sys, threading
 
@@ -128,6 +132,21 @@ class GitServer(Quiet):
     do_GET = do_POST = handle_any
 
 
+class Recorder(Quiet):
+    log = None
+    lock = threading.Lock()
+
+    def handle_any(self):
+        length = min(int(self.headers.get("Content-Length", "0")), 1 << 20)
+        body = self.rfile.read(length).decode("utf-8", "replace")
+        entry = {"method": self.command, "path": self.path, "headers": dict(self.headers.items()), "body": body}
+        with Recorder.lock, open(Recorder.log, "a") as log:
+            log.write(json.dumps(entry) + "\n")
+        self.reply(200, {"data": {}})
+
+    do_GET = do_POST = handle_any
+
+
 class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
@@ -141,6 +160,10 @@ def main():
         server = UnixServer(sys.argv[2], FakeDaemon)
         os.chmod(sys.argv[2], 0o600)
         address = sys.argv[2]
+    elif sys.argv[1] == "recorder":
+        Recorder.log = sys.argv[2]
+        server = TCPServer(("127.0.0.1", 0), Recorder)
+        address = server.server_address[1]
     else:
         GitServer.root, GitServer.token_file = sys.argv[2], sys.argv[3]
         server = TCPServer(("127.0.0.1", 0), GitServer)

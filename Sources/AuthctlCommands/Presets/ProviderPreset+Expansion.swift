@@ -1,0 +1,118 @@
+import BrokerProtocol
+
+// Filling a configuration from a preset row: placeholder values, template expansion, and the rule
+// that an option the user gave wins over the row.
+extension ProviderPreset {
+    /// The placeholder filled from the issuer once it is known.
+    static let issuerLastSegmentKey = "issuer_last_segment"
+
+    /// Placeholder values from the command line: `client_id` and each of the row's options.
+    func values(clientID: String, arguments: CommandLineArguments) throws(UsageError) -> [String: String] {
+        var values = ["client_id": clientID]
+        for option in options {
+            guard let text = arguments.value(option.flag) else {
+                throw UsageError("--provider \(name) needs \(option.flag) \(option.example) (\(option.what))")
+            }
+            values[option.key] = try PresetDomain.origin(text, option: option)
+        }
+        return values
+    }
+
+    /// `template` with every `{key}` replaced; nil when it names a placeholder `values` lacks (a
+    /// defect of the table, which `ProviderPresetTests` rules out for every row).
+    static func expand(_ template: String, _ values: [String: String]) -> String? {
+        var result = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}"),
+                let value = values[String(rest[rest.index(after: open)..<close])]
+            else { return nil }
+            result += rest[..<open] + value
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// Every template of the row (issuer, discovery URL, endpoints, redirect), for the table's tests.
+    var templates: [String] {
+        var all = [discoveryURL, redirectURI].compactMap { $0 } + endpoints.configured.map(\.url)
+        if case .template(let issuer) = issuer { all.append(issuer) }
+        return all
+    }
+
+    /// `template` expanded, or an error naming the preset (never expected: see `expand`).
+    func expanded(_ template: String, _ values: [String: String]) throws(UsageError) -> String {
+        guard let text = Self.expand(template, values) else {
+            throw UsageError("the --provider \(name) preset has a broken template '\(template)'; please report it")
+        }
+        return text
+    }
+
+    /// The preset's endpoints under the ones given explicitly (each explicit one wins), merged
+    /// through the JSON encoding so a new endpoint needs no change here.
+    func endpoints(under explicit: ManualEndpoints?, _ values: [String: String]) throws(UsageError) -> ManualEndpoints? {
+        var fields: [String: JSONValue] = [:]
+        for (key, template) in endpoints.configured { fields[key] = .string(try expanded(template, values)) }
+        if let explicit, case .object(let given)? = try? WireJSON.encodeValue(explicit) {
+            fields.merge(given) { _, mine in mine }
+        }
+        guard !fields.isEmpty else { return explicit }
+        return try? WireJSON.decode(ManualEndpoints.self, from: .object(fields))
+    }
+
+    /// The last path segment of `issuer` (Shopify's shop id), nil when it has none.
+    static func lastPathSegment(of issuer: String) -> String? {
+        guard let schemeEnd = issuer.firstRange(of: "://") else { return nil }
+        let afterScheme = issuer[schemeEnd.upperBound...]
+        guard let slash = afterScheme.firstIndex(of: "/") else { return nil }
+        let segment = afterScheme[slash...].split(separator: "/").last.map(String.init)
+        return segment.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// A preset's domain option (`--shop-domain`, `--authkit-domain`): a host name, expanded to its
+/// origin. The usual form is a bare host (`SHOP.myshopify.com`, a custom domain); `https://HOST` is
+/// accepted as pasted; `http://` only for loopback hosts (127.0.0.0/8, [::1], localhost), the rule
+/// the daemon applies to http issuers, so tests can point it at a local provider.
+enum PresetDomain {
+    static func origin(_ text: String, option: PresetOption) throws(UsageError) -> String {
+        let problem = UsageError("\(option.flag) takes \(option.what) such as \(option.example), got '\(text)'")
+        var scheme = "https"
+        var authority = Substring(text)
+        if let range = text.firstRange(of: "://") {
+            scheme = text[..<range.lowerBound].lowercased()
+            authority = text[range.upperBound...]
+            if authority.last == "/" { authority = authority.dropLast() }
+        }
+        guard scheme == "https" || scheme == "http", let host = hostAndPort(authority)?.host else { throw problem }
+        guard scheme == "https" || isLoopback(host) else {
+            throw UsageError("\(option.flag) needs https; plain http is allowed only for loopback hosts, got '\(text)'")
+        }
+        return scheme + "://" + authority.lowercased()
+    }
+
+    /// `host[:port]` where host is a DNS name or `[::1]`; nil for anything else (paths, user info…).
+    static func hostAndPort(_ authority: Substring) -> (host: String, port: Int?)? {
+        var host = authority
+        var port: Int? = nil
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+            guard let number = Int(authority[authority.index(after: colon)...]), (1...65_535).contains(number) else { return nil }
+            port = number
+            host = authority[..<colon]
+        }
+        if host == "[::1]" { return (String(host), port) }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = !host.isEmpty && host.utf8.count <= 253
+            && labels.allSatisfy { label in
+                !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
+                    && label.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+            }
+        return valid ? (String(host), port) : nil
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let octets = host.split(separator: ".")
+        return host == "localhost" || host == "[::1]"
+            || (host.hasPrefix("127.") && octets.count == 4 && octets.allSatisfy { UInt8($0) != nil })
+    }
+}
