@@ -21,6 +21,9 @@ final class MockProviderProcess: Sendable {
         var authorizationRequests: Int
         var nonJSONAuthenticateRequests: Int
         var endedSessions: Int
+        var discoveryRequests: Int
+        var revokedHints: [String]
+        var liveRefreshTokens: Int
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on
