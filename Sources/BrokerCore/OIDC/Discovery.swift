@@ -9,8 +9,8 @@ import JSONLimits
 /// and RFC 8414 (`{origin}/.well-known/oauth-authorization-server{issuer path}`). The engine
 /// reads the first, falls back to the second when the first is absent, and fills endpoints the
 /// first lacks (e.g. `revocation_endpoint`) from the second — at discovery for the endpoints asked
-/// for, and later for cached metadata when an operation needs one (`OIDCClient.complete`). Either document's `issuer` must
-/// equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
+/// for, and later for cached metadata when an operation needs one (`OIDCClient.complete`). Either
+/// document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
 public enum Discovery {
     /// OpenID Connect Discovery 1.0 §4: the issuer, without a trailing slash, plus the well-known path.
     public static func openIDConfigurationURL(issuer: String) throws(OIDCError) -> String {

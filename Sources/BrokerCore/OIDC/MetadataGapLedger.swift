@@ -35,7 +35,7 @@ struct MetadataGapLedger: Sendable, Equatable {
         lackedAt[key] = now
     }
 
-    /// The endpoint was found (or the metadata was refetched): forget the lack.
+    /// The companion has the endpoint now: forget the lack.
     mutating func forget(_ key: Key) {
         lackedAt[key] = nil
     }
