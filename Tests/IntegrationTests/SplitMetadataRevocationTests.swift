@@ -8,7 +8,7 @@ import Testing
 @Suite struct SplitMetadataRevocationTests {
     @Test(.timeLimit(.minutes(1)))
     func logoutRevokesThroughTheEndpointOnlyRFC8414Lists() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"revocationEndpointOnlyInRFC8414": true}"#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"onlyInRFC8414": ["revocation_endpoint"]}"#)
         try await harness.signIn("work", provider: provider)
         try await harness.signIn("home", provider: provider)
         let token = try await harness.token("work")
@@ -34,6 +34,22 @@ import Testing
         let after = try await provider.stats
         #expect(after.discoveryRequests == stats.discoveryRequests, "\(after)")
         #expect(after.revocations == 4 && after.liveRefreshTokens == 0, "\(after)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+}
+
+extension SplitMetadataRevocationTests {
+    /// The same gap for the device grant: `login --device` needs `device_authorization_endpoint`,
+    /// which only the RFC 8414 document lists.
+    @Test(.timeLimit(.minutes(1)))
+    func deviceLoginFindsTheEndpointOnlyRFC8414Lists() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"onlyInRFC8414": ["device_authorization_endpoint"], "deviceInterval": 1}"#)
+        try await harness.addAccount("work", provider: provider)
+        let login = try await harness.authctl(["login", "work", "--device", "--timeout", "30"])
+        #expect(login.status == 0 && login.stderr.contains("MOCK-CODE"), "\(login)\n\(harness.daemonLog)")
+        #expect(try await provider.accepts(try await harness.token("work")))
+        #expect(try await provider.stats.devicePolls >= 1)
         #expect(await harness.stopDaemon() == 0)
     }
 }

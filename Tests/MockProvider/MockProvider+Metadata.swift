@@ -14,8 +14,8 @@ extension MockProvider {
             return .plainText(status: 404, "no OpenID configuration here")
         }
         var document = metadataDocument(configuration)
-        if request.path == "/.well-known/openid-configuration" && configuration.revocationEndpointOnlyInRFC8414 {
-            document["revocation_endpoint"] = nil
+        if request.path == "/.well-known/openid-configuration" {
+            for member in configuration.onlyInRFC8414 { document[member] = nil }
         }
         return MockResponse.json(document)
     }

@@ -57,9 +57,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// rotated refresh token and a `user`, no token_type/expires_in/ID token) and
     /// `/user_management/sessions/logout?session_id=`. Off: those paths answer 404.
     public var userManagement = false
-    /// Split metadata like the provider of issue 12: `/.well-known/openid-configuration` has no
-    /// `revocation_endpoint`; only the RFC 8414 `/.well-known/oauth-authorization-server` lists it.
-    public var revocationEndpointOnlyInRFC8414 = false
+    /// Split metadata like the provider of issue 12: these members (e.g. `revocation_endpoint`) are
+    /// missing from `/.well-known/openid-configuration`; only the RFC 8414
+    /// `/.well-known/oauth-authorization-server` document lists them.
+    public var onlyInRFC8414: [String] = []
     /// GitHub mode, shaped by GitHub's "Authorizing OAuth apps" and "Refreshing user access tokens"
     /// documentation: `/login/oauth/authorize` (no `iss`), `/login/oauth/access_token` and
     /// `/login/device/code`. Every token-endpoint error is answered with HTTP 200 and GitHub's codes
