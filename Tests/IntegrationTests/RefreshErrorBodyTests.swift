@@ -5,7 +5,8 @@ import Testing
 /// grant rejection — a proxy's HTML page, a captive portal, an error body that is no RFC 6749 §5.2
 /// object — keeps the refresh token: the daemon serves the still-valid token, retries, and the same
 /// refresh token works once the fault is gone (no new login). A real `invalid_grant` drops it.
-@Suite struct RefreshErrorBodyTests {
+/// Serialized: seven daemon + provider pairs at once would crowd a loaded 2-core machine.
+@Suite(.serialized) struct RefreshErrorBodyTests {
     /// One injected answer (a `MockFault` as JSON) per class of error body.
     static let faults: [String] = [
         #"{"kind": "html", "status": 502}"#,
