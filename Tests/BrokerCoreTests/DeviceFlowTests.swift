@@ -66,6 +66,27 @@ import Testing
         }
     }
 
+    /// GitHub: every poll is answered with HTTP 200, its errors included (issue 12).
+    @Test func driverReadsErrorsAnsweredWithHTTP200() async throws {
+        let transport = FakeTransport()
+        transport.on("\(testIssuer)/token",
+            .json(["error": "authorization_pending"]), .json(["error": "slow_down", "interval": 10]), .json(["error": "access_denied"]))
+        let time = TestTime()
+        let client = OIDCClient(transport: transport, time: time.time)
+        await #expect(throws: OIDCError.deviceAccessDenied) {
+            try await client.pollDeviceAuthorization(Self.authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+        }
+        #expect(time.sleeps == [.seconds(5), .seconds(5), .seconds(10)])
+    }
+
+    @Test func aDeviceRequestRefusedWithHTTP200IsTheOAuthError() {
+        let response = HTTPResponse(status: 200, body: Array(#"{"error":"device_flow_disabled","error_description":"Device Flow must be explicitly enabled for this App"}"#.utf8))
+        #expect(throws: OIDCError.oauthError(
+            OAuthErrorResponse(error: "device_flow_disabled", errorDescription: "Device Flow must be explicitly enabled for this App"),
+            status: 200, retryAfter: nil)
+        ) { try DeviceAuthorization.parse(response, now: Date()) }
+    }
+
     @Test func malformedDeviceAnswerIsRefused() {
         let response = HTTPResponse(status: 200, body: Array(#"{"device_code":"x"}"#.utf8))
         #expect(throws: OIDCError.self) { try DeviceAuthorization.parse(response, now: Date()) }

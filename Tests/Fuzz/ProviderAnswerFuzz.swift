@@ -22,7 +22,7 @@ public func fuzzProviderAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let answer = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
     switch selector % 8 {
     case 0: checkToken(answer, tooDeep: tooDeep, format: selector & 0x80 == 0 ? .form : .json)
-    case 1: checkError(HTTPResponse(status: 400, body: body))
+    case 1: checkError(body, selector: selector)
     case 2: checkUserInfo(answer, tooDeep: tooDeep)
     case 3: checkDevice(answer, tooDeep: tooDeep)
     case 4: checkDiscovery(answer, tooDeep: tooDeep)
@@ -51,11 +51,38 @@ private func checkToken(_ answer: HTTPResponse, tooDeep: Bool, format: TokenRequ
     }
 }
 
-private func checkError(_ answer: HTTPResponse) {
-    switch OIDCHTTP.failure(answer, endpoint: "token_endpoint", now: now) {
-    case .oauthError(_, let status, _), .httpStatus(let status, _, _): precondition(status == 400)
-    default: preconditionFailure("an error answer must be an OAuth error or a bare status")
+/// Error answers as they come (issue 12): any body under the statuses and content types that
+/// matter. Whatever it is, the message is bounded and free of control characters, and only a §5.2
+/// object with a grant-rejection code at 200/400/401 may ever delete a refresh token.
+private func checkError(_ body: [UInt8], selector: UInt8) {
+    let statuses = [400, 401, 200, 403, 502, 503, 404, 302]
+    let status = statuses[Int(selector >> 3) % statuses.count]
+    let type = selector & 0x40 == 0 ? "application/json" : "text/html"
+    let answer = HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", type)]), body: body)
+    let error: OIDCError
+    if status == 200 {
+        do throws(OIDCError) {
+            _ = try TokenResponse.parse(answer, now: now)
+            return
+        } catch let failure {
+            error = failure
+        }
+    } else {
+        error = OIDCHTTP.failure(answer, endpoint: "token_endpoint", now: now)
     }
+    switch error {
+    case .oauthError(_, let found, _), .httpStatus(let found, _, _): precondition(found == status)
+    case .malformedResponse, .unsupportedTokenType: precondition(status == 200)
+    default: preconditionFailure("an error answer must be an OAuth error, a bare status or a malformed answer: \(error)")
+    }
+    let text = error.description
+    precondition(text.unicodeScalars.count < 2_000, "unbounded provider text in a message")
+    precondition(!text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in a message")
+    if error.rejectsGrant {
+        guard case .oauthError(let response, _, _) = error else { preconditionFailure("only an OAuth error rejects a grant") }
+        precondition([200, 400, 401].contains(status) && OIDCError.grantRejections.contains(response.error))
+    }
+    if case .terminal = error.refreshDisposition { precondition(error.rejectsGrant, "a refresh token deleted on \(error)") }
 }
 
 private func checkUserInfo(_ answer: HTTPResponse, tooDeep: Bool) {

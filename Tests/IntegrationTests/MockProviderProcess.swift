@@ -23,6 +23,11 @@ final class MockProviderProcess: Sendable {
         var authorizationRequests: Int
         var nonJSONAuthenticateRequests: Int
         var endedSessions: Int
+        var discoveryRequests: Int
+        var revokedHints: [String]
+        var liveRefreshTokens: Int
+        var formEncodedAnswers: Int
+        var devicePolls: Int
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on
@@ -64,6 +69,12 @@ final class MockProviderProcess: Sendable {
     func rotateKey() async throws {
         let answer = try await client.send(HTTPClientRequest(method: "POST", url: issuer + "/_mock/rotate-key"))
         guard answer.status == 200 else { throw HarnessError.unexpected("/_mock/rotate-key answered \(answer.status)") }
+    }
+
+    /// The user revokes the app's authorization at the provider: every refresh token dies.
+    func revokeAll() async throws {
+        let answer = try await client.send(HTTPClientRequest(method: "POST", url: issuer + "/_mock/revoke-all"))
+        guard answer.status == 200 else { throw HarnessError.unexpected("/_mock/revoke-all answered \(answer.status)") }
     }
 
     /// The current knobs as JSON (sorted keys); a fault's `remaining` counts down as requests arrive.

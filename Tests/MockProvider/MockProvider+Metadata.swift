@@ -13,7 +13,11 @@ extension MockProvider {
         if request.path == "/.well-known/openid-configuration" && !configuration.serveOpenIDConfiguration {
             return .plainText(status: 404, "no OpenID configuration here")
         }
-        return MockResponse.json(metadataDocument(configuration))
+        var document = metadataDocument(configuration)
+        if request.path == "/.well-known/openid-configuration" {
+            for member in configuration.onlyInRFC8414 { document[member] = nil }
+        }
+        return MockResponse.json(document)
     }
 
     func metadataDocument(_ configuration: MockProviderConfiguration) -> [String: Any] {
@@ -78,7 +82,7 @@ extension MockProvider {
     }
 
     /// `GET|POST /_mock/config` (POST merges a partial JSON object into the knobs),
-    /// `GET /_mock/stats`, `POST /_mock/rotate-key`.
+    /// `GET /_mock/stats`, `POST /_mock/rotate-key`, `POST /_mock/revoke-all`.
     func admin(_ request: HTTPRequest, path: String) -> HTTPResponse {
         switch (request.method, path) {
         case ("GET", "/_mock/config"):
@@ -92,6 +96,12 @@ extension MockProvider {
                 return .plainText(status: 400, "bad configuration: \(error)")
             }
         case ("GET", "/_mock/stats"):
+            return encoded(stats)
+        case ("POST", "/_mock/revoke-all"):
+            // The user revoked the app's authorization at the provider (GitHub: Settings → Applications).
+            state.withLock { state in
+                for family in state.families.indices { state.revokeFamily(family) }
+            }
             return encoded(stats)
         case ("POST", "/_mock/rotate-key"):
             guard let kid = try? rotateKey(dropOld: request.queryValue("drop_old") == "true") else {

@@ -60,7 +60,15 @@ public final class MockProvider: Sendable {
         state.withLock { change(&$0.configuration) }
     }
 
-    public var stats: MockProviderStats { state.withLock { $0.stats } }
+    public var stats: MockProviderStats {
+        state.withLock { state in
+            var stats = state.stats
+            stats.liveRefreshTokens = state.refreshTokens.values.filter { record in
+                record.status == .active && !state.families[record.family].revoked
+            }.count
+            return stats
+        }
+    }
 
     /// Every secret value this provider issued or received so far: authorization codes, the PKCE
     /// verifiers sent to its token endpoint, access, refresh and ID tokens (for leak tests).
@@ -132,6 +140,7 @@ struct MockRouter: HTTPHandler {
             }
         }
         if path.hasPrefix("/user_management/") { return provider.userManagement(endpoint, request) }
+        if path.hasPrefix("/login/") { return provider.github(endpoint, request) }
         return provider.answer(endpoint, request)
     }
 
@@ -155,6 +164,10 @@ struct MockRouter: HTTPHandler {
         "/oauth/token": ("token", "POST"),
         "/logout": ("end_session", "GET"),
         "/.well-known/jwks.json": ("jwks", "GET"),
+        // GitHub (`MockProviderConfiguration.github`), same fault names.
+        "/login/oauth/authorize": ("authorize", "GET"),
+        "/login/oauth/access_token": ("token", "POST"),
+        "/login/device/code": ("device", "POST"),
     ]
 }
 

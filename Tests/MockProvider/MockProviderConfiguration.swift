@@ -57,6 +57,21 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// rotated refresh token and a `user`, no token_type/expires_in/ID token) and
     /// `/user_management/sessions/logout?session_id=`. Off: those paths answer 404.
     public var userManagement = false
+    /// Split metadata like the provider of issue 12: these members (e.g. `revocation_endpoint`) are
+    /// missing from `/.well-known/openid-configuration`; only the RFC 8414
+    /// `/.well-known/oauth-authorization-server` document lists them.
+    public var onlyInRFC8414: [String] = []
+    /// GitHub mode, shaped by GitHub's "Authorizing OAuth apps" and "Refreshing user access tokens"
+    /// documentation: `/login/oauth/authorize` (no `iss`), `/login/oauth/access_token` and
+    /// `/login/device/code`. Every token-endpoint error is answered with HTTP 200 and GitHub's codes
+    /// (`bad_verification_code`, `bad_refresh_token`, `incorrect_client_credentials`,
+    /// `incorrect_device_code`; device polling's `authorization_pending`, `slow_down` with the new
+    /// `interval`, `expired_token`, `access_denied`); answers are form-encoded unless the request
+    /// says `Accept: application/json`; no ID token; lowercase `bearer`; comma-separated scopes;
+    /// `refresh_token_expires_in` (six months); a refresh also retires the old access token. No
+    /// discovery or revocation endpoint is part of GitHub's API (the routes stay, unused). Off:
+    /// the `/login/` paths answer 404.
+    public var github = false
 
     /// Shopify Customer Account API mode, for this shop id (e.g. "4242"; read at start-up only, as
     /// `--config`): the issuer is `http://127.0.0.1:PORT/authentication/ID`, and its origin serves no
@@ -95,6 +110,12 @@ public struct MockFault: Codable, Sendable, Equatable {
         /// status without processing the request (a gateway that timed out before the provider saw
         /// it: a refresh token sent this way is not rotated).
         case slow
+        /// `status` (default 502) with an HTML page, as a proxy or load balancer sends (200: a
+        /// captive portal's login page).
+        case html
+        /// `status` (default 400) with exactly `body` as `contentType` (default application/json):
+        /// error bodies as they come (no `error`, a non-string one, arrays, truncated JSON…).
+        case raw
     }
 
     public var kind: Kind
@@ -106,13 +127,18 @@ public struct MockFault: Codable, Sendable, Equatable {
     /// Levels of `deepArrays` / `deepObjects` (default 10,000). FoundationEssentials' scanner
     /// refuses more than 512 by itself; 175–512 is what overflowed a 512 KiB thread.
     public var depth: Int?
+    /// The body of a `raw` fault, and its Content-Type.
+    public var body: String?
+    public var contentType: String?
 
     public init(
         _ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil,
-        depth: Int? = nil
+        depth: Int? = nil, body: String? = nil, contentType: String? = nil
     ) {
         self.kind = kind
         self.depth = depth
+        self.body = body
+        self.contentType = contentType
         self.status = status
         self.retryAfter = retryAfter
         self.delayMilliseconds = delayMilliseconds
@@ -146,6 +172,10 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     /// User Management: authenticate requests refused for not being JSON, and sessions ended.
     public var nonJSONAuthenticateRequests = 0
     public var endedSessions = 0
+    /// Refresh tokens the token endpoint would accept now (filled in when the stats are read).
+    public var liveRefreshTokens = 0
+    /// GitHub mode: answers sent form-encoded because the request did not accept JSON.
+    public var formEncodedAnswers = 0
 
     public init() {}
 }

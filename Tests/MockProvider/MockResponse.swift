@@ -37,6 +37,14 @@ enum MockResponse {
                 body: Array("<html>not json {".utf8))
         case .invalidGrant:
             return oauthError("invalid_grant", description: "injected")
+        case .html:
+            return HTTPResponse(
+                status: fault.status ?? 502, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
+                body: Array("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n".utf8))
+        case .raw:
+            return HTTPResponse(
+                status: fault.status ?? 400, headers: HTTPHeaders([("Content-Type", fault.contentType ?? "application/json")]),
+                body: Array((fault.body ?? "").utf8))
         case .deepArrays, .deepObjects:
             return HTTPResponse(
                 status: fault.status ?? 200, headers: HTTPHeaders([("Content-Type", "application/json")]),

@@ -27,7 +27,7 @@ extension TokenBroker {
         }
         let login: BrokerLogin
         do throws(OIDCError) {
-            let metadata = try await metadata(for: key)
+            let metadata = try await metadata(for: key, needing: request.device == true ? .deviceAuthorization : nil)
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             if request.device == true {
                 login = try await BrokerLogin.device(client: oidc, metadata: metadata, configuration: runtime.client)
@@ -104,7 +104,7 @@ extension TokenBroker {
 
     /// The subject from userinfo when the login gave no ID token (best effort, display only).
     private func userInfoSubject(_ tokens: TokenSet, account key: AccountKey) async -> String? {
-        guard let metadata = try? await metadata(for: key), metadata.userinfoEndpoint != nil else { return nil }
+        guard let metadata = try? await metadata(for: key, needing: .userinfo), metadata.userinfoEndpoint != nil else { return nil }
         return try? await oidc.userInfo(metadata: metadata, tokens: tokens).subject
     }
 

@@ -36,7 +36,7 @@ extension TokenBroker {
     func revoke(_ tokens: TokenSet, account key: AccountKey) async -> (revoked: Bool, note: String?) {
         let metadata: ProviderMetadata
         do throws(OIDCError) {
-            metadata = try await self.metadata(for: key)
+            metadata = try await self.metadata(for: key, needing: .revocation)
         } catch {
             return (false, "the provider could not be reached: \(error)")
         }

@@ -6,7 +6,11 @@ import FoundationEssentials
 extension TokenBroker {
     /// The account's provider metadata through the discovery cache policy (24 h; the last good copy
     /// is served with a warning when a refetch fails). New documents are stored in the vault.
-    func metadata(for key: AccountKey) async throws(OIDCError) -> ProviderMetadata {
+    /// `needing`: the endpoint the caller is about to use; when the metadata lacks it, the companion
+    /// document is consulted (bounded, `OIDCClient.complete`) and a completed copy is stored.
+    func metadata(for key: AccountKey, needing endpoint: ProviderEndpoint? = nil) async throws(OIDCError)
+        -> ProviderMetadata
+    {
         guard let runtime = accounts[key] else { throw .cancelled }
         if runtime.configuration.manualMetadata != nil, let cached = runtime.metadata { return cached.metadata }
         let configuration = runtime.configuration
@@ -14,7 +18,12 @@ extension TokenBroker {
             issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)
         if let warning = outcome.warning { logger.with(key).warning(warning) }
         if outcome.isNew { adopt(outcome.cached, for: configuration) }
-        return outcome.metadata
+        guard let endpoint, outcome.metadata.url(of: endpoint) == nil,
+            let completed = await oidc.complete(outcome.cached, issuer: configuration.issuer, with: endpoint)
+        else { return outcome.metadata }
+        logger.with(key).info("\(endpoint.metadataKey) taken from the companion metadata document")
+        adopt(completed, for: configuration)
+        return completed.metadata
     }
 
     /// Keeps freshly fetched metadata: in memory for every account that reads the same document

@@ -83,9 +83,10 @@ extension TokenBroker {
         return true
     }
 
-    /// The engine's error classified for the state machine.
+    /// The engine's error classified for the state machine (`OIDCError.refreshDisposition`: only a
+    /// real grant rejection deletes the tokens).
     static func refreshFailure(_ error: OIDCError) -> AccountStateMachine.RefreshFailure {
-        switch error.disposition {
+        switch error.refreshDisposition {
         case .terminal:
             return .terminal(message: error.description)
         case .transient(let retryAfter):

@@ -28,11 +28,14 @@ public struct DeviceAuthorization: Sendable, Equatable {
     }
 
     /// Parses the answer of the device authorization endpoint. `verification_url` (Google's
-    /// historical spelling) is accepted for `verification_uri`.
+    /// historical spelling) is accepted for `verification_uri`; a 200 carrying a string `error` is
+    /// the OAuth error it names.
     public static func parse(_ response: HTTPResponse, now: Date) throws(OIDCError) -> DeviceAuthorization {
         let endpoint = ProviderEndpoint.deviceAuthorization.metadataKey
         guard response.status == 200 else { throw OIDCHTTP.failure(response, endpoint: endpoint, now: now) }
         let object = try OIDCHTTP.jsonObject(response, endpoint: endpoint)
+        // GitHub answers a refused device request with 200 too (`device_flow_disabled`).
+        if let error = OIDCHTTP.oauthError(in: object, status: response.status, retryAfter: nil) { throw error }
         guard let deviceCode = object["device_code"]?.stringValue, !deviceCode.isEmpty,
             let userCode = object["user_code"]?.stringValue,
             let uri = object["verification_uri"]?.stringValue ?? object["verification_url"]?.stringValue,

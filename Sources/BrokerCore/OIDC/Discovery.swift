@@ -8,8 +8,9 @@ import JSONLimits
 /// Two documents exist: OpenID Connect Discovery (`{issuer}/.well-known/openid-configuration`)
 /// and RFC 8414 (`{origin}/.well-known/oauth-authorization-server{issuer path}`). The engine
 /// reads the first, falls back to the second when the first is absent, and fills endpoints the
-/// first lacks (e.g. `revocation_endpoint`) from the second. Either document's `issuer` must
-/// equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
+/// first lacks (e.g. `revocation_endpoint`) from the second — at discovery for the endpoints asked
+/// for, and later for cached metadata when an operation needs one (`OIDCClient.complete`). Either
+/// document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
 public enum Discovery {
     /// OpenID Connect Discovery 1.0 §4: the issuer, without a trailing slash, plus the well-known path.
     public static func openIDConfigurationURL(issuer: String) throws(OIDCError) -> String {
@@ -26,6 +27,13 @@ public enum Discovery {
         let url = try EndpointURL(parsing: issuer, what: "issuer")
         let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
         return url.origin + "/.well-known/oauth-authorization-server" + path
+    }
+
+    /// The document that complements `documentURL` for gap-filling: the OpenID one for an RFC 8414
+    /// source, else the RFC 8414 one (also for a `discovery_url` elsewhere, such as Shopify's).
+    public static func companionDocumentURL(issuer: String, documentURL: String) throws(OIDCError) -> String {
+        let rfc8414 = try authorizationServerMetadataURL(issuer: issuer)
+        return documentURL == rfc8414 ? try openIDConfigurationURL(issuer: issuer) : rfc8414
     }
 
     /// An issuer is an https URL (http for loopback only) with no query and no fragment

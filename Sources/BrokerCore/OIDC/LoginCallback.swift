@@ -117,7 +117,7 @@ public struct LoginCallback: Sendable {
         }
         if let error = fields["error"] {
             return .failure(.authorizationFailed(
-                error: ProviderText.sanitize(error), description: fields["error_description"].map(ProviderText.sanitize)))
+                error: ProviderText.sanitize(error), description: fields["error_description"].map(ProviderText.sanitizeProse)))
         }
         guard let code = fields["code"], !code.isEmpty else { return .failure(.missingCode) }
         return .success(Secret(code))

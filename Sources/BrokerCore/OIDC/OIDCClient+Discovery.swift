@@ -82,6 +82,36 @@ extension OIDCClient {
         return metadata.issuer
     }
 
+    /// Completes `cached` with `endpoint` from the source's companion document (RFC 8414 beside
+    /// the OpenID one, or the other way round) when an operation needs an endpoint the cached copy
+    /// lacks — metadata cached before, or fetched without asking for it. Best effort and bounded by
+    /// `MetadataGapLedger`: nil when the companion is absent, lacks it too (then not asked again for
+    /// an hour), names another issuer, or cannot be reached. The caller persists a non-nil result.
+    public func complete(_ cached: CachedProviderMetadata, issuer: String, with endpoint: ProviderEndpoint) async
+        -> CachedProviderMetadata?
+    {
+        guard cached.metadata.url(of: endpoint) == nil, let documentURL = cached.documentURL,
+            cached.belongs(issuer: issuer, documentURL: documentURL),
+            let companion = try? Discovery.companionDocumentURL(issuer: issuer, documentURL: documentURL)
+        else { return nil }
+        let key = MetadataGapLedger.Key(issuer: issuer, documentURL: documentURL, endpoint: endpoint)
+        guard metadataGaps.withLock({ $0.shouldConsult(key, now: time.now()) }) else { return nil }
+        let found: ProviderMetadata?
+        do throws(OIDCError) {
+            found = try await fetchDocument(companion, issuer: issuer).metadata
+        } catch {
+            return nil  // not an answer about the endpoint: ask again next time
+        }
+        guard let found, found.url(of: endpoint) != nil else {
+            metadataGaps.withLock { $0.recordLack(key, now: time.now()) }
+            return nil
+        }
+        metadataGaps.withLock { $0.forget(key) }
+        var completed = cached
+        completed.metadata = cached.metadata.filling(from: found)
+        return completed
+    }
+
     private func fetchDocument(_ url: String, issuer: String?) async throws(OIDCError) -> (metadata: ProviderMetadata?, status: Int) {
         let checked = try EndpointURL.secure(url, what: "discovery document URL")
         let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)

@@ -7,22 +7,26 @@ import Synchronization
 /// The OIDC/OAuth engine the daemon calls: discovery, authorization request, code exchange,
 /// refresh, revocation, logout URL, userinfo and the device grant, composed over an
 /// `HTTPTransport` and an injected `OIDCTime`. Stateless except for the JWKS caches (one per
-/// `jwks_uri`), so one client can serve every account.
+/// `jwks_uri`) and the gap-filling ledger (`MetadataGapLedger`), so one client can serve every account.
 public final class OIDCClient: Sendable {
     let transport: any HTTPTransport
     let time: OIDCTime
     public let discoveryPolicy: DiscoveryCachePolicy
     let jwksRefetchInterval: Duration
     private let jwksCaches = Mutex<[String: JWKSCache]>([:])
+    let metadataGaps: Mutex<MetadataGapLedger>
 
+    /// `metadataRecheckInterval`: how long a companion metadata document that lacked an endpoint
+    /// is not asked again for it (`MetadataGapLedger`).
     public init(
         transport: any HTTPTransport, time: OIDCTime = .system, discoveryPolicy: DiscoveryCachePolicy = .init(),
-        jwksRefetchInterval: Duration = .seconds(60)
+        jwksRefetchInterval: Duration = .seconds(60), metadataRecheckInterval: Duration = .seconds(3600)
     ) {
         self.transport = transport
         self.time = time
         self.discoveryPolicy = discoveryPolicy
         self.jwksRefetchInterval = jwksRefetchInterval
+        metadataGaps = Mutex(MetadataGapLedger(recheckInterval: metadataRecheckInterval))
     }
 
     /// The shared JWKS cache for `metadata.jwks_uri`.

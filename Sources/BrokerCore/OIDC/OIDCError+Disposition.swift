@@ -11,9 +11,12 @@ public enum FailureDisposition: Sendable, Equatable {
 }
 
 extension OIDCError {
-    /// OAuth error codes after which the grant or client is dead (RFC 6749 §5.2).
-    static let terminalOAuthErrors: Set<String> = [
+    /// OAuth error codes after which the grant or client is dead: RFC 6749 §5.2's, and GitHub's
+    /// own names for them (`bad_refresh_token`: expired, revoked or already used in a rotation;
+    /// `incorrect_client_credentials`; `bad_verification_code` for a code exchange).
+    static let grantRejections: Set<String> = [
         "invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type",
+        "bad_refresh_token", "incorrect_client_credentials", "bad_verification_code",
     ]
 
     /// OAuth error codes that announce a passing condition (RFC 6749 §4.1.2.1, RFC 8628 §3.5).
@@ -28,8 +31,9 @@ extension OIDCError {
     /// 429 and 5xx (whatever the body says), an answer that is not the expected JSON (captive
     /// portal, truncated proxy page), the OAuth codes `temporarily_unavailable` / `server_error`,
     /// and an ID token signed by a key the cached JWKS lacks while its refetch is rate-limited.
-    /// Terminal: the four dead-grant codes, any other OAuth error (the same request will be
-    /// refused again), other 4xx statuses, configuration and validation failures.
+    /// Terminal: the dead-grant codes, any other OAuth error (the same request will be refused
+    /// again), other 4xx statuses, configuration and validation failures. A refresh reads this
+    /// through `refreshDisposition`, which deletes tokens only when `rejectsGrant`.
     public var disposition: FailureDisposition {
         switch self {
         case .transport(let error):
@@ -49,6 +53,30 @@ extension OIDCError {
             return .transient(retryAfter: retryAfter)
         default:
             return .terminal
+        }
+    }
+
+    /// True only for a real answer that the grant or the client is dead: an error object (RFC 6749
+    /// §5.2, a JSON object with a string `error`) carrying one of `grantRejections`, with the status
+    /// §5.2 gives it (400, 401 for client authentication) or GitHub's 200. This is the one failure
+    /// after which a refresh token is deleted; an HTML page, a 5xx, an unknown code or a body that
+    /// is not such an object never is.
+    public var rejectsGrant: Bool {
+        guard case .oauthError(let response, let status, _) = self, [200, 400, 401].contains(status) else { return false }
+        return Self.grantRejections.contains(response.error)
+    }
+
+    /// The refresh scheduler's reading of a failed refresh: terminal (login required, tokens deleted)
+    /// only when `rejectsGrant`. Any other refusal by the token endpoint — another OAuth error, a
+    /// 4xx page from a proxy or firewall, an error body that is no §5.2 object — keeps the refresh
+    /// token and is retried with backoff, logged at every attempt: deleting a grant the provider
+    /// never rejected would force a login that may not be needed. Failures that are not the
+    /// provider's answer (configuration, a successful answer failing validation) keep `disposition`.
+    public var refreshDisposition: FailureDisposition {
+        if rejectsGrant { return .terminal }
+        switch self {
+        case .oauthError(_, _, let retryAfter), .httpStatus(_, _, let retryAfter): return .transient(retryAfter: retryAfter)
+        default: return disposition
         }
     }
 

@@ -122,20 +122,41 @@ public struct OAuthErrorResponse: Sendable, Equatable {
 
     public init(error: String, errorDescription: String? = nil, errorURI: String? = nil) {
         self.error = ProviderText.sanitize(error)
-        self.errorDescription = errorDescription.map(ProviderText.sanitize)
+        self.errorDescription = errorDescription.map(ProviderText.sanitizeProse)
         self.errorURI = errorURI.map(ProviderText.sanitize)
     }
 }
 
-/// Text that came from the provider (or from a redirect anyone can forge) is shown to people:
-/// keep only printable ASCII (RFC 6749 limits these fields to it anyway) and cap the length,
-/// so it cannot inject terminal escapes or flood a log line.
+/// Text that came from the provider (or from a redirect anyone can forge) is shown to people and
+/// written to logs: capped at `maximumLength` scalars (read no further, whatever the input's size)
+/// and stripped of anything that could inject terminal escapes, break a log line or reorder what
+/// is shown. Codes, URIs and user codes keep only printable ASCII (RFC 6749 §5.2 limits them to
+/// it, and `error` is compared against known codes); descriptions keep printable text in any
+/// language, since providers localize them (Entra, Keycloak), losing only control, format (bidi
+/// overrides, zero-width), separator, private-use and unassigned scalars.
 enum ProviderText {
     static let maximumLength = 300
 
     static func sanitize(_ text: String) -> String {
-        let printable = text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? Character($0) : "?" }
-        let capped = printable.prefix(maximumLength)
-        return String(capped) + (printable.count > maximumLength ? "…" : "")
+        bounded(text) { (0x20...0x7E).contains($0.value) }
+    }
+
+    static func sanitizeProse(_ text: String) -> String {
+        bounded(text) { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: false
+            default: true
+            }
+        }
+    }
+
+    /// The first `maximumLength` scalars of `text`, each refused one shown as "?", and "…" when cut.
+    private static func bounded(_ text: String, keeping isShown: (Unicode.Scalar) -> Bool) -> String {
+        var kept = String.UnicodeScalarView()
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            guard index < maximumLength else { return String(kept) + "…" }
+            kept.append(isShown(scalar) ? scalar : "?")
+        }
+        return String(kept)
     }
 }

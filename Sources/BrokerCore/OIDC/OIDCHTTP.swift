@@ -68,8 +68,23 @@ enum OIDCHTTP {
         } catch .tooDeep(let error) {
             throw .malformedResponse(endpoint: endpoint, reason: error.describing("the answer"))
         } catch {
-            throw .malformedResponse(endpoint: endpoint, reason: "the body is not a JSON object (HTTP \(response.status))")
+            throw .malformedResponse(endpoint: endpoint, reason: bodyKind(response) + " (HTTP \(response.status))")
         }
+    }
+
+    /// What a body that is not a JSON object is, for messages: never its text, which may be a
+    /// megabyte of a proxy's HTML.
+    static func bodyKind(_ response: HTTPResponse) -> String {
+        let type = (response.headers["Content-Type"] ?? "").lowercased()
+        let first = response.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if response.body.isEmpty { return "the body is empty" }
+        if type.hasPrefix("text/html") || first == UInt8(ascii: "<") {
+            return "an HTML page, not JSON (a proxy, load balancer or captive portal?)"
+        }
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            return "a form-encoded body, not the JSON asked for with Accept: application/json"
+        }
+        return "the body is not a JSON object"
     }
 
     /// The error for a non-success answer: the §5.2 error when the body carries one — or WorkOS's
@@ -79,13 +94,25 @@ enum OIDCHTTP {
     static func failure(_ response: HTTPResponse, endpoint: String, now: Date) -> OIDCError {
         let retryAfter = RetryAfter.from(response.headers, now: now)
         if let object = try? ProviderJSON.object(from: response.body),
-            let code = object["error"]?.stringValue ?? object["code"]?.stringValue
+            let error = oauthError(in: object, status: response.status, retryAfter: retryAfter, workOSShape: true)
         {
-            let error = OAuthErrorResponse(
-                error: code, errorDescription: (object["error_description"] ?? object["message"])?.stringValue,
-                errorURI: object["error_uri"]?.stringValue)
-            return .oauthError(error, status: response.status, retryAfter: retryAfter)
+            return error
         }
         return .httpStatus(response.status, endpoint: endpoint, retryAfter: retryAfter)
+    }
+
+    /// The §5.2 error `object` carries: a non-empty string `error` (or, with `workOSShape`, WorkOS's
+    /// `code`), its description and URI when they are strings (sanitized and bounded by
+    /// `OAuthErrorResponse`). nil for an object without one — `error` missing, empty, or a number,
+    /// array or object (Google's API errors nest one): then it is not an OAuth answer at all.
+    static func oauthError(in object: [String: JSONValue], status: Int, retryAfter: Duration?, workOSShape: Bool = false)
+        -> OIDCError?
+    {
+        let code = object["error"]?.stringValue ?? (workOSShape ? object["code"]?.stringValue : nil)
+        guard let code, !code.isEmpty else { return nil }
+        let error = OAuthErrorResponse(
+            error: code, errorDescription: (object["error_description"] ?? object["message"])?.stringValue,
+            errorURI: object["error_uri"]?.stringValue)
+        return .oauthError(error, status: status, retryAfter: retryAfter)
     }
 }

@@ -35,13 +35,18 @@ public struct TokenResponse: Sendable, Equatable {
     /// Parses an answer of the token endpoint (or of device-code polling). A 200 must be a JSON
     /// object with a non-empty `access_token`; `token_type` must be Bearer (case-insensitive,
     /// RFC 6749 §5.1, which makes it required). Only answers to `json` requests may omit it (WorkOS
-    /// User Management never sends one), and are read as Bearer. Anything else is a §5.2 error or a
-    /// bare HTTP status.
+    /// User Management never sends one), and are read as Bearer. A 200 carrying a string `error` is a
+    /// §5.2 error (GitHub); anything else is a §5.2 error or a bare HTTP status.
     public static func parse(
         _ response: HTTPResponse, endpoint: String = "token_endpoint", now: Date, format: TokenRequestFormat = .form
     ) throws(OIDCError) -> TokenResponse {
         guard response.status == 200 else { throw OIDCHTTP.failure(response, endpoint: endpoint, now: now) }
         let object = try OIDCHTTP.jsonObject(response, endpoint: endpoint)
+        // GitHub answers token and device-polling errors with HTTP 200 (`{"error":"bad_refresh_token"}`):
+        // an `error` member makes the answer an OAuth error whatever the status, never a success.
+        if let error = OIDCHTTP.oauthError(in: object, status: response.status, retryAfter: RetryAfter.from(response.headers, now: now)) {
+            throw error
+        }
         guard let access = object["access_token"]?.stringValue, !access.isEmpty else {
             throw .malformedResponse(endpoint: endpoint, reason: "no access_token")
         }
