@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import Synchronization
 
 /// A TCP listening socket on 127.0.0.1 with an ephemeral port, plus the small blocking socket
@@ -52,7 +53,10 @@ public final class LoopbackListener: Sendable {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { continue }
                 Self.setReceiveTimeout(client, seconds: 30)
-                Thread.detachNewThread { handle(client) }
+                Thread.detachNewThread {
+                    BrokenPipe.blockOnThisThread()  // a TLS server's write to a client that left
+                    handle(client)
+                }
             }
         }
     }

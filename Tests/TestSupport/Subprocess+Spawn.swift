@@ -12,8 +12,8 @@ final class SpawnActions {
         posix_spawnattr_init(&attributes)
         // Its own process group (pgid = its pid): a signal to -pid reaches its grandchildren too.
         posix_spawnattr_setpgroup(&attributes, 0)
-        // Default dispositions and an empty mask: the test process ignores SIGPIPE (Foundation) and
-        // perhaps more, and ignored or blocked signals would otherwise survive the exec.
+        // Default dispositions and an empty mask: the spawning thread may block SIGPIPE (I/O threads
+        // do) or the process ignore it, and ignored or blocked signals would otherwise survive the exec.
         var signals = sigset_t()
         sigfillset(&signals)
         posix_spawnattr_setsigdefault(&attributes, &signals)

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// Runs blocking work (getaddrinfo, connect, SSL_read, SQLite, waitpid) on a dedicated detached
 /// pthread, so the Swift cooperative pool (as many threads as cores) is never blocked.
@@ -20,6 +21,7 @@ public enum BlockingThread {
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { raw in
+            BrokenPipe.blockOnThisThread()  // socket and TLS I/O runs here
             Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
             return nil
         }, job)
