@@ -15,19 +15,34 @@ import Testing
         case privateUseClient = "private-use client"
         /// WorkOS User Management: JSON authenticate endpoint, JWT access tokens, rotation.
         case userManagement = "WorkOS User Management"
+        /// The mock's Shopify mode (discovery at the shop's domain, no revocation endpoint), added
+        /// with `--provider shopify`: the preset derives the `shop.4242.app://callback` redirect.
+        case shopify = "Shopify preset"
         var description: String { rawValue }
 
         /// Digits in the scheme, as Shopify's: xdg-utils' generic mode would take it for a file.
-        var redirect: String { self == .privateUseClient ? "shop.4242.app://callback" : "com.example.workos-test:/callback" }
+        var redirect: String { self == .userManagement ? "com.example.workos-test:/callback" : "shop.4242.app://callback" }
 
         var providerConfiguration: String {
-            let mode = self == .userManagement ? #""userManagement": true, "# : ""
+            let mode = switch self {
+            case .privateUseClient: ""
+            case .userManagement: #""userManagement": true, "#
+            case .shopify: #""shopifyShopID": "4242", "#
+            }
             return #"{\#(mode)"registeredRedirectURI": "\#(redirect)", "accessTokenLifetime": 4}"#
         }
 
         func addAccount(_ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess) async throws {
-            guard self == .privateUseClient else {
+            if self == .userManagement {
                 return try await WorkOSUserManagementTests.addAccount(name, harness, provider, extra: ["--redirect-uri", redirect])
+            }
+            if self == .shopify {
+                guard let shopDomain = provider.shopDomain else { throw HarnessError.unexpected("the mock names no shop domain") }
+                let add = try await harness.authctl([
+                    "account", "add", name, "--provider", "shopify", "--shop-domain", shopDomain, "--client-id", "mock-client",
+                ])
+                guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
+                return
             }
             let add = try await harness.authctl([
                 "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
