@@ -70,7 +70,7 @@ let package = Package(
             dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "TestSupport"]),
-        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "TestSupport"]),
+        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [

@@ -36,9 +36,9 @@ import Testing
         ])
     }
 
-    func answer(accessToken: String, refreshToken: String) -> FakeTransport.Reply {
+    func answer(accessToken: String, refreshToken: String, userID: String = "user_01E4") -> FakeTransport.Reply {
         .json([
-            "user": ["object": "user", "id": "user_01E4", "email": "dev@example.com"], "organization_id": "org_01",
+            "user": ["object": "user", "id": userID, "email": "dev@example.com"], "organization_id": "org_01",
             "access_token": accessToken, "refresh_token": refreshToken, "authentication_method": "GoogleOAuth",
         ])
     }
@@ -104,6 +104,20 @@ import Testing
         ])
         #expect(refreshed.refreshToken == Secret("wos_rt_2") && refreshed.accessToken == Secret(jwt))
         #expect(refreshed.expiresAt == time.now.timeIntervalSince1970 + 600)
+    }
+
+    /// The user id stands in for an ID token's `sub`: a refresh answered for another user is
+    /// refused (terminal: signed out), the same user or an answer without one is accepted.
+    @Test func aRefreshAnsweredForAnotherUserIsRefused() async throws {
+        let first = TokenSet(accessToken: Secret(try accessToken(expiresIn: 1)), refreshToken: Secret("wos_rt_1"), obtainedAt: 0)
+        transport.on(Self.authenticate, answer(accessToken: try accessToken(expiresIn: 600), refreshToken: "wos_rt_2", userID: "user_02OTHER"))
+        let error = await #expect(throws: OIDCError.self) {
+            try await oidc.refresh(first, metadata: Self.metadata, client: Self.client, previousSubject: "user_01E4")
+        }
+        #expect(error == .idToken(.subjectChanged) && error?.disposition == .terminal)
+        transport.on(Self.authenticate, answer(accessToken: try accessToken(expiresIn: 600), refreshToken: "wos_rt_3"))
+        let same = try await oidc.refresh(first, metadata: Self.metadata, client: Self.client, previousSubject: "user_01E4")
+        #expect(same.refreshToken == Secret("wos_rt_3"))
     }
 
     @Test func invalidGrantInWorkOSsShapeIsTerminal() async throws {

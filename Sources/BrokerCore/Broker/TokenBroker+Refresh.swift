@@ -18,13 +18,14 @@ extension TokenBroker {
         do throws(OIDCError) {
             let metadata = try await metadata(for: key)
             guard let client = accounts[key]?.client else { return }
+            let subject = accounts[key]?.subject
             // The JWKS (after a start) is fetched beside the token request, not after its answer:
             // verifying the ID token is inside the window where the provider has rotated and
             // nothing is committed yet.
             async let keysReady: Void = prefetchKeys(for: old, metadata: metadata)
             result = await AnswerTiming.$current.withValue(timing) {
                 do throws(OIDCError) {
-                    return .success(try await oidc.refresh(old, metadata: metadata, client: client))
+                    return .success(try await oidc.refresh(old, metadata: metadata, client: client, previousSubject: subject))
                 } catch {
                     return .failure(error)
                 }

@@ -30,13 +30,19 @@ extension OIDCClient {
     /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
     /// Rotation: the answer's refresh token replaces the old one; the caller must store the whole
     /// returned set in one transaction before using it. A refreshed ID token must name the same
-    /// subject. Classify failures with `OIDCError.disposition`.
-    public func refresh(_ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration)
-        async throws(OIDCError) -> TokenSet
-    {
+    /// subject; without ID tokens (WorkOS User Management), an answer's user id must name
+    /// `previousSubject`, the user the login named. Classify failures with `OIDCError.disposition`.
+    public func refresh(
+        _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String? = nil
+    ) async throws(OIDCError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
         let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: metadata, client: client)
+        // OpenID Connect Core §12.2's rule for ID tokens, applied to the user id that stands in for
+        // one: tokens for another user are never stored under this account.
+        if tokens.idTokenClaims == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
+            throw .idToken(.subjectChanged)
+        }
         let expectation: IDTokenExpectation =
             tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject) } ?? .login(nonce: nil)
         _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
