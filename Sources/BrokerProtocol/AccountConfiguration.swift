@@ -31,13 +31,16 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// The command `authctl login` opens this account's authorization URL with (a work or personal
     /// browser profile); `BrowserCommand` says the syntax. Run by authctl as the user, never by the daemon.
     public var browser: String?
+    /// `--pin-sha256`: keys (`PublicKeyPin`) one of which every provider endpoint's verified
+    /// certificate chain must carry, besides normal verification; nil or empty: no pinning.
+    public var pinSHA256: [String]?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
-        tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil
+        tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -56,6 +59,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.gitUsername = gitUsername
         self.tokenRequestFormat = tokenRequestFormat
         self.browser = browser
+        self.pinSHA256 = pinSHA256
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -72,6 +76,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case redirectURI = "redirect_uri"
         case extraParameters = "extra_parameters"
         case browser
+        case pinSHA256 = "pin_sha256"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -95,7 +100,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             gitURLPrefix: try container.decodeIfPresent(String.self, forKey: .gitURLPrefix),
             gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername),
             tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat),
-            browser: try container.decodeIfPresent(String.self, forKey: .browser))
+            browser: try container.decodeIfPresent(String.self, forKey: .browser),
+            pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256))
     }
 }
 

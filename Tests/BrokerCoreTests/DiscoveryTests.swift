@@ -28,6 +28,18 @@ import Testing
         #expect(throws: OIDCError.self) { try Discovery.openIDConfigurationURL(issuer: issuer) }
     }
 
+    /// An account's pins reach every request its engine makes: discovery here, the JWKS and the
+    /// token endpoint through the same transport; the shared engine sends none.
+    @Test func aPinnedClientSendsItsPinsWithEveryRequest() async throws {
+        let transport = FakeTransport()
+        transport.on("\(testIssuer)/.well-known/openid-configuration", .json(document(testIssuer)), .json(document(testIssuer)))
+        let shared = OIDCClient(transport: transport, time: TestTime().time)
+        let pins = PublicKeyPins(digests: [Array(repeating: 7, count: 32)])
+        _ = try await shared.pinned(pins).fetchMetadata(issuer: testIssuer)
+        _ = try await shared.fetchMetadata(issuer: testIssuer)
+        #expect(transport.requests.map(\.pins) == [pins, .none])
+    }
+
     @Test func loopbackHTTPIssuerIsAllowedForDevelopment() throws {
         #expect(try Discovery.openIDConfigurationURL(issuer: "http://127.0.0.1:8080")
             == "http://127.0.0.1:8080/.well-known/openid-configuration")

@@ -36,6 +36,8 @@ import Testing
         (.transport(.connectFailure(host: "h", port: 443, reason: "refused")), .transient(retryAfter: nil)),
         (.transport(.timeout("read")), .transient(retryAfter: nil)),
         (.transport(.tls(.untrustedIssuer(host: "h", detail: "d"))), .transient(retryAfter: nil)),
+        // A pin mismatch keeps the tokens and is retried (and logged) like any TLS failure.
+        (.transport(.tls(.pinMismatch(host: "h"))), .transient(retryAfter: nil)),
         (.transport(.protocolError("eof")), .transient(retryAfter: nil)),
         (.transport(.tooLarge(limit: 1)), .transient(retryAfter: nil)),
         (.transport(.invalidURL("x")), .terminal),

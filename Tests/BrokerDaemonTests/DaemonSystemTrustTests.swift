@@ -9,8 +9,8 @@ import TestSupport
 /// comes from a CA the test made: trusted only when the daemon's trust store holds that CA.
 @Suite struct DaemonSystemTrustTests {
     /// A TLS provider on 127.0.0.1 serving a discovery document for its own address.
-    static func provider(_ certificates: TestCertificates) throws -> TestHTTPServer {
-        try TestHTTPServer(tls: .init(certificate: certificates.localhost)) { request in
+    static func provider(_ certificates: TestCertificates, certificate: CertificatePair? = nil) throws -> TestHTTPServer {
+        try TestHTTPServer(tls: .init(certificate: certificate ?? certificates.localhost)) { request in
             let issuer = "https://" + (request.headers["Host"] ?? "127.0.0.1")
             guard request.path == "/.well-known/openid-configuration" else { return .respond(HTTPResponse(status: 404)) }
             let document = """
@@ -24,7 +24,7 @@ import TestSupport
 
     /// `authctl account add` (which reads the discovery document over TLS) against a daemon
     /// started with `environment`.
-    static func addAccount(trusting environment: [String: String], server: TestHTTPServer) async throws
+    static func addAccount(trusting environment: [String: String], server: TestHTTPServer, extra: [String] = []) async throws
         -> (status: Int32, stderr: String)
     {
         let harness = try DaemonHarness()
@@ -34,7 +34,7 @@ import TestSupport
         try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         let add = try await harness.authctl([
             "account", "add", "work", "--issuer", "https://127.0.0.1:\(server.port)", "--client-id", "c",
-        ])
+        ] + extra)
         #expect(try await daemon.stop() == 0)
         return (add.status, add.stderr)
     }

@@ -13,7 +13,7 @@ import Testing
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
-        browser: "firefox -P work")
+        browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="])
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -26,7 +26,7 @@ import Testing
         for key in encoded.keys {
             #expect(profile.contains(key) != AccountConfiguration.tokenNeutralKeys.contains(key), "\(key)")
         }
-        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "client_secret"])
+        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "pin_sha256", "client_secret"])
     }
 
     /// Fail closed: changing the value of any key not on the exempt list changes the profile.

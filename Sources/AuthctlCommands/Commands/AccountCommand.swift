@@ -50,13 +50,18 @@ enum AccountCommand: Command {
                                        e.g. 'firefox -P work' or 'chromium --app=%s': run
                                        with sh -c, %s is the URL (appended when absent); see
                                        `authctl login --help`
+          --pin-sha256 PIN             (repeatable, for rotation) every provider endpoint's
+                                       verified certificate chain must also carry this key:
+                                       base64 SHA-256 of a SubjectPublicKeyInfo, as curl's
+                                       --pinnedpubkey sha256//PIN (docs/security.md)
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username and browser (issuer, client id or secret, scopes, audience,
-        redirect, parameters, endpoints, discovery URL) signs the account out; those keep its tokens.
+        git_url_prefix, git_username, browser and pin_sha256 (issuer, client id or secret, scopes,
+        audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
+        its tokens.
 
         `show` prints the state, every configuration field that is set (never the client secret),
         the expiry and the subject.
@@ -76,6 +81,7 @@ enum AccountCommand: Command {
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--browser"),
+        .repeated("--pin-sha256"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -156,6 +162,7 @@ enum AccountCommand: Command {
         }
         configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
+        configuration.pinSHA256 = try pins(arguments)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
@@ -189,6 +196,14 @@ enum AccountCommand: Command {
             try HandlerRegistration.removeUnused(removed, remaining: remaining, context: context)
         }
         return ExitCode.success
+    }
+
+    /// `--pin-sha256 PIN` (repeatable), refused here as the daemon would refuse it; nil when none.
+    static func pins(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
+        let pins = arguments.all("--pin-sha256")
+        guard !pins.isEmpty else { return nil }
+        if let problem = PublicKeyPin.problem(with: pins) { throw UsageError("--pin-sha256: \(problem)") }
+        return pins
     }
 
     /// `--token-request-format form|json`; nil when not given (the daemon's default, form).

@@ -91,3 +91,11 @@ extension AccountConfiguration {
             endSessionEndpoint: endpoints.endSession, deviceAuthorizationEndpoint: endpoints.deviceAuthorization)
     }
 }
+
+extension AccountConfiguration {
+    /// `pin_sha256` as digests (validated when the account was added; an unreadable pin is dropped
+    /// only if validation was bypassed, and then the remaining pins still apply).
+    var publicKeyPins: PublicKeyPins {
+        PublicKeyPins(digests: Set((pinSHA256 ?? []).compactMap(PublicKeyPin.digest)))
+    }
+}

@@ -37,6 +37,9 @@ enum AccountValidation {
             // authctl runs it with `sh -c`: a line break would add a second command line.
             return invalid("The browser command is invalid: \(problem).")
         }
+        if let pins = input.pinSHA256, let problem = PublicKeyPin.problem(with: pins) {
+            return invalid("--pin-sha256: \(problem).")
+        }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")

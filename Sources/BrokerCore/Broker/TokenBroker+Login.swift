@@ -30,7 +30,8 @@ extension TokenBroker {
             let metadata = try await metadata(for: key, needing: request.device == true ? .deviceAuthorization : nil)
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             if request.device == true {
-                login = try await BrokerLogin.device(client: oidc, metadata: metadata, configuration: runtime.client)
+                login = try await BrokerLogin.device(
+                    client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: runtime.client)
             } else {
                 guard let factory = options.loginFlowFactory else {
                     return .failure(fail(WireError(
@@ -38,7 +39,7 @@ extension TokenBroker {
                         message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
                 let context = LoginContext(
-                    account: name, client: oidc, metadata: metadata, configuration: runtime.client,
+                    account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: runtime.client,
                     redirect: runtime.loopbackRedirect, privateUseRedirect: runtime.privateUseRedirect,
                     timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)
@@ -104,8 +105,10 @@ extension TokenBroker {
 
     /// The subject from userinfo when the login gave no ID token (best effort, display only).
     private func userInfoSubject(_ tokens: TokenSet, account key: AccountKey) async -> String? {
-        guard let metadata = try? await metadata(for: key, needing: .userinfo), metadata.userinfoEndpoint != nil else { return nil }
-        return try? await oidc.userInfo(metadata: metadata, tokens: tokens).subject
+        guard let metadata = try? await metadata(for: key, needing: .userinfo), metadata.userinfoEndpoint != nil,
+            let configuration = accounts[key]?.configuration
+        else { return nil }
+        return try? await oidcClient(for: configuration).userInfo(metadata: metadata, tokens: tokens).subject
     }
 
     /// `cancelLogin`: a timeout, a superseding login or a logout ends the login without tokens.

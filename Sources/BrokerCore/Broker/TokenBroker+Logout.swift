@@ -40,12 +40,12 @@ extension TokenBroker {
         } catch {
             return (false, "the provider could not be reached: \(error)")
         }
-        guard metadata.revocationEndpoint != nil, let client = accounts[key]?.client else {
+        guard metadata.revocationEndpoint != nil, let runtime = accounts[key] else {
             return (false, "the provider has no revocation endpoint")
         }
         let results: [RevocationResult]
         do throws(OIDCError) {
-            results = try await oidc.revoke(tokens, metadata: metadata, client: client)
+            results = try await oidcClient(for: runtime.configuration).revoke(tokens, metadata: metadata, client: runtime.client)
         } catch {
             return (false, "revocation failed: \(error)")
         }

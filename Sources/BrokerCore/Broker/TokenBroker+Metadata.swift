@@ -14,6 +14,7 @@ extension TokenBroker {
         guard let runtime = accounts[key] else { throw .cancelled }
         if runtime.configuration.manualMetadata != nil, let cached = runtime.metadata { return cached.metadata }
         let configuration = runtime.configuration
+        let oidc = oidcClient(for: configuration)
         let outcome = try await oidc.discover(
             issuer: configuration.issuer, source: configuration.providerSource, cached: runtime.metadata)
         if let warning = outcome.warning { logger.with(key).warning(warning) }
@@ -55,7 +56,7 @@ extension TokenBroker {
                 return CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
             }
             // Called by socket requests: fetch and decode off their connection thread.
-            let (oidc, issuer, source) = (oidc, configuration.issuer, configuration.providerSource)
+            let (oidc, issuer, source) = (oidcClient(for: configuration), configuration.issuer, configuration.providerSource)
             return try await ProviderTask.run { () async throws(OIDCError) in
                 try await oidc.discover(issuer: issuer, source: source).cached
             }.get()

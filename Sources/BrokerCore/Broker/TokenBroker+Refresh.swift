@@ -17,12 +17,12 @@ extension TokenBroker {
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
             let metadata = try await metadata(for: key)
-            guard let client = accounts[key]?.client else { return }
-            let subject = accounts[key]?.subject
+            guard let runtime = accounts[key] else { return }
+            let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
             // The JWKS (after a start) is fetched beside the token request, not after its answer:
             // verifying the ID token is inside the window where the provider has rotated and
             // nothing is committed yet.
-            async let keysReady: Void = prefetchKeys(for: old, metadata: metadata)
+            async let keysReady: Void = prefetchKeys(for: old, metadata: metadata, with: oidc)
             result = await AnswerTiming.$current.withValue(timing) {
                 do throws(OIDCError) {
                     return .success(try await oidc.refresh(old, metadata: metadata, client: client, previousSubject: subject))
@@ -71,7 +71,7 @@ extension TokenBroker {
     }
 
     /// Warms the JWKS cache when the answer will carry an ID token to verify (best effort).
-    nonisolated func prefetchKeys(for tokens: TokenSet, metadata: ProviderMetadata) async {
+    nonisolated func prefetchKeys(for tokens: TokenSet, metadata: ProviderMetadata, with oidc: OIDCClient) async {
         guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata) else { return }
         await keys.prefetch()
     }

@@ -77,6 +77,8 @@ public actor TokenBroker: BrokerService {
     var drained: Set<UInt64> = []
     var nextNumber: UInt64 = 0
     var isShutDown = false
+    /// `oidc` with an account's pins (`oidcClient(for:)`), one per set of pins so their JWKS caches last.
+    var pinnedOIDC: [PublicKeyPins: OIDCClient] = [:]
 
     /// `vault` is handed over: from now on only the broker's vault thread uses it.
     public init(
@@ -95,6 +97,17 @@ public actor TokenBroker: BrokerService {
         self.now = now
         self.sleep = sleep
         notifier = NotifyHook(command: options.notifyCommand, environment: options.environment, logger: logger)
+    }
+
+    /// The engine for an account: the shared one, or one whose every request carries the
+    /// account's `--pin-sha256` keys (discovery, JWKS, token, revocation, userinfo, device).
+    func oidcClient(for configuration: AccountConfiguration) -> OIDCClient {
+        let pins = configuration.publicKeyPins
+        if pins.isEmpty { return oidc }
+        if let pinned = pinnedOIDC[pins] { return pinned }
+        let pinned = oidc.pinned(pins)
+        pinnedOIDC[pins] = pinned
+        return pinned
     }
 
     /// A fresh number for requests, timers and tasks.

@@ -29,6 +29,14 @@ public final class OIDCClient: Sendable {
         metadataGaps = Mutex(MetadataGapLedger(recheckInterval: metadataRecheckInterval))
     }
 
+    /// A client like this one whose every request carries `pins`, with JWKS caches of its own: keys
+    /// fetched without the pin check must not serve an account that demands it.
+    public func pinned(_ pins: PublicKeyPins) -> OIDCClient {
+        OIDCClient(
+            transport: PinnedTransport(base: transport, pins: pins), time: time, discoveryPolicy: discoveryPolicy,
+            jwksRefetchInterval: jwksRefetchInterval)
+    }
+
     /// The shared JWKS cache for `metadata.jwks_uri`.
     public func keySource(for metadata: ProviderMetadata) throws(OIDCError) -> JWKSCache {
         let uri = try metadata.endpoint(.jwks).string
