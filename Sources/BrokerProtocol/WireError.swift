@@ -14,6 +14,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// The account's stored configuration cannot be read (written by a newer authbroker, or
     /// damaged): the account is listed but unusable, its tokens kept unused until it is set up again.
     case configurationUnreadable = "configuration_unreadable"
+    /// The provider's verified certificate chain carries none of the account's `--pin-sha256`
+    /// keys: the provider changed keys, or someone intercepts. Needs a person; never retried blindly.
+    case tlsPinMismatch = "tls_pin_mismatch"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
@@ -25,6 +28,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         case .conflict: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
         case .providerUnavailable: 503
+        case .tlsPinMismatch: 502
         }
     }
 
@@ -34,7 +38,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .loginRequired, .loginPending: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
-        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable:
+        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch:
             ExitCode.failure
         }
     }

@@ -1,17 +1,38 @@
 import BrokerProtocol
-import FoundationEssentials
+import Foundation
 import Testing
 
 @Test func errorCodesMapToDocumentedStatuses() {
     let expected: [WireErrorCode: Int] = [
         .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
         .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
-        .providerUnavailable: 503, .configurationUnreadable: 500,
+        .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
     #expect(WireErrorCode.providerUnavailable.exitCode == 75)
     #expect(WireErrorCode.storageFailed.exitCode == 75)
+    #expect(WireErrorCode.tlsPinMismatch.exitCode == 1)
+}
+
+/// docs/api.md's error table names every code once, with the status and exit code the code has.
+@Test func theDocumentedErrorTableMatchesTheCodes() throws {
+    let api = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "docs/api.md")
+    let text = try String(contentsOf: api, encoding: .utf8)
+    var documented: [String: (status: Int, exit: Int)] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+        let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard cells.count >= 4, let status = Int(cells[1]),
+            let exit = Int(cells[cells.count - 1].prefix { $0.isNumber })
+        else { continue }
+        documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = (status, exit)
+    }
+    for code in WireErrorCode.allCases {
+        let row = documented[code.rawValue]
+        #expect(row?.status == code.httpStatus, "\(code.rawValue): status")
+        #expect(row.map { Int32($0.exit) } == code.exitCode, "\(code.rawValue): exit")
+    }
 }
 
 @Test func errorEnvelopeHasTheDocumentedShape() throws {

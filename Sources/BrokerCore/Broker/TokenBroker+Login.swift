@@ -45,7 +45,8 @@ extension TokenBroker {
                 login = try await factory(context)
             }
         } catch {
-            let code: WireErrorCode = if case .transient = error.disposition { .providerUnavailable } else { .invalidRequest }
+            let code: WireErrorCode =
+                if error.isPinMismatch { .tlsPinMismatch } else if case .transient = error.disposition { .providerUnavailable } else { .invalidRequest }
             return .failure(fail(WireError(code: code, message: "Cannot start a login for '\(name)': \(error.description)")))
         }
         let flow = login.flow

@@ -62,7 +62,8 @@ extension TokenBroker {
             }.get()
         } catch {
             throw fail(WireError(
-                code: .invalidRequest, message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
+                code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
+                message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
         }
     }
 }

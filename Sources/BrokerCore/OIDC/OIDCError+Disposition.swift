@@ -56,6 +56,12 @@ extension OIDCError {
         }
     }
 
+    /// The provider's chain failed the account's `--pin-sha256` (wire code `tls_pin_mismatch`).
+    public var isPinMismatch: Bool {
+        if case .transport(.tls(.pinMismatch)) = self { return true }
+        return false
+    }
+
     /// True only for a real answer that the grant or the client is dead: an error object (RFC 6749
     /// §5.2, a JSON object with a string `error`) carrying one of `grantRejections`, with the status
     /// §5.2 gives it (400, 401 for client authentication) or GitHub's 200. This is the one failure
