@@ -34,8 +34,8 @@ struct MockBrokerFixture {
     private init(provider: MockProvider, directory: TemporaryDirectory) async throws {
         self.provider = provider
         self.directory = directory
-        let vault = try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        let vault = try await openVault { try Vault.open(
+            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
         broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
             logger: logs.logger, now: clock.now, sleep: clock.sleep)

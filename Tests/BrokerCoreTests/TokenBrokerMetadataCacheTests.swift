@@ -17,8 +17,8 @@ import Testing
         _ = try await broker.addAccount(AccountConfiguration(name: "discovered", issuer: issuer, clientID: "cli"))
         await broker.shutdown()
 
-        let vault = try Vault.open(
-            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath))
+        let vault = try await openVault { try Vault.open(
+            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath)) }
         let rows = try vault.connection.query("SELECT issuer, document_url FROM provider_metadata") {
             "\($0.text(0)) \($0.text(1))"
         }

@@ -23,8 +23,8 @@ struct TokenBrokerMockProviderTests {
     static func makeBroker(
         _ provider: MockProvider, in directory: TemporaryDirectory, clock: TestClock, logs: LogCapture
     ) async throws -> TokenBroker {
-        let vault = try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        let vault = try await openVault { try Vault.open(
+            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
         let broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
             logger: logs.logger, now: clock.now, sleep: clock.sleep)

@@ -24,8 +24,8 @@ struct TokenBrokerPrivateRedirectTests {
     static func makeBroker(_ provider: MockProvider, in directory: TemporaryDirectory, logs: LogCapture) async throws
         -> TokenBroker
     {
-        let vault = try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        let vault = try await openVault { try Vault.open(
+            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
         let broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(), logger: logs.logger)
         await broker.start()

@@ -12,9 +12,9 @@ import Testing
     /// material at `keyPath` was left byte for byte as it was, with no pending `.new` key beside it.
     func refusal(_ harness: BrokerHarness, source: KeySource, keyPath: String) async throws -> (WireError?, untouched: Bool) {
         let before = try Data(contentsOf: URL(fileURLWithPath: keyPath))
-        let vault = try Vault.open(
+        let vault = try await openVault { try Vault.open(
             databasePath: harness.directory.appending("refusal.db"), keySource: source,
-            passphraseParameters: KeyDerivation.ScryptParameters(n: 1 << 10, r: 8, p: 1))
+            passphraseParameters: KeyDerivation.ScryptParameters(n: 1 << 10, r: 8, p: 1)) }
         let broker = TokenBroker(vault: vault, transport: harness.provider, options: TokenBroker.Options(), logger: harness.logs.logger)
         var refusal: WireError?
         do throws(WireError) { _ = try await broker.rekey() } catch { refusal = error }

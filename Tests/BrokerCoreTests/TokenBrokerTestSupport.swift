@@ -190,8 +190,8 @@ struct BrokerHarness {
 
     /// - Parameter loginFlows: how browser logins start; default: they finish at once with fresh tokens.
     func makeBroker(loginFlows: LoginFlowFactory? = nil) async throws -> TokenBroker {
-        let vault = try Vault.open(
-            databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath))
+        let vault = try await openVault { try Vault.open(
+            databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath)) }
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
@@ -295,4 +295,19 @@ extension TokenBroker {
         try await logout(account: Self.key(name))
     }
     nonisolated func metrics() -> String { metrics(owner: testRequester.uid) }
+}
+
+/// Opens a vault on a thread of its own. Opening runs the migrations, whose fsyncs can take
+/// seconds on a loaded disk: called from an async test they would hold one of the cooperative
+/// pool's two threads, and every other test's tasks would stall (docs/DEVELOPING.md).
+func openVault(_ open: @escaping @Sendable () throws -> Vault) async throws -> sending Vault {
+    final class Box: @unchecked Sendable { var result: Result<Vault, any Error>? }
+    let box = Box()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            box.result = Result { try open() }
+            continuation.resume()
+        }.start()
+    }
+    return try box.result!.get()
 }

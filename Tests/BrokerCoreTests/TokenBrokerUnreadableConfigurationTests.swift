@@ -27,8 +27,8 @@ struct TokenBrokerUnreadableConfigurationTests {
         _ = try await harness.addAndLogin(broker, name: "other")
         await broker.shutdown()
 
-        let vault = try Vault.open(
-            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath))
+        let vault = try await openVault { try Vault.open(
+            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath)) }
         try vault.connection.run(sql)
 
         let restarted = try await harness.makeBroker()
@@ -59,8 +59,8 @@ struct TokenBrokerUnreadableConfigurationTests {
         let broker = try await harness.makeBroker()
         #expect(try await harness.addAndLogin(broker).outcome == .succeeded)
         await broker.shutdown()
-        let vault = try Vault.open(
-            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath))
+        let vault = try await openVault { try Vault.open(
+            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath)) }
         try vault.connection.run("UPDATE accounts SET configuration = json_set(configuration, '$.version', 9)")
 
         let restarted = try await harness.makeBroker()

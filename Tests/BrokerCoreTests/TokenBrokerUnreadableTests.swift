@@ -18,7 +18,7 @@ struct TokenBrokerUnreadableTests {
         await broker.shutdown()
 
         let path = harness.directory.appending("tokens.db")
-        let vault = try Vault.open(databasePath: path, keySource: .defaultKeyFile(path: harness.keyPath))
+        let vault = try await openVault { try Vault.open(databasePath: path, keySource: .defaultKeyFile(path: harness.keyPath)) }
         try vault.connection.run(
             "UPDATE accounts SET client_secret = substr(client_secret, 1, length(client_secret) - 1) WHERE name = 'work'")
 
