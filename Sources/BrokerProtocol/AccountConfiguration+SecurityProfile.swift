@@ -27,7 +27,7 @@ extension AccountConfiguration {
 
     /// Normalised so that an absent and a default value compare equal: no scopes means `defaultScopes`,
     /// redirect host 127.0.0.1, path /callback and the form token
-    /// request format are the defaults, empty manual endpoints are none.
+    /// request format are the defaults, empty manual endpoints and an empty tenant allow-list are none.
     public var securityProfile: SecurityProfile {
         var normalised = self
         if normalised.scopes.isEmpty { normalised.scopes = defaultScopes }
@@ -35,6 +35,7 @@ extension AccountConfiguration {
         if normalised.redirectPath == "/callback" { normalised.redirectPath = nil }
         normalised.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
         if normalised.tokenRequestFormat == .form { normalised.tokenRequestFormat = nil }
+        if normalised.tenantAllow?.isEmpty == true { normalised.tenantAllow = nil }
         guard case .object(let fields)? = try? WireJSON.encodeValue(normalised) else {
             return SecurityProfile(fields: nil)
         }

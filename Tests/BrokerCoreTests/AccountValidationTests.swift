@@ -25,4 +25,18 @@ import Testing
             #expect(error.code == .invalidRequest && error.message.contains(key), "\(key): \(error.message)")
         }
     }
+
+    @Test func aTenantAllowListNeedsAMultiTenantEntraIssuerAndGUIDs() {
+        let tenant = "9122040d-6c67-4c5b-b112-36a304b66dad"
+        func problem(_ issuer: String, _ tenants: [String]) -> String? {
+            let input = AccountConfiguration(name: "work", issuer: issuer, clientID: "cli", tenantAllow: tenants)
+            guard case .failure(let error) = AccountValidation.check(input) else { return nil }
+            return error.message
+        }
+        #expect(problem("https://login.microsoftonline.com/organizations/v2.0", [tenant]) == nil)
+        #expect(problem("https://login.microsoftonline.com/\(tenant)/v2.0", [tenant])?.contains("multi-tenant") == true)
+        #expect(problem("https://idp.example", [tenant])?.contains("multi-tenant") == true)
+        #expect(problem("https://login.microsoftonline.com/common/v2.0", [tenant.uppercased()])?.contains("lowercase") == true)
+        #expect(problem("https://idp.example", []) == nil, "an empty list is no list")
+    }
 }

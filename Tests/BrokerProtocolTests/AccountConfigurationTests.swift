@@ -13,7 +13,8 @@ import Testing
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
-        browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="])
+        browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
+        tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"])
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -48,6 +49,7 @@ import Testing
         spelled.redirectHost = "127.0.0.1"
         spelled.redirectPath = "/callback"
         spelled.endpoints = ManualEndpoints()
+        spelled.tenantAllow = []
         spelled.name = "renamed"
         spelled.gitUsername = "bot"
         spelled.browser = "chromium --profile-directory=Work"

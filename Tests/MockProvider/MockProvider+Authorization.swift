@@ -39,7 +39,7 @@ extension MockProvider {
             answer = [FormField("code", code)]
         }
         if let state = fields["state"] { answer.append(FormField("state", state)) }
-        if sendsIss && configuration.issParameter {
+        if sendsIss && configuration.issParameter && configuration.entraTenant == nil {
             answer.append(FormField("iss", configuration.authorizationResponseIssuer ?? issuer))
         }
         return MockResponse.redirect(to: MockResponse.appending(answer, to: redirectURI))

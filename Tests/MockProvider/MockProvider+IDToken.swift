@@ -13,11 +13,12 @@ extension MockProvider {
             "email": configuration.email,
         ]
         if let nonce { claims["nonce"] = nonce }
+        if let tenant = configuration.entraTenant { (claims["iss"], claims["tid"]) = (entraIssuer(tenant: tenant), tenant) }
         let digest = key.algorithm.hash(Array(accessToken.utf8))
         claims["at_hash"] = Base64URL.encode(digest.prefix(digest.count / 2))
         let defect = configuration.idTokenDefect
         switch defect {
-        case .wrongIssuer: claims["iss"] = issuer + "/other"
+        case .wrongIssuer: claims["iss"] = (claims["iss"] as? String ?? issuer) + "/other"
         case .wrongAudience: claims["aud"] = "someone-else"
         case .expired: (claims["iat"], claims["exp"]) = (now - 7200, now - 3600)
         case .futureIssuedAt: claims["iat"] = now + 3600

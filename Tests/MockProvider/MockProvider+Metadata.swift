@@ -17,12 +17,15 @@ extension MockProvider {
         if request.path == "/.well-known/openid-configuration" {
             for member in configuration.onlyInRFC8414 { document[member] = nil }
         }
+        // Entra publishes no RFC 7009 revocation endpoint.
+        if configuration.entraTenant != nil { document["revocation_endpoint"] = nil }
         return MockResponse.json(document)
     }
 
     func metadataDocument(_ configuration: MockProviderConfiguration) -> [String: Any] {
-        [
-            "issuer": configuration.discoveryIssuer ?? issuer,
+        let entra = configuration.entraTenant != nil
+        return [
+            "issuer": configuration.discoveryIssuer ?? (entra ? entraTemplateIssuer : issuer),
             "authorization_endpoint": url("authorize"),
             "token_endpoint": url("token"),
             "jwks_uri": url("jwks"),
@@ -39,7 +42,7 @@ extension MockProvider {
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "scopes_supported": ["openid", "email", "profile", "offline_access"],
             "subject_types_supported": ["public"],
-            "authorization_response_iss_parameter_supported": configuration.advertiseIssParameter,
+            "authorization_response_iss_parameter_supported": configuration.advertiseIssParameter && !entra,
         ]
     }
 

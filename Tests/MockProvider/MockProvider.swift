@@ -30,7 +30,7 @@ public final class MockProvider: Sendable {
     public init(configuration: MockProviderConfiguration = MockProviderConfiguration(), port: Int = 0) throws {
         let listener = try HTTPListener.tcp(host: "127.0.0.1", port: port)
         self.port = listener.port ?? port
-        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? ""
+        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? Self.entraIssuerPath(configuration)
         issuer = "http://127.0.0.1:\(self.port)" + issuerPath
         // Shopify serves discovery at the shop's own domain: another origin than the issuer's.
         let shopListener = try configuration.shopifyShopID.map { _ in try HTTPListener.tcp(host: "127.0.0.1", port: 0) }

@@ -81,6 +81,14 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// The shop domain also serves `/.well-known/customer-account-api` (`graphql_api`). Combine with
     /// `registeredRedirectURI` `shop.ID.app://callback`, as Shopify's public clients are registered.
     public var shopifyShopID: String?
+    /// Microsoft Entra multi-tenant mode, for this tenant id (a lowercase GUID), shaped by
+    /// Microsoft's "OpenID Connect on the Microsoft identity platform" and "ID tokens" pages: the
+    /// issuer is `http://127.0.0.1:PORT/common/v2.0` (its path read at start-up only, as `--config`);
+    /// its discovery document names the issuer `http://127.0.0.1:PORT/{tenantid}/v2.0` with the
+    /// literal placeholder and no RFC 9207 support (Entra sends no `iss` in the redirect); every ID
+    /// token carries `tid` = this tenant (read per token, so a test may switch tenants) and `iss` =
+    /// the template filled with it. Pair with the `aadsts` token fault for Entra's error bodies.
+    public var entraTenant: String?
 
     public init() {}
 }
@@ -116,6 +124,10 @@ public struct MockFault: Codable, Sendable, Equatable {
         /// `status` (default 400) with exactly `body` as `contentType` (default application/json):
         /// error bodies as they come (no `error`, a non-string one, arrays, truncated JSON…).
         case raw
+        /// Microsoft Entra's error body (its "error codes" page): 400 `invalid_grant` whose
+        /// `error_description` starts `AADSTS<aadstsCode>:` (default 50173), with `error_codes`,
+        /// `timestamp`, `trace_id`, `correlation_id` and `error_uri`.
+        case aadsts
     }
 
     public var kind: Kind
@@ -130,6 +142,8 @@ public struct MockFault: Codable, Sendable, Equatable {
     /// The body of a `raw` fault, and its Content-Type.
     public var body: String?
     public var contentType: String?
+    /// The AADSTS number of an `aadsts` fault.
+    public var aadstsCode: Int?
 
     public init(
         _ kind: Kind, status: Int? = nil, retryAfter: String? = nil, delayMilliseconds: Int? = nil, remaining: Int? = nil,

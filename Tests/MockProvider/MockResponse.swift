@@ -37,6 +37,8 @@ enum MockResponse {
                 body: Array("<html>not json {".utf8))
         case .invalidGrant:
             return oauthError("invalid_grant", description: "injected")
+        case .aadsts:
+            return entraError(code: fault.aadstsCode ?? 50173)
         case .html:
             return HTTPResponse(
                 status: fault.status ?? 502, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),

@@ -15,7 +15,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format --browser --pin-sha256"
+    --scheme --redirect-uri --token-request-format --browser --pin-sha256 --tenant-allow"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect"
@@ -114,7 +114,7 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format --browser --pin-sha256" ;;
+                    --token-request-format --browser --pin-sha256 --tenant-allow" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

@@ -106,6 +106,7 @@ complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git 
 complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'
 complete -c authctl -n '__authctl_account_sub add' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 complete -c authctl -n '__authctl_account_sub add' -l pin-sha256 -x -d 'key the provider chain must carry (base64 SHA-256 of an SPKI)'
+complete -c authctl -n '__authctl_account_sub add' -l tenant-allow -x -d 'Entra tenant (tid GUID) allowed to log in, multi-tenant issuers only'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

@@ -54,6 +54,9 @@ enum AccountCommand: Command {
                                        verified certificate chain must also carry this key:
                                        base64 SHA-256 of a SubjectPublicKeyInfo, as curl's
                                        --pinnedpubkey sha256//PIN (docs/security.md)
+          --tenant-allow GUID          (repeatable) with a multi-tenant Microsoft Entra issuer
+                                       (…/common/v2.0, organizations, consumers): only users
+                                       of these tenants (tid) may log in (docs/providers.md)
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
@@ -81,7 +84,7 @@ enum AccountCommand: Command {
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--browser"),
-        .repeated("--pin-sha256"),
+        .repeated("--pin-sha256"), .repeated("--tenant-allow"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -163,6 +166,7 @@ enum AccountCommand: Command {
         configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
+        configuration.tenantAllow = try tenants(arguments)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
@@ -204,6 +208,14 @@ enum AccountCommand: Command {
         guard !pins.isEmpty else { return nil }
         if let problem = PublicKeyPin.problem(with: pins) { throw UsageError("--pin-sha256: \(problem)") }
         return pins
+    }
+
+    /// `--tenant-allow GUID` (repeatable), refused here as the daemon would refuse it; nil when none.
+    static func tenants(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
+        let tenants = arguments.all("--tenant-allow")
+        guard !tenants.isEmpty else { return nil }
+        if let problem = TenantID.problem(with: tenants) { throw UsageError("--tenant-allow: \(problem)") }
+        return tenants
     }
 
     /// `--token-request-format form|json`; nil when not given (the daemon's default, form).

@@ -79,7 +79,7 @@ extension AccountConfiguration {
         return ClientConfiguration(
             clientID: clientID, authentication: authentication, scopes: scopes, audience: audience,
             extraParameters: extraParameters.sorted { $0.key < $1.key }.map { FormField($0.key, $0.value) },
-            tokenRequestFormat: tokenRequestFormat ?? .form)
+            tokenRequestFormat: tokenRequestFormat ?? .form, allowedTenants: tenantAllow ?? [])
     }
 
     /// Metadata from manually configured endpoints (providers without discovery).

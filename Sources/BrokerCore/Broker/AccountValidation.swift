@@ -40,6 +40,14 @@ enum AccountValidation {
         if let pins = input.pinSHA256, let problem = PublicKeyPin.problem(with: pins) {
             return invalid("--pin-sha256: \(problem).")
         }
+        if let tenants = input.tenantAllow, !tenants.isEmpty {
+            if let problem = TenantID.problem(with: tenants) { return invalid("--tenant-allow: \(problem).") }
+            // Any other issuer names one tenant or none: the list would silently check nothing useful.
+            guard EntraIssuer.template(forConfigured: input.issuer) != nil else {
+                return invalid("--tenant-allow needs a multi-tenant Microsoft Entra issuer "
+                    + "(https://login.microsoftonline.com/common/v2.0, organizations or consumers).")
+            }
+        }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")

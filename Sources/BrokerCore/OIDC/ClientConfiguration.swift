@@ -37,12 +37,15 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var postLogoutRedirectURI: String?
     /// How the code exchange and the refresh are encoded (`TokenEndpointGrant.request`).
     public var tokenRequestFormat: TokenRequestFormat
+    /// Microsoft Entra tenants (`tid`) whose ID tokens are accepted; empty: any (`--tenant-allow`).
+    public var allowedTenants: [String]
 
     public init(
         clientID: String, authentication: ClientAuthentication = .none, scopes: [String] = ["openid"],
         resources: [String] = [], audience: String? = nil, extraParameters: [FormField] = [],
-        postLogoutRedirectURI: String? = nil, tokenRequestFormat: TokenRequestFormat = .form
+        postLogoutRedirectURI: String? = nil, tokenRequestFormat: TokenRequestFormat = .form, allowedTenants: [String] = []
     ) {
+        self.allowedTenants = allowedTenants
         self.clientID = clientID
         self.authentication = authentication
         self.scopes = scopes

@@ -10,7 +10,8 @@ import JSONLimits
 /// reads the first, falls back to the second when the first is absent, and fills endpoints the
 /// first lacks (e.g. `revocation_endpoint`) from the second — at discovery for the endpoints asked
 /// for, and later for cached metadata when an operation needs one (`OIDCClient.complete`). Either
-/// document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3).
+/// document's `issuer` must equal the configured issuer exactly (OIDC Discovery §4.3, RFC 8414 §3.3),
+/// with one exception for Microsoft Entra's multi-tenant documents (`EntraIssuer`).
 public enum Discovery {
     /// OpenID Connect Discovery 1.0 §4: the issuer, without a trailing slash, plus the well-known path.
     public static func openIDConfigurationURL(issuer: String) throws(OIDCError) -> String {
@@ -60,8 +61,11 @@ public enum Discovery {
         } catch {
             throw .malformedResponse(endpoint: url, reason: error.describing("the metadata document"))
         }
-        guard let metadata = try? WireJSON.decode(ProviderMetadata.self, from: response.body) else { return nil }
+        guard var metadata = try? WireJSON.decode(ProviderMetadata.self, from: response.body) else { return nil }
         try metadata.validate(expectedIssuer: expectedIssuer ?? metadata.issuer)
+        // An accepted Entra `{tenantid}` template serves the configured issuer: cache keys, the
+        // pending login's issuer and the ID token rule (`EntraIssuer`) all start from that one.
+        if let expectedIssuer { metadata.issuer = expectedIssuer }
         return metadata
     }
 }

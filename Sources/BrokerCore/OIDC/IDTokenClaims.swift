@@ -14,6 +14,8 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var email: String?
     public var name: String?
     public var preferredUsername: String?
+    /// `tid`: Microsoft Entra's tenant id, which a multi-tenant issuer's rule checks (`EntraIssuer`).
+    public var tenantID: String?
 
     /// Decodes the JWS payload. Required: iss, sub, aud (string or array), exp, iat.
     public init(payload: [UInt8]) throws(IDTokenError) {
@@ -45,5 +47,6 @@ public struct IDTokenClaims: Sendable, Equatable {
         email = object["email"]?.stringValue
         name = object["name"]?.stringValue
         preferredUsername = object["preferred_username"]?.stringValue
+        tenantID = object["tid"]?.stringValue
     }
 }

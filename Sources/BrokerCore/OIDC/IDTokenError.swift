@@ -34,6 +34,12 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case accessTokenHashMismatch
     /// A refreshed ID token names another subject than the login's (OIDC Core §12.2).
     case subjectChanged
+    /// A multi-tenant Entra token's `tid` is not a lowercase GUID (`TenantID.isValid`).
+    case malformedTenantID(String)
+    /// The token's tenant is not on the account's tenant allow-list.
+    case tenantNotAllowed(String)
+    /// A refreshed ID token names another tenant (`tid`) than the login's.
+    case tenantChanged
 
     public var description: String {
         switch self {
@@ -59,6 +65,10 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .nonceMismatch: "ID token nonce does not match this login (replayed token?)"
         case .accessTokenHashMismatch: "ID token at_hash does not match the access token"
         case .subjectChanged: "refreshed ID token names another user than the one who logged in"
+        case .malformedTenantID(let tid): "ID token tenant id 'tid' is '\(ProviderText.sanitize(tid))', not a lowercase GUID"
+        case .tenantNotAllowed(let tid):
+            "ID token is from tenant '\(ProviderText.sanitize(tid))', which is not in the account's --tenant-allow list"
+        case .tenantChanged: "refreshed ID token names another tenant (tid) than the one the login was made in"
         }
     }
 }

@@ -1,12 +1,14 @@
 import BrokerCrypto
+import BrokerProtocol
 import FoundationEssentials
 
 /// What the validator must additionally know about the login the ID token belongs to.
 public enum IDTokenExpectation: Sendable, Equatable {
     /// The token from the authorization code exchange: it must echo the nonce we sent.
     case login(nonce: String?)
-    /// A token from a refresh (OIDC Core §12.2): no nonce check, and `sub` must be the login's.
-    case refresh(previousSubject: String)
+    /// A token from a refresh (OIDC Core §12.2): no nonce check, and `sub` must be the login's —
+    /// and so must `tid` when the login's token had one (a Microsoft Entra tenant).
+    case refresh(previousSubject: String, previousTenant: String? = nil)
 }
 
 /// Where ID token verification keys come from: the JWKS cache, or a fixed set in tests.
@@ -27,8 +29,9 @@ public struct StaticKeySource: IDTokenKeySource {
 }
 
 /// ID token validation as OpenID Connect Core §3.1.3.7 and §12.2 ask, in this order:
-/// JWS form, `alg` allow-list, signature (key by `kid`), `iss`, `aud`, `azp`, `exp`, `iat`,
-/// nonce (login) or subject continuity (refresh), `at_hash` when present.
+/// JWS form, `alg` allow-list, signature (key by `kid`), `iss` (with `tid` for a multi-tenant
+/// Entra issuer, and the tenant allow-list), `aud`, `azp`, `exp`, `iat`, nonce (login) or subject
+/// and tenant continuity (refresh), `at_hash` when present.
 public struct IDTokenValidator: Sendable {
     public var issuer: String
     public var clientID: String
@@ -36,15 +39,18 @@ public struct IDTokenValidator: Sendable {
     public var clockSkew: Duration
     /// Accepted algorithms; a subset of `JWSAlgorithm` (which never includes `none` or HMAC).
     public var allowedAlgorithms: Set<JWSAlgorithm>
+    /// Tenants (`tid`) whose tokens are accepted; empty: any (`--tenant-allow`).
+    public var allowedTenants: Set<String>
 
     public init(
         issuer: String, clientID: String, clockSkew: Duration = .seconds(300),
-        allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases)
+        allowedAlgorithms: Set<JWSAlgorithm> = Set(JWSAlgorithm.allCases), allowedTenants: Set<String> = []
     ) {
         self.issuer = issuer
         self.clientID = clientID
         self.clockSkew = min(clockSkew, .seconds(300))
         self.allowedAlgorithms = allowedAlgorithms
+        self.allowedTenants = allowedTenants
     }
 
     /// Validates `idToken` and returns its claims; every defect is a distinct `IDTokenError`
@@ -81,7 +87,7 @@ public struct IDTokenValidator: Sendable {
 
     /// The claim checks, separate from the signature so they can be tested on their own.
     func check(_ claims: IDTokenClaims, expectation: IDTokenExpectation, now: Date) throws(IDTokenError) {
-        guard claims.issuer == issuer else { throw .wrongIssuer(expected: issuer, found: claims.issuer) }
+        try checkIssuer(claims)
         guard claims.audiences.contains(clientID) else {
             throw .wrongAudience(clientID: clientID, audiences: claims.audiences)
         }
@@ -100,8 +106,28 @@ public struct IDTokenValidator: Sendable {
             guard ConstantTime.equals(nonce, expectedNonce) else { throw .nonceMismatch }
         case .login(nil):
             break
-        case .refresh(let previousSubject):
+        case .refresh(let previousSubject, let previousTenant):
             guard claims.subject == previousSubject else { throw .subjectChanged }
+            // The subject is unique only within a tenant: pin both, or another tenant's user could replace ours.
+            if let previousTenant { guard claims.tenantID == previousTenant else { throw .tenantChanged } }
+        }
+    }
+
+    /// `iss` is exactly the configured issuer — or, for a multi-tenant Entra issuer, exactly its
+    /// `{tenantid}` template filled with the token's own `tid`, which must be a lowercase GUID
+    /// (`EntraIssuer`). With an allow-list, the token's `tid` must be on it (absent: refused).
+    func checkIssuer(_ claims: IDTokenClaims) throws(IDTokenError) {
+        if let template = EntraIssuer.template(forConfigured: issuer) {
+            guard let tenantID = claims.tenantID else { throw .missingClaim("tid") }
+            guard TenantID.isValid(tenantID) else { throw .malformedTenantID(tenantID) }
+            let expected = EntraIssuer.issuer(template: template, tenantID: tenantID)
+            guard claims.issuer == expected else { throw .wrongIssuer(expected: expected, found: claims.issuer) }
+        } else {
+            guard claims.issuer == issuer else { throw .wrongIssuer(expected: issuer, found: claims.issuer) }
+        }
+        if !allowedTenants.isEmpty {
+            guard let tenantID = claims.tenantID else { throw .missingClaim("tid") }
+            guard allowedTenants.contains(tenantID) else { throw .tenantNotAllowed(tenantID) }
         }
     }
 

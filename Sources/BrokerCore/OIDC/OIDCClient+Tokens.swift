@@ -30,7 +30,7 @@ extension OIDCClient {
     /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
     /// Rotation: the answer's refresh token replaces the old one; the caller must store the whole
     /// returned set in one transaction before using it. A refreshed ID token must name the same
-    /// subject; without ID tokens (WorkOS User Management), an answer's user id must name
+    /// subject (and Entra tenant); without ID tokens (WorkOS User Management), an answer's user id must name
     /// `previousSubject`, the user the login named. Classify failures with `OIDCError.disposition`.
     public func refresh(
         _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String? = nil
@@ -44,7 +44,7 @@ extension OIDCClient {
             throw .idToken(.subjectChanged)
         }
         let expectation: IDTokenExpectation =
-            tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject) } ?? .login(nonce: nil)
+            tokens.idTokenClaims.map { .refresh(previousSubject: $0.subject, previousTenant: $0.tenantID) } ?? .login(nonce: nil)
         _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
         return TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens)
     }
@@ -64,7 +64,8 @@ extension OIDCClient {
         _ response: TokenResponse, metadata: ProviderMetadata, client: ClientConfiguration, expectation: IDTokenExpectation
     ) async throws(OIDCError) -> IDTokenClaims? {
         guard let idToken = response.idToken else { return nil }
-        let validator = IDTokenValidator(issuer: metadata.issuer, clientID: client.clientID)
+        let validator = IDTokenValidator(
+            issuer: metadata.issuer, clientID: client.clientID, allowedTenants: Set(client.allowedTenants))
         return try await validator.validate(
             idToken, keys: try keySource(for: metadata), expectation: expectation, accessToken: response.accessToken,
             now: time.now())
