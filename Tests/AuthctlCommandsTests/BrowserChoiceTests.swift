@@ -75,7 +75,11 @@ import Testing
 @Suite struct PastedLinesTests {
     @Test func linesAreSplitTrimmedAndBounded() throws {
         var fds: [Int32] = [0, 0]
+        // Close-on-exec: a child another test spawns meanwhile must not inherit the write end,
+        // or the reader would never see the end of input.
+        // (pipe2 does not import; the window between pipe and fcntl is a few instructions.)
         try #require(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         defer { close(fds[0]) }
         var lines = PastedLines(fd: fds[0], terminalOnly: false)
         #expect(lines.available() == [])
