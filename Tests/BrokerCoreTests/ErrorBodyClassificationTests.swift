@@ -37,6 +37,11 @@ import Testing
             reading: .oauth("invalid_grant", status: 400), dropsGrant: true),
         Row(name: "invalid_client 401", status: 401, contentType: json, body: #"{"error":"invalid_client"}"#,
             reading: .oauth("invalid_client", status: 401), dropsGrant: true),
+        // Entra answers MFA and Conditional Access at refresh this way (AADSTS50076/50079/53003):
+        // only a new login (with the user present) can satisfy it; retrying never will.
+        Row(name: "interaction_required 400", status: 400, contentType: json,
+            body: #"{"error":"interaction_required","error_description":"AADSTS50076: Due to a configuration change made by your administrator, you must use multi-factor authentication."}"#,
+            reading: .oauth("interaction_required", status: 400), dropsGrant: true),
         Row(name: "GitHub bad_refresh_token 200", status: 200, contentType: json,
             body: #"{"error":"bad_refresh_token","error_description":"The refresh token passed is incorrect or expired.","error_uri":"https://docs.github.com"}"#,
             reading: .oauth("bad_refresh_token", status: 200), dropsGrant: true),

@@ -11,12 +11,15 @@ public enum FailureDisposition: Sendable, Equatable {
 }
 
 extension OIDCError {
-    /// OAuth error codes after which the grant or client is dead: RFC 6749 §5.2's, and GitHub's
-    /// own names for them (`bad_refresh_token`: expired, revoked or already used in a rotation;
-    /// `incorrect_client_credentials`; `bad_verification_code` for a code exchange).
+    /// OAuth error codes after which the grant or client is dead: RFC 6749 §5.2's, GitHub's own
+    /// names for them (`bad_refresh_token`: expired, revoked or already used in a rotation;
+    /// `incorrect_client_credentials`; `bad_verification_code` for a code exchange), and OpenID
+    /// Connect Core §3.1.2.6's "the user must be there" codes, which Entra answers at the token
+    /// endpoint for MFA and Conditional Access (AADSTS50076/50079/53003): only a new login helps.
     static let grantRejections: Set<String> = [
         "invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type",
         "bad_refresh_token", "incorrect_client_credentials", "bad_verification_code",
+        "interaction_required", "login_required", "consent_required",
     ]
 
     /// OAuth error codes that announce a passing condition (RFC 6749 §4.1.2.1, RFC 8628 §3.5).
