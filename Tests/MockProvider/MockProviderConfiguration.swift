@@ -81,6 +81,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// The shop domain also serves `/.well-known/customer-account-api` (`graphql_api`). Combine with
     /// `registeredRedirectURI` `shop.ID.app://callback`, as Shopify's public clients are registered.
     public var shopifyShopID: String?
+    /// An issuer with a path, as Keycloak's realm URL (`/realms/REALM`) or Dex's `issuer:` setting
+    /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
+    /// included, is served below it (read at start-up only; Shopify mode's path wins).
+    public var issuerPath: String?
 
     public init() {}
 }

@@ -18,8 +18,10 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --scheme --redirect-uri --token-request-format --browser --pin-sha256"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
-_authctl_presets="help shopify workos workos-connect"
-_authctl_value_options+=" --provider --shop-domain --authkit-domain"
+_authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
+    django-oauth-toolkit"
+_authctl_presets=$(echo $_authctl_presets)
+_authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
     ping version help"
@@ -67,6 +69,9 @@ _authctl() {
             return ;;
         --provider)
             COMPREPLY=($(compgen -W "$_authctl_presets" -- "$cur"))
+            return ;;
+        --tenant)
+            COMPREPLY=($(compgen -W "organizations common consumers" -- "$cur"))
             return ;;
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
@@ -121,7 +126,7 @@ _authctl() {
             esac ;;
         *) options="--help" ;;
     esac
-    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain"
+    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

@@ -17,17 +17,31 @@ enum AccountCommand: Command {
 
         add options:
           --provider PRESET            fill in a provider's issuer, scopes, endpoints, parameters and
-                                       redirect (shopify, workos, workos-connect; `--provider help`
-                                       lists them); the options below override what it fills in
+                                       redirect (shopify, workos, workos-connect, github, gitlab,
+                                       google, microsoft, keycloak, okta, auth0, dex,
+                                       django-oauth-toolkit; `--provider help` lists them); the
+                                       options below override what it fills in
           --shop-domain DOMAIN         with --provider shopify: the shop's domain
                                        (SHOP.myshopify.com or a custom domain), where discovery is
           --authkit-domain DOMAIN      with --provider workos-connect: the AuthKit domain
                                        (SUBDOMAIN.authkit.app or a custom auth domain)
+          --gitlab-url URL             with --provider gitlab: a self-managed GitLab (default
+                                       https://gitlab.com)
+          --tenant T                   with --provider microsoft: a tenant id or verified domain,
+                                       organizations, common or consumers
+          --realm-url URL              with --provider keycloak: https://HOST/realms/REALM
+          --okta-domain DOMAIN         with --provider okta: the org's domain (ORG.okta.com)
+          --auth0-domain DOMAIN        with --provider auth0: the tenant's domain (also needs
+                                       --audience)
+          --dex-url URL                with --provider dex: Dex's issuer URL
+          --dot-url URL                with --provider django-oauth-toolkit: its URL prefix
+                                       (https://HOST/o)
           --issuer URL                 the provider's issuer (discovery runs at once)
           --client-id ID               the OAuth client id registered for authbroker
           --client-secret-file FILE    confidential clients: a file holding the secret
           --scope S                    a scope to request (repeatable; default: openid)
-          --audience A                 the `audience` authorization parameter (Auth0 style)
+          --audience A                 the `audience` authorization parameter (Auth0 style;
+                                       required with --provider auth0)
           --redirect-host H            127.0.0.1 (default), localhost or ::1
           --redirect-port N            a fixed port, for providers that need an exact URI
           --redirect-path P            default /callback
