@@ -34,13 +34,16 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `--pin-sha256`: keys (`PublicKeyPin`) one of which every provider endpoint's verified
     /// certificate chain must carry, besides normal verification; nil or empty: no pinning.
     public var pinSHA256: [String]?
+    /// How the client secret is sent (`TokenEndpointAuthMethod`); nil: chosen from the metadata.
+    public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         audience: String? = nil, redirectHost: String? = nil, redirectPort: Int? = nil, redirectPath: String? = nil,
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
-        tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil
+        tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
+        tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -60,6 +63,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.tokenRequestFormat = tokenRequestFormat
         self.browser = browser
         self.pinSHA256 = pinSHA256
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -77,6 +81,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case extraParameters = "extra_parameters"
         case browser
         case pinSHA256 = "pin_sha256"
+        case tokenEndpointAuthMethod = "token_endpoint_auth_method"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -101,7 +106,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             gitUsername: try container.decodeIfPresent(String.self, forKey: .gitUsername),
             tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat),
             browser: try container.decodeIfPresent(String.self, forKey: .browser),
-            pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256))
+            pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
+            tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod))
     }
 }
 

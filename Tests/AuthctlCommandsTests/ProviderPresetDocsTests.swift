@@ -33,6 +33,7 @@ import Testing
             let scopes = preset.scopes.isEmpty ? "none" : "`" + preset.scopes.joined(separator: " ") + "`"
             var parameters = preset.parameters.sorted { $0.key < $1.key }.map { "`\($0.key)=\($0.value)`" }
             if let format = preset.tokenRequestFormat { parameters.append("token request \(format.rawValue)") }
+            if let method = preset.tokenEndpointAuthMethod { parameters.append("secret by \(method.rawValue)") }
             let endpoints = preset.endpoints.isEmpty
                 ? "discovery" + (preset.discoveryURL.map { _ in " (other URL)" } ?? "")
                 : "manual: " + preset.endpoints.configured.map(\.key).sorted().joined(separator: ", ")

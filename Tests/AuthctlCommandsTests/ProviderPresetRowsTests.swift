@@ -37,6 +37,7 @@ import Testing
         #expect(endpoints.deviceAuthorization == "https://github.com/login/device/code")
         #expect(endpoints.jwksURI == nil && endpoints.revocation == nil, "GitHub has no JWKS (no ID token) and no RFC 7009 endpoint")
         #expect(!github.scopes.contains("openid") && github.scopes == ["repo", "read:org"])
+        #expect(github.tokenEndpointAuthMethod == .clientSecretPost, "GitHub documents client_secret as a body parameter")
     }
 
     @Test func gitlabDefaultsToGitLabDotComAndTakesASelfManagedURL() throws {

@@ -13,7 +13,8 @@ import Testing
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
-        browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="])
+        browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
+        tokenEndpointAuthMethod: .clientSecretPost)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -72,6 +73,8 @@ import Testing
         // An enumerated value changes to another member (json → form, the default: still a change).
         case .string(let text) where TokenRequestFormat(rawValue: text) != nil:
             return .string(TokenRequestFormat.allCases.first { $0.rawValue != text }?.rawValue ?? text)
+        case .string(let text) where TokenEndpointAuthMethod(rawValue: text) != nil:
+            return .string(TokenEndpointAuthMethod.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text): return .string(text + "x")
         case .number(let literal): return .number(literal + "1")
         case .bool(let flag): return .bool(!flag)

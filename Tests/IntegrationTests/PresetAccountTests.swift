@@ -179,6 +179,36 @@ import TestSupport
         await provider.stop()
     }
 
+    /// GitHub documents the client secret as a body parameter, and manual endpoints carry no
+    /// metadata that would say so: the `github` preset sends it `client_secret_post`. Against a mock
+    /// that accepts only that, the preset's login succeeds and the same line with Basic fails.
+    @Test(.timeLimit(.minutes(1)))
+    func githubPresetSendsTheClientSecretInTheBody() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"clientAuthentication": "client_secret_post", "clientSecret": "gh-secret"}"#)
+        let secretFile = harness.root + "/github.secret"
+        try "gh-secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        // The preset's github.com endpoints pointed at the mock (explicit options win).
+        let line = [
+            "--provider", "github", "--client-id", "mock-client", "--client-secret-file", secretFile, "--issuer", provider.issuer,
+            "--authorization-endpoint", provider.issuer + "/authorize", "--token-endpoint", provider.issuer + "/token",
+            "--jwks-uri", provider.issuer + "/jwks",
+        ]
+        let add = try await harness.authctl(["account", "add", "gh"] + line)
+        #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
+        #expect(try await Self.configuration("gh", harness)["token_endpoint_auth_method"] as? String == "client_secret_post")
+        let login = try await harness.login("gh", provider: provider)
+        #expect(login.status == 0, "\(login)\n\(harness.daemonLog)")
+        #expect(try await provider.accepts(try await harness.token("gh")))
+
+        let basic = try await harness.authctl(["account", "add", "gh-basic"] + line + ["--token-endpoint-auth-method", "client_secret_basic"])
+        #expect(basic.status == 0, "\(basic)")
+        let refused = try await harness.login("gh-basic", provider: provider, timeout: 10)
+        #expect(refused.status != 0, "the mock must refuse Basic, or this test proves nothing: \(refused)")
+        #expect(await harness.stopDaemon() == 0)
+        await provider.stop()
+    }
+
     /// With a preset, --issuer is optional (WorkOS's is derived from the client id, see
     /// ProviderPresetTests); without one it is still required.
     @Test func aPresetMakesTheIssuerOptional() async throws {

@@ -35,6 +35,7 @@ expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
 expect "form json" authctl account add x --token-request-format ""
+expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
 expect "workos workos-connect" authctl account add x --provider w
 expect "--provider" authctl account add x --prov
 expect "--shop-domain" authctl account add x --provider shopify --sh

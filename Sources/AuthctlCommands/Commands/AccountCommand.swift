@@ -60,6 +60,10 @@ enum AccountCommand: Command {
           --git-username NAME          the username git-credential answers (default oauth2)
           --token-request-format F     form (default, RFC 6749) or json (WorkOS User
                                        Management's authenticate endpoint; no default scope)
+          --token-endpoint-auth-method M
+                                       how the client secret is sent: client_secret_basic or
+                                       client_secret_post (default: basic unless the metadata
+                                       offers only post; --provider github: post)
           --browser CMD                how `authctl login` opens this account's login page,
                                        e.g. 'firefox -P work' or 'chromium --app=%s': run
                                        with sh -c, %s is the URL (appended when absent); see
@@ -94,7 +98,8 @@ enum AccountCommand: Command {
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--browser"),
+        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
+        .value("--token-endpoint-auth-method"), .value("--browser"),
         .repeated("--pin-sha256"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
@@ -174,7 +179,8 @@ enum AccountCommand: Command {
             }
             configuration.gitUsername = username
         }
-        configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
+        configuration.tokenRequestFormat = try choice("--token-request-format", arguments)
+        configuration.tokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments)
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
@@ -221,12 +227,16 @@ enum AccountCommand: Command {
     }
 
     /// `--token-request-format form|json`; nil when not given (the daemon's default, form).
-    static func tokenRequestFormat(_ arguments: CommandLineArguments) throws -> TokenRequestFormat? {
-        guard let text = arguments.value("--token-request-format") else { return nil }
-        guard let format = TokenRequestFormat(rawValue: text) else {
-            throw UsageError("--token-request-format takes form or json, got '\(text)'")
+    /// The value of `flag`, one of `Choice`'s raw values (`--token-request-format form|json`).
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ flag: String, _ arguments: CommandLineArguments)
+        throws(UsageError) -> Choice? where Choice.RawValue == String
+    {
+        guard let text = arguments.value(flag) else { return nil }
+        guard let value = Choice(rawValue: text) else {
+            let names = Choice.allCases.map(\.rawValue)
+            throw UsageError("\(flag) takes \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got '\(text)'")
         }
-        return format
+        return value
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {

@@ -26,6 +26,8 @@ struct ProviderPreset: Sendable {
     var parameters: [String: String] = [:]
     /// The token request encoding (`--token-request-format` overrides).
     var tokenRequestFormat: TokenRequestFormat? = nil
+    /// How the client secret is sent (`--token-endpoint-auth-method` overrides); nil: from the metadata.
+    var tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil
     /// Manual endpoints, as templates (each `--…-endpoint` / `--jwks-uri` overrides its own).
     var endpoints = ManualEndpoints()
     /// The loopback redirect host the provider's registration needs (`localhost` for Dex's public
@@ -75,6 +77,9 @@ struct ProviderPreset: Sendable {
             issuer: .template("https://github.com"),
             // GitHub's scopes (no `openid`): private repositories and org membership, as `gh` asks.
             scopes: ["repo", "read:org"],
+            // GitHub documents client_id and client_secret as request parameters; manual endpoints
+            // carry no metadata that would say so.
+            tokenEndpointAuthMethod: .clientSecretPost,
             endpoints: ManualEndpoints(
                 authorization: "https://github.com/login/oauth/authorize",
                 token: "https://github.com/login/oauth/access_token",
