@@ -38,6 +38,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `organizations`, `consumers`), the tenant ids (lowercase GUIDs) whose users may log in;
     /// nil or empty: any tenant. Part of the security profile: changing it signs the account out.
     public var tenantAllow: [String]?
+    /// How the client secret is sent (`TokenEndpointAuthMethod`); nil: chosen from the metadata.
+    public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -45,7 +47,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
-        tenantAllow: [String]? = nil
+        tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -66,6 +68,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.browser = browser
         self.pinSHA256 = pinSHA256
         self.tenantAllow = tenantAllow
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -84,6 +87,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case browser
         case pinSHA256 = "pin_sha256"
         case tenantAllow = "tenant_allow"
+        case tokenEndpointAuthMethod = "token_endpoint_auth_method"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -109,7 +113,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             tokenRequestFormat: try container.decodeIfPresent(TokenRequestFormat.self, forKey: .tokenRequestFormat),
             browser: try container.decodeIfPresent(String.self, forKey: .browser),
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
-            tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow))
+            tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
+            tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod))
     }
 }
 

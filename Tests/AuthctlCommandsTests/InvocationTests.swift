@@ -117,7 +117,7 @@ import Testing
 
     @Test func theTokenRequestFormatIsFormOrJSON() throws {
         func format(_ words: [String]) throws -> TokenRequestFormat? {
-            try AccountCommand.tokenRequestFormat(CommandLineArguments(
+            try AccountCommand.choice("--token-request-format", CommandLineArguments(
                 ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
         }
         #expect(try format([]) == nil)
@@ -126,6 +126,18 @@ import Testing
         #expect(throws: UsageError("--token-request-format takes form or json, got 'xml'")) {
             try format(["--token-request-format", "xml"])
         }
+    }
+
+    @Test func theTokenEndpointAuthMethodIsBasicOrPost() throws {
+        func method(_ words: [String]) throws -> TokenEndpointAuthMethod? {
+            try AccountCommand.choice("--token-endpoint-auth-method", CommandLineArguments(
+                ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
+        }
+        #expect(try method([]) == nil)
+        #expect(try method(["--token-endpoint-auth-method", "client_secret_post"]) == .clientSecretPost)
+        #expect(try method(["--token-endpoint-auth-method", "client_secret_basic"]) == .clientSecretBasic)
+        let refusal = "--token-endpoint-auth-method takes client_secret_basic or client_secret_post, got 'post'"
+        #expect(throws: UsageError(refusal)) { try method(["--token-endpoint-auth-method", "post"]) }
     }
 
     @Test func everyCommandIsFoundByItsName() {

@@ -7,10 +7,13 @@ import Testing
 /// What the broker derives from an account's runtime, without the actor: the OAuth client follows
 /// the configuration, the secret and the metadata it has at the moment of use.
 @Suite struct AccountRuntimeTests {
-    static func runtime(secret: String? = nil, methods: [String]? = nil) -> AccountRuntime {
-        let configuration = BrokerProtocol.AccountConfiguration(
+    static func runtime(
+        secret: String? = nil, methods: [String]? = nil, method: TokenEndpointAuthMethod? = nil
+    ) -> AccountRuntime {
+        var configuration = BrokerProtocol.AccountConfiguration(
             name: "work", issuer: testIssuer, clientID: "cli", scopes: ["openid", "email"], audience: "api",
             extraParameters: ["prompt": "consent", "access_type": "offline"])
+        configuration.tokenEndpointAuthMethod = method
         var metadata = testMetadata()
         metadata.tokenEndpointAuthMethodsSupported = methods
         return AccountRuntime(
@@ -34,6 +37,14 @@ import Testing
             Self.runtime(secret: "s3", methods: ["client_secret_post", "client_secret_basic"]).client.authentication
                 == .clientSecretBasic(Secret("s3")))
         #expect(Self.runtime(secret: "s3", methods: ["client_secret_post"]).client.authentication == .clientSecretPost(Secret("s3")))
+    }
+
+    /// Manual endpoints (GitHub) have no metadata to say so: the account's own method wins either way.
+    @Test func theAccountsAuthMethodWinsOverTheMetadata() {
+        #expect(Self.runtime(secret: "s3", method: .clientSecretPost).client.authentication == .clientSecretPost(Secret("s3")))
+        #expect(Self.runtime(secret: "s3", methods: ["client_secret_post"], method: .clientSecretBasic).client.authentication
+            == .clientSecretBasic(Secret("s3")))
+        #expect(Self.runtime(method: .clientSecretPost).client.authentication == .none, "no secret, nothing to send")
     }
 
     @Test func theClientFollowsNewMetadataAndANewSecret() {

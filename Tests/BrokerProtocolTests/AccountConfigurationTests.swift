@@ -14,7 +14,8 @@ import Testing
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
         browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
-        tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"])
+        tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"],
+        tokenEndpointAuthMethod: .clientSecretPost)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -74,6 +75,8 @@ import Testing
         // An enumerated value changes to another member (json → form, the default: still a change).
         case .string(let text) where TokenRequestFormat(rawValue: text) != nil:
             return .string(TokenRequestFormat.allCases.first { $0.rawValue != text }?.rawValue ?? text)
+        case .string(let text) where TokenEndpointAuthMethod(rawValue: text) != nil:
+            return .string(TokenEndpointAuthMethod.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text): return .string(text + "x")
         case .number(let literal): return .number(literal + "1")
         case .bool(let flag): return .bool(!flag)

@@ -127,6 +127,88 @@ import TestSupport
         await provider.stop()
     }
 
+    /// Keycloak's shape: the issuer is the realm URL, discovery (and every endpoint) below it, a
+    /// revocation endpoint in the document. `--realm-url` alone gives issuer, scopes and a login
+    /// whose logout revokes.
+    @Test(.timeLimit(.minutes(1)))
+    func keycloakPresetDiscoversUnderTheRealmURLLogsInAndRevokesOnLogout() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"issuerPath": "/realms/Dev"}"#)
+        #expect(provider.issuer.hasSuffix("/realms/Dev"))
+        let add = try await harness.authctl([
+            "account", "add", "kc", "--provider", "keycloak", "--realm-url", provider.issuer + "/", "--client-id", "mock-client",
+        ])
+        #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
+        let stored = try await Self.configuration("kc", harness)
+        #expect(stored["issuer"] as? String == provider.issuer, "the trailing slash is dropped: \(stored)")
+        #expect(stored["scopes"] as? [String] == ["openid", "offline_access"])
+        #expect(stored["endpoints"] == nil, "discovery, not manual endpoints: \(stored)")
+        let login = try await harness.login("kc", provider: provider)
+        #expect(login.status == 0, "\(login)\n\(harness.daemonLog)")
+        #expect(try await provider.accepts(try await harness.token("kc")))
+        let logout = try await harness.authctl(["logout", "kc"])
+        #expect(logout.status == 0 && !logout.stderr.contains("not revoked"), "\(logout)")
+        #expect(try await provider.stats.revocations >= 1)
+        #expect(await harness.stopDaemon() == 0)
+        await provider.stop()
+    }
+
+    /// Dex's shape (an issuer with a path; public clients may redirect only to localhost): the
+    /// preset's redirect host reaches the authorization request, and an explicit one still wins.
+    @Test(.timeLimit(.minutes(1)))
+    func dexPresetRedirectsToLocalhostUnlessTold() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"issuerPath": "/dex"}"#)
+        let add = try await harness.authctl([
+            "account", "add", "dex", "--provider", "dex", "--dex-url", provider.issuer, "--client-id", "mock-client",
+        ])
+        #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
+        let stored = try await Self.configuration("dex", harness)
+        #expect(stored["redirect_host"] as? String == "localhost" && stored["issuer"] as? String == provider.issuer)
+        #expect(stored["scopes"] as? [String] == ["openid", "email", "offline_access"])
+        let login = try harness.spawnAuthctl(["login", "dex", "--no-browser", "--timeout", "30"])
+        let url = try await harness.authorizationURL(printedBy: login)
+        #expect(url.hasPrefix(provider.issuer + "/authorize?") && url.contains("redirect_uri=http%3A%2F%2Flocalhost%3A"), "\(url)")
+        _ = try await harness.authctl(["account", "remove", "dex"])
+        _ = await login.waitForExit(timeout: 20)
+        let pinned = try await harness.authctl([
+            "account", "add", "dex2", "--provider", "dex", "--dex-url", provider.issuer, "--client-id", "mock-client",
+            "--redirect-port", "8765",
+        ])
+        #expect(pinned.status == 0, "\(pinned)")
+        #expect(try await Self.configuration("dex2", harness)["redirect_host"] == nil, "an explicit redirect option wins")
+        #expect(await harness.stopDaemon() == 0)
+        await provider.stop()
+    }
+
+    /// GitHub documents the client secret as a body parameter, and manual endpoints carry no
+    /// metadata that would say so: the `github` preset sends it `client_secret_post`. Against a mock
+    /// that accepts only that, the preset's login succeeds and the same line with Basic fails.
+    @Test(.timeLimit(.minutes(1)))
+    func githubPresetSendsTheClientSecretInTheBody() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"clientAuthentication": "client_secret_post", "clientSecret": "gh-secret"}"#)
+        let secretFile = harness.root + "/github.secret"
+        try "gh-secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        // The preset's github.com endpoints pointed at the mock (explicit options win).
+        let line = [
+            "--provider", "github", "--client-id", "mock-client", "--client-secret-file", secretFile, "--issuer", provider.issuer,
+            "--authorization-endpoint", provider.issuer + "/authorize", "--token-endpoint", provider.issuer + "/token",
+            "--jwks-uri", provider.issuer + "/jwks",
+        ]
+        let add = try await harness.authctl(["account", "add", "gh"] + line)
+        #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
+        #expect(try await Self.configuration("gh", harness)["token_endpoint_auth_method"] as? String == "client_secret_post")
+        let login = try await harness.login("gh", provider: provider)
+        #expect(login.status == 0, "\(login)\n\(harness.daemonLog)")
+        #expect(try await provider.accepts(try await harness.token("gh")))
+
+        let basic = try await harness.authctl(["account", "add", "gh-basic"] + line + ["--token-endpoint-auth-method", "client_secret_basic"])
+        #expect(basic.status == 0, "\(basic)")
+        let refused = try await harness.login("gh-basic", provider: provider, timeout: 10)
+        #expect(refused.status != 0, "the mock must refuse Basic, or this test proves nothing: \(refused)")
+        #expect(await harness.stopDaemon() == 0)
+        await provider.stop()
+    }
+
     /// With a preset, --issuer is optional (WorkOS's is derived from the client id, see
     /// ProviderPresetTests); without one it is still required.
     @Test func aPresetMakesTheIssuerOptional() async throws {

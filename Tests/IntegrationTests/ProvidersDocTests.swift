@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct ProvidersDocTests {
     static let providers = [
         "Google", "Microsoft Entra ID", "GitHub", "Keycloak", "Okta", "Auth0", "Dex", "django-oauth-toolkit",
-        "WorkOS AuthKit", "Shopify Customer Account API",
+        "WorkOS AuthKit", "Shopify Customer Account API", "GitLab",
     ]
 
     /// The shell commands of the ```sh blocks, continuation lines joined.

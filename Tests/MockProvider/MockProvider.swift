@@ -20,7 +20,8 @@ public final class MockProvider: Sendable {
     /// Shopify mode (`shopifyShopID`): the origin of the shop's domain, which serves the discovery
     /// document (`http://127.0.0.1:OTHER_PORT`); nil otherwise.
     public let shopDomain: String?
-    /// The issuer's path (`/authentication/ID` in Shopify mode, else empty): routes are matched below it.
+    /// The issuer's path (`/authentication/ID` in Shopify mode, `issuerPath`, else empty): routes are
+    /// matched below it.
     let issuerPath: String
     let state: Mutex<MockProviderState>
     /// The issuer's listener, and the shop domain's in Shopify mode.
@@ -30,7 +31,8 @@ public final class MockProvider: Sendable {
     public init(configuration: MockProviderConfiguration = MockProviderConfiguration(), port: Int = 0) throws {
         let listener = try HTTPListener.tcp(host: "127.0.0.1", port: port)
         self.port = listener.port ?? port
-        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? Self.entraIssuerPath(configuration)
+        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? configuration.issuerPath
+            ?? Self.entraIssuerPath(configuration)
         issuer = "http://127.0.0.1:\(self.port)" + issuerPath
         // Shopify serves discovery at the shop's own domain: another origin than the issuer's.
         let shopListener = try configuration.shopifyShopID.map { _ in try HTTPListener.tcp(host: "127.0.0.1", port: 0) }

@@ -89,6 +89,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// token carries `tid` = this tenant (read per token, so a test may switch tenants) and `iss` =
     /// the template filled with it. Pair with the `aadsts` token fault for Entra's error bodies.
     public var entraTenant: String?
+    /// An issuer with a path, as Keycloak's realm URL (`/realms/REALM`) or Dex's `issuer:` setting
+    /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
+    /// included, is served below it (read at start-up only; Shopify mode's path wins).
+    public var issuerPath: String?
 
     public init() {}
 }

@@ -15,11 +15,13 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format --browser --pin-sha256 --tenant-allow"
+    --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
-_authctl_presets="help shopify workos workos-connect"
-_authctl_value_options+=" --provider --shop-domain --authkit-domain"
+_authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
+    django-oauth-toolkit"
+_authctl_presets=$(echo $_authctl_presets)
+_authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
 _authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
     ping version help"
@@ -68,8 +70,14 @@ _authctl() {
         --provider)
             COMPREPLY=($(compgen -W "$_authctl_presets" -- "$cur"))
             return ;;
+        --tenant)
+            COMPREPLY=($(compgen -W "organizations common consumers" -- "$cur"))
+            return ;;
         --token-request-format)
             COMPREPLY=($(compgen -W "form json" -- "$cur"))
+            return ;;
+        --token-endpoint-auth-method)
+            COMPREPLY=($(compgen -W "client_secret_basic client_secret_post" -- "$cur"))
             return ;;
         --browser)
             COMPREPLY=($(compgen -c -- "$cur"))
@@ -114,14 +122,14 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format --browser --pin-sha256 --tenant-allow" ;;
+                    --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
             esac ;;
         *) options="--help" ;;
     esac
-    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain"
+    [[ $command == account && $sub == add ]] && options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

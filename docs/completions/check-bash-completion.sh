@@ -35,10 +35,15 @@ expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
 expect "form json" authctl account add x --token-request-format ""
+expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
 expect "workos workos-connect" authctl account add x --provider w
 expect "--provider" authctl account add x --prov
 expect "--shop-domain" authctl account add x --provider shopify --sh
 expect "" authctl account add x --shop-domain ""
+expect "dex django-oauth-toolkit" authctl account add x --provider d
+expect "--tenant" authctl account add x --provider microsoft --te
+expect "organizations common consumers" authctl account add x --provider microsoft --tenant ""
+expect "" authctl account add x --realm-url ""
 expect "--no-register" authctl login --no-r
 expect "--browser" authctl login work --b
 expect "git.example work" authctl login --browser firefox ""
@@ -49,7 +54,7 @@ expect "--id-token" authctl kube-credential work --id
 expect "--header-name" authctl header work --header-n
 expect "get" authctl git-credential g
 expect "" authctl git-credential get ""
-expect "--git-url-prefix --git-username" authctl account add work --git
+expect "--git-url-prefix --git-username --gitlab-url" authctl account add work --git
 expect "git.example work" authctl account remove ""
 expect "" authctl status work ""
 expect "--redirect-host --redirect-port --redirect-path --redirect-uri" authctl account add work --red

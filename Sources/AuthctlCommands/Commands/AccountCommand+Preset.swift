@@ -12,7 +12,7 @@ extension AccountCommand {
     static func presetList() -> String {
         var lines = ["provider presets (authctl account add NAME --provider PRESET --client-id ID ...):"]
         for preset in ProviderPreset.all {
-            let needs = (["--client-id ID"] + preset.options.map { "\($0.flag) \($0.example)" }).joined(separator: " ")
+            let needs = (["--client-id ID"] + preset.options.map(\.usage)).joined(separator: " ")
             lines.append("  " + preset.name.padding(16) + preset.summary)
             lines.append("  " + "".padding(16) + "needs: " + needs)
             lines.append("  " + "".padding(16) + "walk-through: docs/providers.md#" + preset.docsAnchor)
@@ -57,6 +57,7 @@ extension AccountCommand {
         }
         if arguments.all("--scope").isEmpty { configuration.scopes = preset.scopes }
         configuration.tokenRequestFormat = configuration.tokenRequestFormat ?? preset.tokenRequestFormat
+        configuration.tokenEndpointAuthMethod = configuration.tokenEndpointAuthMethod ?? preset.tokenEndpointAuthMethod
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         configuration.extraParameters.merge(preset.parameters) { given, _ in given }
         configuration.endpoints = try preset.endpoints(under: configuration.endpoints, values)
@@ -66,6 +67,7 @@ extension AccountCommand {
         let loopbackGiven = ["--redirect-uri", "--redirect-host", "--redirect-port", "--redirect-path"].contains {
             arguments.value($0) != nil
         }
+        if let host = preset.redirectHost, !loopbackGiven { configuration.redirectHost = host }
         if let template = preset.redirectURI, !loopbackGiven {
             values[ProviderPreset.issuerLastSegmentKey] = ProviderPreset.lastPathSegment(of: configuration.issuer)
             guard let uri = ProviderPreset.expand(template, values), (try? PrivateUseRedirectURI(parsing: uri)) != nil else {
@@ -100,6 +102,14 @@ extension AccountCommand {
                 throw BrokerClientError.api(WireError(code: wire.code, message: "\(wire.message); \(suspect)"))
             }
         }
+    }
+}
+
+extension PresetOption {
+    /// `--flag EXAMPLE`, in brackets with its default when the option may be left out (`--provider
+    /// help` and providers.md's table).
+    var usage: String {
+        defaultValue.map { "[\(flag) \(example), default \($0)]" } ?? "\(flag) \(example)"
     }
 }
 

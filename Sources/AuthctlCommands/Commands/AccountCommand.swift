@@ -17,17 +17,31 @@ enum AccountCommand: Command {
 
         add options:
           --provider PRESET            fill in a provider's issuer, scopes, endpoints, parameters and
-                                       redirect (shopify, workos, workos-connect; `--provider help`
-                                       lists them); the options below override what it fills in
+                                       redirect (shopify, workos, workos-connect, github, gitlab,
+                                       google, microsoft, keycloak, okta, auth0, dex,
+                                       django-oauth-toolkit; `--provider help` lists them); the
+                                       options below override what it fills in
           --shop-domain DOMAIN         with --provider shopify: the shop's domain
                                        (SHOP.myshopify.com or a custom domain), where discovery is
           --authkit-domain DOMAIN      with --provider workos-connect: the AuthKit domain
                                        (SUBDOMAIN.authkit.app or a custom auth domain)
+          --gitlab-url URL             with --provider gitlab: a self-managed GitLab (default
+                                       https://gitlab.com)
+          --tenant T                   with --provider microsoft: a tenant id or verified domain,
+                                       organizations, common or consumers
+          --realm-url URL              with --provider keycloak: https://HOST/realms/REALM
+          --okta-domain DOMAIN         with --provider okta: the org's domain (ORG.okta.com)
+          --auth0-domain DOMAIN        with --provider auth0: the tenant's domain (also needs
+                                       --audience)
+          --dex-url URL                with --provider dex: Dex's issuer URL
+          --dot-url URL                with --provider django-oauth-toolkit: its URL prefix
+                                       (https://HOST/o)
           --issuer URL                 the provider's issuer (discovery runs at once)
           --client-id ID               the OAuth client id registered for authbroker
           --client-secret-file FILE    confidential clients: a file holding the secret
           --scope S                    a scope to request (repeatable; default: openid)
-          --audience A                 the `audience` authorization parameter (Auth0 style)
+          --audience A                 the `audience` authorization parameter (Auth0 style;
+                                       required with --provider auth0)
           --redirect-host H            127.0.0.1 (default), localhost or ::1
           --redirect-port N            a fixed port, for providers that need an exact URI
           --redirect-path P            default /callback
@@ -46,6 +60,10 @@ enum AccountCommand: Command {
           --git-username NAME          the username git-credential answers (default oauth2)
           --token-request-format F     form (default, RFC 6749) or json (WorkOS User
                                        Management's authenticate endpoint; no default scope)
+          --token-endpoint-auth-method M
+                                       how the client secret is sent: client_secret_basic or
+                                       client_secret_post (default: basic unless the metadata
+                                       offers only post; --provider github: post)
           --browser CMD                how `authctl login` opens this account's login page,
                                        e.g. 'firefox -P work' or 'chromium --app=%s': run
                                        with sh -c, %s is the URL (appended when absent); see
@@ -83,7 +101,8 @@ enum AccountCommand: Command {
         .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"), .value("--browser"),
+        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
+        .value("--token-endpoint-auth-method"), .value("--browser"),
         .repeated("--pin-sha256"), .repeated("--tenant-allow"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
@@ -163,7 +182,8 @@ enum AccountCommand: Command {
             }
             configuration.gitUsername = username
         }
-        configuration.tokenRequestFormat = try tokenRequestFormat(arguments)
+        configuration.tokenRequestFormat = try choice("--token-request-format", arguments)
+        configuration.tokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments)
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)
@@ -219,12 +239,16 @@ enum AccountCommand: Command {
     }
 
     /// `--token-request-format form|json`; nil when not given (the daemon's default, form).
-    static func tokenRequestFormat(_ arguments: CommandLineArguments) throws -> TokenRequestFormat? {
-        guard let text = arguments.value("--token-request-format") else { return nil }
-        guard let format = TokenRequestFormat(rawValue: text) else {
-            throw UsageError("--token-request-format takes form or json, got '\(text)'")
+    /// The value of `flag`, one of `Choice`'s raw values (`--token-request-format form|json`).
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ flag: String, _ arguments: CommandLineArguments)
+        throws(UsageError) -> Choice? where Choice.RawValue == String
+    {
+        guard let text = arguments.value(flag) else { return nil }
+        guard let value = Choice(rawValue: text) else {
+            let names = Choice.allCases.map(\.rawValue)
+            throw UsageError("\(flag) takes \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got '\(text)'")
         }
-        return format
+        return value
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {

@@ -6,14 +6,16 @@ extension ProviderPreset {
     /// The placeholder filled from the issuer once it is known.
     static let issuerLastSegmentKey = "issuer_last_segment"
 
-    /// Placeholder values from the command line: `client_id` and each of the row's options.
+    /// Placeholder values from the command line: `client_id` and each of the row's options (its
+    /// default when not given); a required option that is missing is a usage error naming it.
     func values(clientID: String, arguments: CommandLineArguments) throws(UsageError) -> [String: String] {
         var values = ["client_id": clientID]
         for option in options {
-            guard let text = arguments.value(option.flag) else {
+            guard let text = arguments.value(option.flag) ?? option.defaultValue else {
                 throw UsageError("--provider \(name) needs \(option.flag) \(option.example) (\(option.what))")
             }
-            values[option.key] = try PresetDomain.origin(text, option: option)
+            let value = try option.placeholderValue(text)
+            if option.kind != .accountOption { values[option.key] = value }
         }
         return values
     }

@@ -26,8 +26,13 @@ struct ProviderPreset: Sendable {
     var parameters: [String: String] = [:]
     /// The token request encoding (`--token-request-format` overrides).
     var tokenRequestFormat: TokenRequestFormat? = nil
+    /// How the client secret is sent (`--token-endpoint-auth-method` overrides); nil: from the metadata.
+    var tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil
     /// Manual endpoints, as templates (each `--…-endpoint` / `--jwks-uri` overrides its own).
     var endpoints = ManualEndpoints()
+    /// The loopback redirect host the provider's registration needs (`localhost` for Dex's public
+    /// clients and Entra's desktop platform); any redirect option given overrides it.
+    var redirectHost: String? = nil
     /// A private-use redirect URI template (`--redirect-uri` or any loopback redirect option
     /// overrides it); nil: the loopback redirect.
     var redirectURI: String? = nil
@@ -66,32 +71,97 @@ struct ProviderPreset: Sendable {
             issuer: .template("{authkit_domain}"),
             scopes: ["openid", "profile", "email", "offline_access"],
             docsAnchor: "workos-authkit"),
+        ProviderPreset(
+            name: "github", summary: "GitHub OAuth app or GitHub App user tokens (no discovery, no ID token)",
+            options: [],
+            issuer: .template("https://github.com"),
+            // GitHub's scopes (no `openid`): private repositories and org membership, as `gh` asks.
+            scopes: ["repo", "read:org"],
+            // GitHub documents client_id and client_secret as request parameters; manual endpoints
+            // carry no metadata that would say so.
+            tokenEndpointAuthMethod: .clientSecretPost,
+            endpoints: ManualEndpoints(
+                authorization: "https://github.com/login/oauth/authorize",
+                token: "https://github.com/login/oauth/access_token",
+                deviceAuthorization: "https://github.com/login/device/code"),
+            docsAnchor: "github-oauth-app"),
+        ProviderPreset(
+            name: "gitlab", summary: "GitLab.com or a self-managed GitLab (OpenID Connect, git over HTTPS)",
+            options: [
+                .url("--gitlab-url", key: "gitlab_url", example: "https://gitlab.example.com", what: "a self-managed GitLab's URL",
+                     default: "https://gitlab.com")
+            ],
+            issuer: .template("{gitlab_url}"),
+            scopes: ["openid", "read_repository", "write_repository"],
+            docsAnchor: "gitlab"),
+        ProviderPreset(
+            name: "google", summary: "Google (Desktop app client; its client secret is required but not secret)",
+            options: [],
+            issuer: .template("https://accounts.google.com"),
+            scopes: ["openid", "email"],
+            // No refresh token without both (Google's "Using OAuth 2.0 for Installed Applications").
+            parameters: ["access_type": "offline", "prompt": "consent"],
+            docsAnchor: "google"),
+        ProviderPreset(
+            name: "microsoft", summary: "Microsoft Entra ID / Microsoft 365 (v2.0 endpoints)",
+            options: [.tenant("--tenant", key: "tenant")],
+            issuer: .template("https://login.microsoftonline.com/{tenant}/v2.0"),
+            scopes: ["openid", "profile", "offline_access"],
+            // The "Mobile and desktop applications" platform ignores a localhost redirect's port.
+            redirectHost: "localhost",
+            docsAnchor: "microsoft-entra-id-azure-ad-microsoft-365"),
+        ProviderPreset(
+            name: "keycloak", summary: "Keycloak realm (public client, PKCE S256)",
+            options: [.url("--realm-url", key: "realm_url", example: "https://sso.example.com/realms/REALM", what: "the realm's URL")],
+            issuer: .template("{realm_url}"),
+            // `offline_access`: an offline token that outlives the SSO session's idle timeout.
+            scopes: ["openid", "offline_access"],
+            docsAnchor: "keycloak"),
+        ProviderPreset(
+            name: "okta", summary: "Okta, the org's default custom authorization server",
+            options: [.domain("--okta-domain", key: "okta_domain", example: "ORG.okta.com", what: "the Okta org's domain")],
+            issuer: .template("{okta_domain}/oauth2/default"),
+            scopes: ["openid", "profile", "offline_access"],
+            docsAnchor: "okta"),
+        ProviderPreset(
+            name: "auth0", summary: "Auth0 Native application calling an API (its audience)",
+            options: [
+                .domain("--auth0-domain", key: "auth0_domain", example: "TENANT.REGION.auth0.com", what: "the tenant's domain"),
+                .required("--audience", example: "API_IDENTIFIER", what: "the API's identifier; without it the token is opaque"),
+            ],
+            // Auth0's issuer ends with a slash; discovery compares it exactly.
+            issuer: .template("{auth0_domain}/"),
+            scopes: ["openid", "profile", "offline_access"],
+            docsAnchor: "auth0"),
+        ProviderPreset(
+            name: "dex", summary: "Dex (a public static client)",
+            options: [.url("--dex-url", key: "dex_url", example: "https://dex.example.com", what: "Dex's issuer: setting")],
+            issuer: .template("{dex_url}"),
+            scopes: ["openid", "email", "offline_access"],
+            // Dex lets public clients redirect to any http://localhost:PORT, and only to localhost.
+            redirectHost: "localhost",
+            docsAnchor: "dex"),
+        ProviderPreset(
+            name: "django-oauth-toolkit", summary: "django-oauth-toolkit with OIDC enabled (a Public application)",
+            options: [.url("--dot-url", key: "dot_url", example: "https://app.example.com/o", what: "the toolkit's URL prefix")],
+            issuer: .template("{dot_url}"),
+            scopes: ["openid", "read"],
+            // By hand, because the discovery document omits the revocation endpoint the toolkit has.
+            endpoints: ManualEndpoints(
+                authorization: "{dot_url}/authorize/", token: "{dot_url}/token/", revocation: "{dot_url}/revoke_token/",
+                userinfo: "{dot_url}/userinfo/", jwksURI: "{dot_url}/.well-known/jwks.json"),
+            docsAnchor: "django-oauth-toolkit"),
     ]
 
     static func named(_ name: String) -> ProviderPreset? { all.first { $0.name == name } }
 
-    /// Every preset option of every row, once (what `account add` accepts).
+    /// Every preset option of every row, once (what `account add` accepts besides its own options).
     static var allOptionFlags: [String] {
         var seen: [String] = []
-        for option in all.flatMap(\.options) where !seen.contains(option.flag) { seen.append(option.flag) }
+        for option in all.flatMap(\.options) where option.kind != .accountOption && !seen.contains(option.flag) {
+            seen.append(option.flag)
+        }
         return seen
-    }
-}
-
-/// An option a preset adds to `account add` (e.g. `--shop-domain`), required with that preset.
-struct PresetOption: Sendable {
-    let flag: String
-    /// Its placeholder in the row's templates.
-    let key: String
-    /// What a value looks like, for messages and `--provider help`.
-    let example: String
-    /// What it is, for messages.
-    let what: String
-
-    /// A host name (`SHOP.myshopify.com`, a custom domain, `https://HOST`), expanded to its
-    /// https origin; `http://` only for loopback hosts, as the daemon allows for tests.
-    static func domain(_ flag: String, key: String, example: String, what: String) -> PresetOption {
-        PresetOption(flag: flag, key: key, example: example, what: what)
     }
 }
 

@@ -68,13 +68,15 @@ extension AccountConfiguration {
     /// endpoints, nothing cached). Accounts share cached metadata only when this and the issuer match.
     var metadataDocumentURL: String? { try? providerSource.documentURL(issuer: issuer) }
 
-    /// The OAuth client: a secret means client_secret_basic unless the provider only offers _post.
+    /// The OAuth client: a secret is sent as the account's `token_endpoint_auth_method` says, else
+    /// client_secret_basic unless the provider only offers _post.
     func clientConfiguration(secret: Secret?, metadata: ProviderMetadata?) -> ClientConfiguration {
         var authentication = ClientAuthentication.none
         if let secret {
             let methods = metadata?.tokenEndpointAuthMethodsSupported ?? []
             let postOnly = methods.contains("client_secret_post") && !methods.contains("client_secret_basic")
-            authentication = postOnly ? .clientSecretPost(secret) : .clientSecretBasic(secret)
+            let post = tokenEndpointAuthMethod.map { $0 == .clientSecretPost } ?? postOnly
+            authentication = post ? .clientSecretPost(secret) : .clientSecretBasic(secret)
         }
         return ClientConfiguration(
             clientID: clientID, authentication: authentication, scopes: scopes, audience: audience,
