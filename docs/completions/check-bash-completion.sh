@@ -41,7 +41,7 @@ expect "--provider" authctl account add x --prov
 expect "--shop-domain" authctl account add x --provider shopify --sh
 expect "" authctl account add x --shop-domain ""
 expect "dex django-oauth-toolkit" authctl account add x --provider d
-expect "--tenant" authctl account add x --provider microsoft --te
+expect "--tenant-allow --tenant" authctl account add x --provider microsoft --te
 expect "organizations common consumers" authctl account add x --provider microsoft --tenant ""
 expect "" authctl account add x --realm-url ""
 expect "--no-register" authctl login --no-r
