@@ -9,10 +9,7 @@ import TestSupport
     init() throws { certificates = try TestCertificates.shared() }
 
     private func client(trustingCA: Bool = true) throws -> HTTPClient {
-        try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: trustingCA ? certificates.caFile : nil, connectTimeout: .seconds(5), totalTimeout: .seconds(10),
-            // Long: on a loaded machine seconds can pass between two requests of a keep-alive test.
-            idleTimeout: .seconds(60)))
+        try HTTPClient.forTLSTests(trusting: trustingCA ? certificates : nil)
     }
 
     private func failure(_ url: String, client: HTTPClient) async -> HTTPClientError? {

@@ -11,9 +11,7 @@ import TestSupport
     init() throws { certificates = try TestCertificates.shared() }
 
     private func client(trustingCA: Bool = true) throws -> HTTPClient {
-        try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: trustingCA ? certificates.caFile : nil, connectTimeout: .seconds(5), totalTimeout: .seconds(10),
-            idleTimeout: .seconds(60)))
+        try HTTPClient.forTLSTests(trusting: trustingCA ? certificates : nil)
     }
 
     private func pins(_ files: [String]) throws -> PublicKeyPins {

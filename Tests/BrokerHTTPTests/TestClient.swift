@@ -1,6 +1,7 @@
 import BrokerHTTP
 import Foundation
 import Glibc
+import TestSupport
 
 /// Runs blocking client code on its own thread: the cooperative pool (2 threads here) must stay
 /// free for the servers' async handlers.
@@ -126,4 +127,14 @@ func bindUnixSocket(at path: String) -> (fd: Int32, bound: Int32) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
     return (fd, bound)
+}
+
+extension HTTPClient {
+    /// The TLS tests' client: trusting the test CA of `certificates` (nil: only the system store),
+    /// short connect and total timeouts, and a long idle timeout — on a loaded machine seconds can
+    /// pass between two requests of a keep-alive test.
+    static func forTLSTests(trusting certificates: TestCertificates?) throws -> HTTPClient {
+        try HTTPClient(configuration: HTTPClientConfiguration(
+            caFile: certificates?.caFile, connectTimeout: .seconds(5), totalTimeout: .seconds(10), idleTimeout: .seconds(60)))
+    }
 }
