@@ -30,6 +30,10 @@ final class FakeProvider: HTTPTransport {
         var counter = 0
         /// URLs requested by a task that preferred a task executor (a connection thread's).
         var requestsOnAPreferredExecutor: [String] = []
+        /// The key its certificate chain carries: a request pinned to other keys fails as
+        /// HTTPClient fails it (`TLSFailure.pinMismatch`), one without pins is served.
+        var chainKey: [UInt8] = Array(repeating: 1, count: 32)
+        var pinnedRequests = 0
     }
 
     let issuer: String
@@ -76,6 +80,13 @@ final class FakeProvider: HTTPTransport {
             state.withLock { $0.requestsOnAPreferredExecutor.append(url) }
         }
         guard url.hasPrefix(issuer) else { throw .dnsFailure(host: "elsewhere.example", reason: "Name or service not known") }
+        if !request.pins.isEmpty {
+            let carried = state.withLock { state in
+                state.pinnedRequests += 1
+                return request.pins.digests.contains(state.chainKey)
+            }
+            guard carried else { throw .tls(.pinMismatch(host: "127.0.0.1")) }
+        }
         switch url.dropFirst(issuer.count) {
         case "/.well-known/openid-configuration": return Self.json(metadataJSON)
         case "/token": return await token(formFields(request.body))
@@ -211,9 +222,11 @@ struct BrokerHarness {
     }
 
     /// Adds "work" and logs it in; returns the login's final status.
-    func addAndLogin(_ broker: TokenBroker, name: String = "work", clientSecret: String? = nil) async throws -> LoginStatus {
+    func addAndLogin(
+        _ broker: TokenBroker, name: String = "work", clientSecret: String? = nil, pins: [String]? = nil
+    ) async throws -> LoginStatus {
         _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(
-            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret))
+            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins))
         let started = try await broker.startLogin(account: name, request: LoginRequest())
         var status = try await broker.loginStatus(id: started.loginID, wait: 5)
         for _ in 0..<50 where status.outcome == .pending {

@@ -60,13 +60,8 @@ public struct TestCertificates: Sendable {
     private static func issueUnderIntermediate(
         _ name: String, intermediate: CertificatePair, in directory: String
     ) throws -> CertificatePair {
-        let key = "\(directory)/\(name).key"
-        let csr = "\(directory)/\(name).csr"
+        let (key, csr) = try newKeyAndRequest(name, in: directory)
         let leaf = "\(directory)/\(name)-leaf.pem"
-        try OpenSSLCommand.run([
-            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-            "-keyout", key, "-out", csr, "-subj", "/CN=\(name)",
-        ])
         try OpenSSLCommand.run([
             "x509", "-req", "-in", csr, "-CA", intermediate.certificateFile, "-CAkey", intermediate.keyFile,
             "-set_serial", "4242", "-days", "3650", "-sha256", "-extfile", "\(directory)/ca.cnf",
@@ -88,16 +83,22 @@ public struct TestCertificates: Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A key, a CSR and a certificate signed by the CA with `openssl ca` (the only CLI path
-    /// in OpenSSL 3.0 that can set a start date in the past).
-    private static func issue(_ name: String, extensions: String, dates: [String], in directory: String) throws -> CertificatePair {
+    /// A new P-256 key and a signing request for `/CN=name`: the files `name.key` and `name.csr`.
+    private static func newKeyAndRequest(_ name: String, in directory: String) throws -> (key: String, csr: String) {
         let key = "\(directory)/\(name).key"
         let csr = "\(directory)/\(name).csr"
-        let certificate = "\(directory)/\(name).pem"
         try OpenSSLCommand.run([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", key, "-out", csr, "-subj", "/CN=\(name)",
         ])
+        return (key, csr)
+    }
+
+    /// A key, a CSR and a certificate signed by the CA with `openssl ca` (the only CLI path
+    /// in OpenSSL 3.0 that can set a start date in the past).
+    private static func issue(_ name: String, extensions: String, dates: [String], in directory: String) throws -> CertificatePair {
+        let (key, csr) = try newKeyAndRequest(name, in: directory)
+        let certificate = "\(directory)/\(name).pem"
         try OpenSSLCommand.run(
             ["ca", "-batch", "-notext", "-config", "\(directory)/ca.cnf", "-extensions", extensions, "-in", csr, "-out", certificate]
                 + dates)

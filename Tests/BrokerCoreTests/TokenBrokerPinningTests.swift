@@ -1,0 +1,43 @@
+import BrokerCore
+import BrokerProtocol
+import Testing
+
+/// docs/security.md "Certificate pinning" at the broker: an account's pins go with its requests;
+/// a chain without them is `tls_pin_mismatch` at `account add`, and at refresh a transient
+/// failure that keeps the tokens (the fake provider fails pinned requests as HTTPClient does).
+@Suite struct TokenBrokerPinningTests {
+    /// base64 of 32 bytes of 1 (the fake's chain key) and of 32 bytes of 2.
+    static let chainPin = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="
+    static let otherPin = "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI="
+
+    @Test func anAccountWhoseProviderLacksThePinnedKeyIsRefusedWithItsOwnCode() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        let error = await #expect(throws: WireError.self) {
+            _ = try await broker.addAccount(AccountConfiguration(
+                name: "work", issuer: harness.provider.issuer, clientID: "cli", pinSHA256: [Self.otherPin]))
+        }
+        #expect(error?.code == .tlsPinMismatch)
+        #expect(error?.message.contains("--pin-sha256") == true, "\(error?.message ?? "")")
+        await broker.shutdown()
+    }
+
+    @Test func aPinnedAccountRefreshesAndAKeyChangeKeepsItsTokensAndRetries() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        #expect(try await harness.addAndLogin(broker, pins: [Self.otherPin, Self.chainPin]).outcome == .succeeded)
+        harness.clock.advance(60)
+        #expect(await eventually { harness.provider.with { $0.refreshes } == 1 })
+        #expect(harness.provider.with { $0.pinnedRequests } >= 2, "discovery and the refresh carry the pins")
+        let current = harness.provider.with { $0.issuedAccess.last! }
+
+        harness.provider.with { $0.chainKey = Array(repeating: 3, count: 32) }  // rotated, or intercepted
+        harness.clock.advance(60)
+        #expect(await eventually { broker.metrics().contains("authbroker_refreshes_total{outcome=\"transient\"} 1") })
+        #expect(await broker.tokenOrCode() == .token(current), "a pin failure never deletes tokens")
+        #expect(harness.provider.with { $0.refreshes } == 1)
+        await broker.shutdown()
+    }
+}
