@@ -1,0 +1,108 @@
+import FoundationEssentials
+
+/// A signed DPoP proof JWT (RFC 9449 §4.2) for one HTTP request: the value of its `DPoP` header.
+///
+/// Header `{"alg":"ES256","jwk":{public P-256 key},"typ":"dpop+jwt"}`; claims `jti` (128 random
+/// bits), `htm`, `htu` (`DPoPTargetURI.normalize` of the URL), `iat`, and when given `nonce` (the
+/// server's latest `DPoP-Nonce`) and `ath` (`accessTokenHash`, for requests carrying a DPoP-bound
+/// access token). Time is the caller's: pass the wall clock's seconds since 1970.
+///
+/// A proof is a credential for its request while its `iat` is fresh: `description` names only
+/// the method and the URL's origin, never the proof, so audit lines can print it.
+public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public static let type = "dpop+jwt"
+    public static let algorithm = JWSAlgorithm.es256
+    public static let maximumMethodLength = 32
+    /// Servers' nonces are short opaque strings; a longer one is refused rather than echoed.
+    public static let maximumNonceLength = 512
+    /// Random bytes in `jti`: RFC 9449 §11.1 asks for enough entropy that values never collide.
+    static let jtiByteCount = 16
+
+    /// The compact JWS: send it as `DPoP: <compact>`.
+    public let compact: String
+    public let jti: String
+    public let htm: String
+    public let htu: String
+    public let issuedAt: Int
+
+    public init(
+        key: ECSigningKey, method: String, url: String, issuedAt: Int, nonce: String? = nil, accessToken: Secret? = nil
+    ) throws(DPoPError) {
+        guard Self.isToken(method) else { throw .invalidMethod }
+        if let nonce, !Self.isNonce(nonce) { throw .invalidNonce }
+        htm = method
+        htu = try DPoPTargetURI.normalize(url)
+        self.issuedAt = issuedAt
+        do {
+            jti = try Random.base64URL(byteCount: Self.jtiByteCount)
+            let claims = Claims(
+                jti: jti, htm: htm, htu: htu, iat: issuedAt, nonce: nonce, ath: accessToken.map(Self.accessTokenHash))
+            let input = try Self.encode(Header(jwk: key.publicJWK)) + "." + Self.encode(claims)
+            compact = input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+        } catch let error as CryptoError {
+            throw .signingFailed(error)
+        } catch {
+            throw .signingFailed(.invalidParameters("the proof could not be encoded as JSON"))
+        }
+    }
+
+    /// `ath` (RFC 9449 §4.2): base64url of the SHA-256 of the access token's ASCII bytes.
+    public static func accessTokenHash(_ accessToken: Secret) -> String {
+        accessToken.withUnsafeBytes { Base64URL.encode(SHA256.hash($0)) }
+    }
+
+    /// RFC 9449 §8.1: `nonce = 1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E (no quote, no backslash).
+    public static func isNonce(_ nonce: String) -> Bool {
+        let bytes = nonce.utf8
+        return (1...maximumNonceLength).contains(bytes.count)
+            && bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
+    }
+
+    /// RFC 9110 §5.6.2 token: visible ASCII except delimiters.
+    static func isToken(_ method: String) -> Bool {
+        let bytes = method.utf8
+        return (1...maximumMethodLength).contains(bytes.count)
+            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !Array("\"(),/:;<=>?@[\\]{}".utf8).contains($0) }
+    }
+
+    public var description: String {
+        let origin = htu.firstRange(of: "://").flatMap { scheme in
+            htu[scheme.upperBound...].firstIndex(of: "/").map { String(htu[..<$0]) }
+        } ?? htu
+        return "DPoPProof(\(htm) \(origin))"
+    }
+
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+
+    private static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Base64URL.encode(try encoder.encode(value))
+    }
+
+    private struct Header: Encodable {
+        let typ = DPoPProof.type
+        let alg = DPoPProof.algorithm.rawValue
+        let jwk: PublicJWK
+
+        init(jwk: ECPublicJWK) { self.jwk = PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y) }
+    }
+
+    /// Only the public members: a proof's header is readable by anyone on the path.
+    private struct PublicJWK: Encodable {
+        let kty: String
+        let crv: String
+        let x: String
+        let y: String
+    }
+
+    private struct Claims: Encodable {
+        let jti: String
+        let htm: String
+        let htu: String
+        let iat: Int
+        let nonce: String?
+        let ath: String?
+    }
+}

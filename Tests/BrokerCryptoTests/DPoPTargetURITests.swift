@@ -1,0 +1,53 @@
+import BrokerCrypto
+import Testing
+
+/// `htu` normalisation (RFC 9449 §4.2–4.3 with RFC 3986 §6.2.2–6.2.3).
+@Suite struct DPoPTargetURITests {
+    @Test(arguments: [
+        ("https://server.example.com/token", "https://server.example.com/token"),
+        ("https://server.example.com/token?code=secret&state=x", "https://server.example.com/token"),
+        ("https://server.example.com/a/b#frag", "https://server.example.com/a/b"),
+        ("https://server.example.com/a#frag?not-a-query", "https://server.example.com/a"),
+        ("HTTPS://Server.Example.COM/Path/Kept", "https://server.example.com/Path/Kept"),
+        ("https://server.example.com:443/token", "https://server.example.com/token"),
+        ("http://127.0.0.1:80/token", "http://127.0.0.1/token"),
+        ("http://127.0.0.1:8080/token", "http://127.0.0.1:8080/token"),
+        ("https://server.example.com:/token", "https://server.example.com/token"),
+        ("https://server.example.com", "https://server.example.com/"),
+        ("https://server.example.com?q=1", "https://server.example.com/"),
+        ("https://[::1]:8443/x", "https://[::1]:8443/x"),
+        ("https://[::1]:443/x", "https://[::1]/x"),
+        ("https://h.example/%7euser/a%2fb/%c3%a9", "https://h.example/~user/a%2Fb/%C3%A9"),
+    ])
+    func normalises(url: String, expected: String) throws {
+        #expect(try DPoPTargetURI.normalize(url) == expected)
+    }
+
+    @Test(arguments: [
+        "/token", "server.example.com/token", "ftp://server.example.com/x", "https://user:pw@server.example.com/x",
+        "https:///x", "https://:443/x", "https://h.example:99999/x", "https://h.example:8a/x", "https://[::1/x",
+        "https://[::1]x/y", "https://h.example/a%zz", "https://h.example/a%4", "https://h.example/a b",
+        "https://h.example/\u{e9}", "https://h.example/\"", "https://h%41.example/",
+    ])
+    func refuses(url: String) {
+        #expect(throws: DPoPError.self) { try DPoPTargetURI.normalize(url) }
+    }
+
+    @Test func refusalsNeverQuoteTheURL() {
+        do {
+            _ = try DPoPTargetURI.normalize("https://user:hunter2@h.example/x?token=abc")
+            Issue.record("user info was accepted")
+        } catch {
+            #expect(!error.description.contains("hunter2") && !error.description.contains("abc"))
+        }
+    }
+
+    @Test func lengthIsBounded() throws {
+        let base = "https://h.example/"
+        let longest = base + String(repeating: "a", count: DPoPTargetURI.maximumLength - base.utf8.count)
+        #expect(try DPoPTargetURI.normalize(longest) == longest)
+        #expect(throws: DPoPError.invalidTargetURI("it is longer than 8192 bytes")) {
+            try DPoPTargetURI.normalize(longest + "a")
+        }
+    }
+}
