@@ -31,7 +31,7 @@ extension MockProvider {
             let code = Self.randomToken("code")
             let grant = MockProviderState.AuthorizationGrant(
                 clientID: configuration.clientID, redirectURI: redirectURI, codeChallenge: fields["code_challenge"] ?? "",
-                nonce: fields["nonce"], scope: fields["scope"] ?? "")
+                nonce: fields["nonce"], scope: fields["scope"] ?? "", dpopJKT: fields["dpop_jkt"])
             state.withLock { state in
                 state.codes[code] = grant
                 state.issuedCodes.append(code)

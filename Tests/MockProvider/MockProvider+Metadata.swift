@@ -19,6 +19,7 @@ extension MockProvider {
         }
         // Entra publishes no RFC 7009 revocation endpoint.
         if configuration.entraTenant != nil { document["revocation_endpoint"] = nil }
+        document.merge(dpopMetadata(configuration)) { $1 }
         return MockResponse.json(document)
     }
 

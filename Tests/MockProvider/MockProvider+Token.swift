@@ -7,19 +7,32 @@ extension MockProvider {
     func token(_ request: HTTPRequest) -> HTTPResponse {
         let fields = Self.form(request)
         if let refusal = authenticateClient(request, fields) { return refusal }
-        switch fields["grant_type"] {
-        case "authorization_code": return exchangeCode(fields)
-        case "refresh_token": return refresh(fields)
-        case "urn:ietf:params:oauth:grant-type:device_code": return pollDevice(fields)
-        default: return MockResponse.oauthError("unsupported_grant_type")
+        let jkt: String?
+        switch authorizationServerDPoP(request) {
+        case .failure(let refusal): return refusal.response
+        case .success(let thumbprint): jkt = thumbprint
         }
+        var answer: HTTPResponse
+        switch fields["grant_type"] {
+        case "authorization_code": answer = exchangeCode(fields, jkt: jkt)
+        case "refresh_token": answer = refresh(fields, jkt: jkt)
+        case "urn:ietf:params:oauth:grant-type:device_code": answer = pollDevice(fields, jkt: jkt)
+        default: answer = MockResponse.oauthError("unsupported_grant_type")
+        }
+        for (name, value) in dpopNonceHeader(resource: false) { answer.headers.add(name: name, value: value) }
+        return answer
     }
 
     /// RFC 6749 §4.1.3 + RFC 7636 §4.6: single-use code, same redirect URI, S256 verifier.
-    private func exchangeCode(_ fields: [String: String]) -> HTTPResponse {
+    /// A code bound with `dpop_jkt` (RFC 9449 §10) is redeemed only with a proof of that key.
+    private func exchangeCode(_ fields: [String: String], jkt: String?) -> HTTPResponse {
         switch redeemCode(fields, redirectURI: fields["redirect_uri"]) {
-        case .failure(let refusal): refusal.response
-        case .success(let grant): issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce)
+        case .failure(let refusal): return refusal.response
+        case .success(let grant):
+            if let bound = grant.dpopJKT, bound != jkt {
+                return MockResponse.oauthError("invalid_grant", description: "the code is bound to another DPoP key")
+            }
+            return issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce, jkt: jkt)
         }
     }
 
@@ -49,12 +62,19 @@ extension MockProvider {
 
     /// RFC 6749 §6 with rotation and reuse detection: a retired refresh token used again
     /// revokes its family, as real providers do.
-    private func refresh(_ fields: [String: String]) -> HTTPResponse {
+    /// A refresh token issued with a DPoP proof is usable only with a proof of the same key (§5).
+    private func refresh(_ fields: [String: String], jkt: String?) -> HTTPResponse {
+        let bound = state.withLock { state in
+            fields["refresh_token"].flatMap { state.refreshTokens[$0] }.flatMap { state.families[$0.family].jkt }
+        }
+        if let bound, bound != jkt {
+            return MockResponse.oauthError("invalid_grant", description: "the refresh token is bound to another DPoP key")
+        }
         guard let family = redeemRefreshToken(fields["refresh_token"]) else {
             return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid")
         }
         let scope = state.withLock { $0.families[family].scope }
-        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"])
+        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"], jkt: jkt)
     }
 
     /// The family of a usable refresh token, retiring it when rotating; nil for an unknown,
@@ -80,7 +100,7 @@ extension MockProvider {
     }
 
     /// RFC 8628 §3.4–3.5, following the configured script.
-    private func pollDevice(_ fields: [String: String]) -> HTTPResponse {
+    private func pollDevice(_ fields: [String: String], jkt: String?) -> HTTPResponse {
         enum Answer { case error(String), tokens(String) }
         let answer: Answer = state.withLock { state in
             state.stats.devicePolls += 1
@@ -101,31 +121,36 @@ extension MockProvider {
         }
         switch answer {
         case .error(let code): return MockResponse.oauthError(code)
-        case .tokens(let scope): return issueTokens(scope: scope, family: nil, nonce: nil)
+        case .tokens(let scope): return issueTokens(scope: scope, family: nil, nonce: nil, jkt: jkt)
         }
     }
 
     /// Mints an access token, a refresh token (new family unless refreshing one; a new token
-    /// only when rotating) and an ID token when `openid` was granted.
-    private func issueTokens(scope: String, family: Int?, nonce: String?, reuse: String? = nil) -> HTTPResponse {
-        let accessToken = Self.randomToken("at")
+    /// only when rotating) and an ID token when `openid` was granted. With a DPoP key (`jkt`) the
+    /// access token is a JWT carrying `cnf.jkt`, `token_type` is DPoP and a new family is bound to it.
+    private func issueTokens(scope: String, family: Int?, nonce: String?, reuse: String? = nil, jkt: String? = nil)
+        -> HTTPResponse
+    {
+        guard let accessToken = jkt.map({ try? mintBoundAccessToken(jkt: $0, scope: scope) }) ?? Self.randomToken("at") else {
+            return .plainText(status: 500, "cannot sign the access token")
+        }
         let (configuration, refreshToken) = state.withLock { state -> (MockProviderConfiguration, String?) in
             let configuration = state.configuration
             state.stats.tokensIssued += 1
             var family = family
             if family == nil && configuration.issueRefreshTokens {
-                state.families.append(.init(scope: scope))
+                state.families.append(.init(scope: scope, jkt: jkt))
                 family = state.families.count - 1
             }
             state.accessTokens[accessToken] = .init(
-                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)))
+                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)), jkt: jkt)
             guard let family else { return (configuration, nil) }
             if let reuse, !configuration.rotateRefreshTokens { return (configuration, reuse) }
             let refreshToken = Self.randomToken("rt")
             state.refreshTokens[refreshToken] = .init(family: family, status: .active)
             return (configuration, refreshToken)
         }
-        var body: [String: Any] = ["access_token": accessToken, "token_type": "Bearer", "scope": scope]
+        var body: [String: Any] = ["access_token": accessToken, "token_type": jkt == nil ? "Bearer" : "DPoP", "scope": scope]
         if configuration.includeExpiresIn { body["expires_in"] = configuration.accessTokenLifetime }
         // Without rotation the refresh token is not restated (RFC 6749 §6 allows either).
         if let refreshToken, refreshToken != reuse { body["refresh_token"] = refreshToken }

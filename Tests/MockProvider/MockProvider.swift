@@ -129,6 +129,8 @@ struct MockRouter: HTTPHandler {
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
         guard let path = provider.pathBelowIssuer(String(request.path)) else { return .plainText(status: 404, "no such endpoint") }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
+        // The DPoP protected resource takes GET and POST (no faults apply).
+        if path == "/resource" { return provider.resource(request) }
         guard let (endpoint, method) = Self.routes[path], provider.serves(endpoint) else {
             return .plainText(status: 404, "no such endpoint")
         }

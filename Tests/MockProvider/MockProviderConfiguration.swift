@@ -93,6 +93,17 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
     /// included, is served below it (read at start-up only; Shopify mode's path wins).
     public var issuerPath: String?
+    /// DPoP (RFC 9449, `MockProvider+DPoP`): `off` ignores `DPoP` headers and issues Bearer tokens;
+    /// `accepted` verifies a proof when one comes (token endpoint) and binds what it issues to the
+    /// proof's key — `token_type` DPoP, a JWT access token with `cnf.jkt`, refresh tokens usable
+    /// only with that key; `required` also refuses a token request without a proof
+    /// (`invalid_dpop_proof`). Not off: metadata lists `dpop_signing_alg_values_supported`.
+    public var dpop = MockDPoPMode.off
+    /// With `dpop` on, demand server nonces (RFC 9449 §8, §9): a proof without the current (or the
+    /// previous) nonce gets `400 use_dpop_nonce` at the token endpoint, `401 WWW-Authenticate: DPoP
+    /// error="use_dpop_nonce"` at `/resource`; each server has its own nonce, rotated after every
+    /// accepted proof and sent as `DPoP-Nonce` on every answer.
+    public var dpopNonces = false
 
     public init() {}
 }
@@ -194,6 +205,11 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     public var liveRefreshTokens = 0
     /// GitHub mode: answers sent form-encoded because the request did not accept JSON.
     public var formEncodedAnswers = 0
+    /// DPoP: proofs that passed every check, refusals by `MockDPoPRefusal` name, and the refusals
+    /// that were replays of a seen `jti`.
+    public var dpopProofsVerified = 0
+    public var dpopProofsRefused: [String: Int] = [:]
+    public var dpopReplays = 0
 
     public init() {}
 }

@@ -9,6 +9,8 @@ struct MockProviderState {
         var codeChallenge: String
         var nonce: String?
         var scope: String
+        /// `dpop_jkt` of the authorization request (RFC 9449 §10): the key the code is bound to.
+        var dpopJKT: String? = nil
     }
 
     enum RefreshTokenStatus { case active, rotatedOut, revoked }
@@ -20,6 +22,8 @@ struct MockProviderState {
 
     struct Family {
         var scope: String
+        /// The DPoP key the family's refresh tokens are bound to.
+        var jkt: String? = nil
         var revoked = false
     }
 
@@ -27,6 +31,8 @@ struct MockProviderState {
         var family: Int?
         var expiresAt: Date
         var revoked = false
+        /// `cnf.jkt`: the DPoP key the token is bound to.
+        var jkt: String? = nil
     }
 
     struct DeviceGrant {
@@ -52,6 +58,7 @@ struct MockProviderState {
     var receivedCodeVerifiers: [String] = []
     /// User Management sessions (the access tokens' `sid`) → refresh-token family.
     var sessions: [String: Int] = [:]
+    var dpop = MockDPoPState()
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {
