@@ -84,17 +84,8 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     private struct Header: Encodable {
         let typ = DPoPProof.type
         let alg = DPoPProof.algorithm.rawValue
-        let jwk: PublicJWK
-
-        init(jwk: ECPublicJWK) { self.jwk = PublicJWK(kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y) }
-    }
-
-    /// Only the public members: a proof's header is readable by anyone on the path.
-    private struct PublicJWK: Encodable {
-        let kty: String
-        let crv: String
-        let x: String
-        let y: String
+        /// Only the public members: a proof's header is readable by anyone on the path.
+        let jwk: ECPublicJWK
     }
 
     private struct Claims: Encodable {

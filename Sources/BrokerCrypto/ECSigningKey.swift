@@ -153,7 +153,7 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
 
 /// The public half of a P-256 key as JWK members (RFC 7518 §6.2.1): what a DPoP proof's
 /// header carries and what its thumbprint (`jkt`) is computed from.
-public struct ECPublicJWK: Sendable, Equatable {
+public struct ECPublicJWK: Sendable, Equatable, Encodable {
     public let kty = "EC"
     public let crv = "P-256"
     /// Base64url of the 32-byte big-endian affine coordinates.
