@@ -39,6 +39,10 @@ public enum DPoPTargetURI {
             port = after.dropFirst()
         } else if let colon = authority.lastIndex(of: ":") {
             (host, port) = (authority[..<colon], authority[authority.index(after: colon)...])
+            // A registered name or IPv4 address has no colon or bracket ("h:443:80" is not a host).
+            guard !host.contains(where: { $0 == ":" || $0 == "[" || $0 == "]" }) else {
+                throw .invalidTargetURI("the host has a colon or bracket outside an IPv6 literal")
+            }
         }
         guard !host.isEmpty, host != "[]", !host.contains("%") || host.hasPrefix("[") else {
             throw .invalidTargetURI("the host is empty or percent-encoded")
