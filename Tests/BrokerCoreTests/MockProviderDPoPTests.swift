@@ -186,4 +186,16 @@ import Testing
             token: accessToken, proofs: [driver.proof(key, "GET", "resource", accessToken: accessToken)])
         #expect(served.status == 200)
     }
+
+    @Test func theKnobsCanBeSetFromAnotherProcess() async throws {
+        let driver = try Driver { _ in }
+        defer { Task { await driver.stop() } }
+        let answer = try await driver.http.send(HTTPClientRequest(
+            method: "POST", url: driver.provider.url("_mock/config"), headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: Array(#"{"dpop":"required","dpopNonces":true}"#.utf8)))
+        #expect(answer.status == 200)
+        #expect(driver.provider.configuration.dpop == .required && driver.provider.configuration.dpopNonces)
+        let refused = try await driver.exchange(driver.code(), proofs: [])
+        #expect(try Driver.answer(of: refused, "error") == "400 invalid_dpop_proof" && refused.headers["DPoP-Nonce"] != nil)
+    }
 }
