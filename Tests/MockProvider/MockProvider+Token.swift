@@ -19,7 +19,8 @@ extension MockProvider {
     private func exchangeCode(_ fields: [String: String]) -> HTTPResponse {
         switch redeemCode(fields, redirectURI: fields["redirect_uri"]) {
         case .failure(let refusal): refusal.response
-        case .success(let grant): issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce)
+        case .success(let grant):
+            issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce, refreshTokenAllowed: grant.refreshTokenAllowed)
         }
     }
 
@@ -74,7 +75,7 @@ extension MockProvider {
             case .active: break
             }
             guard !state.families[record.family].revoked else { return nil }
-            if state.configuration.rotateRefreshTokens { state.refreshTokens[token]?.status = .rotatedOut }
+            if state.configuration.rotates { state.refreshTokens[token]?.status = .rotatedOut }
             return record.family
         }
     }
@@ -107,21 +108,24 @@ extension MockProvider {
 
     /// Mints an access token, a refresh token (new family unless refreshing one; a new token
     /// only when rotating) and an ID token when `openid` was granted.
-    private func issueTokens(scope: String, family: Int?, nonce: String?, reuse: String? = nil) -> HTTPResponse {
-        let accessToken = Self.randomToken("at")
+    private func issueTokens(
+        scope: String, family: Int?, nonce: String?, reuse: String? = nil, refreshTokenAllowed: Bool = true
+    ) -> HTTPResponse {
+        let google = configuration.google
+        let accessToken = google ? Self.googleToken("at") : Self.randomToken("at")
         let (configuration, refreshToken) = state.withLock { state -> (MockProviderConfiguration, String?) in
             let configuration = state.configuration
             state.stats.tokensIssued += 1
             var family = family
-            if family == nil && configuration.issueRefreshTokens {
+            if family == nil && configuration.issueRefreshTokens && refreshTokenAllowed {
                 state.families.append(.init(scope: scope))
                 family = state.families.count - 1
             }
             state.accessTokens[accessToken] = .init(
                 family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)))
             guard let family else { return (configuration, nil) }
-            if let reuse, !configuration.rotateRefreshTokens { return (configuration, reuse) }
-            let refreshToken = Self.randomToken("rt")
+            if let reuse, !configuration.rotates { return (configuration, reuse) }
+            let refreshToken = google ? Self.googleToken("rt") : Self.randomToken("rt")
             state.refreshTokens[refreshToken] = .init(family: family, status: .active)
             return (configuration, refreshToken)
         }

@@ -143,6 +143,7 @@ struct MockRouter: HTTPHandler {
         }
         if path.hasPrefix("/user_management/") { return provider.userManagement(endpoint, request) }
         if path.hasPrefix("/login/") { return provider.github(endpoint, request) }
+        if provider.configuration.google, let answer = provider.google(endpoint, request) { return answer }
         return provider.answer(endpoint, request)
     }
 

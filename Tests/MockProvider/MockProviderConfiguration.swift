@@ -93,6 +93,19 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
     /// included, is served below it (read at start-up only; Shopify mode's path wins).
     public var issuerPath: String?
+    /// Google mode, shaped by Google's "OAuth 2.0 for Mobile & Desktop Apps" and "OpenID Connect"
+    /// pages (`MockProvider+Google.swift`): a discovery document without end-session endpoint,
+    /// RFC 9207 flag or `offline_access` scope (which the authorization endpoint refuses); a
+    /// desktop client's secret accepted in the body or as Basic (pair with `clientAuthentication`
+    /// and `clientSecret`); a refresh token only for `access_type=offline`, and after the first
+    /// consent only with `prompt=consent`; refreshes that never rotate or restate the refresh token;
+    /// opaque `ya29.` access tokens; `/revoke` taking `token=` in the query or body without client
+    /// authentication, revoking the whole grant, and answering 400 `invalid_token` for a token
+    /// that is already dead.
+    public var google = false
+
+    /// Whether a refresh retires the refresh token it used (Google's never do).
+    var rotates: Bool { rotateRefreshTokens && !google }
 
     public init() {}
 }

@@ -9,6 +9,8 @@ struct MockProviderState {
         var codeChallenge: String
         var nonce: String?
         var scope: String
+        /// Whether the code's exchange may mint a refresh token (Google mode decides per request).
+        var refreshTokenAllowed = true
     }
 
     enum RefreshTokenStatus { case active, rotatedOut, revoked }
@@ -52,6 +54,9 @@ struct MockProviderState {
     var receivedCodeVerifiers: [String] = []
     /// User Management sessions (the access tokens' `sid`) → refresh-token family.
     var sessions: [String: Int] = [:]
+    /// Google mode: the user has seen the consent screen once (later logins show it only with
+    /// `prompt=consent`).
+    var googleConsentGiven = false
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {

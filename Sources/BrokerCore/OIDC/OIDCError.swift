@@ -104,7 +104,7 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .userInfoSubjectMismatch:
             "the userinfo response is about another user than the ID token; ignored"
         case .noRefreshToken:
-            "the provider issued no refresh token, so the token cannot be renewed; log in again (some providers need the offline_access scope)"
+            "the provider issued no refresh token, so the token cannot be renewed; log in again (\(Self.offlineAccessHint))"
         case .deviceCodeExpired:
             "the device code expired before the login was approved; start again"
         case .deviceAccessDenied:
@@ -160,4 +160,11 @@ enum ProviderText {
         }
         return String(kept)
     }
+}
+
+extension OIDCError {
+    /// How to get a refresh token, for messages about its absence: providers differ in how a
+    /// client asks for offline access.
+    static let offlineAccessHint =
+        "ask for offline access: the offline_access scope, or Google's access_type=offline and prompt=consent parameters, which --provider google sets"
 }
