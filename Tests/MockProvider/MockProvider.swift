@@ -127,7 +127,9 @@ struct MockRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
-        guard let path = provider.pathBelowIssuer(String(request.path)) else { return .plainText(status: 404, "no such endpoint") }
+        guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
+            return .plainText(status: 404, "no such endpoint")
+        }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
         guard let (endpoint, method) = Self.routes[path], provider.serves(endpoint) else {
             return .plainText(status: 404, "no such endpoint")

@@ -87,7 +87,9 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// its discovery document names the issuer `http://127.0.0.1:PORT/{tenantid}/v2.0` with the
     /// literal placeholder and no RFC 9207 support (Entra sends no `iss` in the redirect); every ID
     /// token carries `tid` = this tenant (read per token, so a test may switch tenants) and `iss` =
-    /// the template filled with it. Pair with the `aadsts` token fault for Entra's error bodies.
+    /// the template filled with it. Its document's token endpoint is `/common/oauth2/v2.0/token`
+    /// and each tenant's `/{tenant}/oauth2/v2.0/token` answers too (`entraTokenTenants` counts
+    /// which). Pair with the `aadsts` token fault for Entra's error bodies.
     public var entraTenant: String?
     /// An issuer with a path, as Keycloak's realm URL (`/realms/REALM`) or Dex's `issuer:` setting
     /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
@@ -207,6 +209,9 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     public var liveRefreshTokens = 0
     /// GitHub mode: answers sent form-encoded because the request did not accept JSON.
     public var formEncodedAnswers = 0
+    /// Entra mode: the tenant segment of each token request's path (`common`, or a tenant id when
+    /// the request went to the tenant's `/{tenant}/oauth2/v2.0/token`), in order.
+    public var entraTokenTenants: [String] = []
 
     public init() {}
 }

@@ -37,7 +37,9 @@ extension OIDCClient {
     ) async throws(OIDCError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
-        let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: metadata, client: client)
+        // An Entra login from `/common` refreshes at its own tenant's endpoint.
+        let endpoints = metadata.forRefreshing(tenantID: tokens.idTokenClaims?.tenantID)
+        let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: endpoints, client: client)
         // OpenID Connect Core §12.2's rule for ID tokens, applied to the user id that stands in for
         // one: tokens for another user are never stored under this account.
         if tokens.idTokenClaims == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
