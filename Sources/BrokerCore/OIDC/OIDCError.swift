@@ -120,11 +120,14 @@ public struct OAuthErrorResponse: Sendable, Equatable {
     public var error: String
     public var errorDescription: String?
     public var errorURI: String?
+    /// A device poll's `slow_down` may name the new minimum polling interval (GitHub does).
+    public var interval: Duration?
 
-    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil) {
+    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, interval: Duration? = nil) {
         self.error = ProviderText.sanitize(error)
         self.errorDescription = errorDescription.map(ProviderText.sanitizeProse)
         self.errorURI = errorURI.map(ProviderText.sanitize)
+        self.interval = interval
     }
 }
 
