@@ -159,12 +159,20 @@ public struct IDTokenGrant: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /v1/discovery`'s body: the discovery document to read (https, or http to a loopback host).
+/// `POST /v1/discovery`'s body: the discovery document to read (https, or http to a loopback host),
+/// and the account-to-be's `pin_sha256` pins, which the read must satisfy as the account's would.
 public struct DiscoveryRequest: Codable, Sendable, Equatable {
     public var url: String
+    public var pinSHA256: [String]?
 
-    public init(url: String) {
+    public init(url: String, pinSHA256: [String]? = nil) {
         self.url = url
+        self.pinSHA256 = pinSHA256
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url
+        case pinSHA256 = "pin_sha256"
     }
 }
 

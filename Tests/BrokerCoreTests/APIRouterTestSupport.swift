@@ -96,8 +96,8 @@ final class FakeBrokerService: BrokerService {
         return LoginStatus(loginID: id, account: "work", outcome: .succeeded, subject: "alice")
     }
 
-    func discoveryIssuer(url: String) async throws(WireError) -> DiscoveryResult {
-        try record("discoveryIssuer(\(url))")
+    func discoveryIssuer(url: String, pins: [String]) async throws(WireError) -> DiscoveryResult {
+        try record("discoveryIssuer(\(([url] + pins).joined(separator: ",")))")
         return DiscoveryResult(issuer: "https://issuer.example/from-document")
     }
 

@@ -66,6 +66,22 @@ import Testing
         }
     }
 
+    /// GitHub's `slow_down` names the new interval; RFC 8628 §3.5's +5 s is the floor (issue 12).
+    @Test func slowDownsIntervalIsObeyedWhenLongerThanFiveMoreSeconds() async throws {
+        let transport = FakeTransport()
+        transport.on("\(testIssuer)/token",
+            .json(["error": "slow_down", "interval": 30]), .json(["error": "slow_down", "interval": 2]),
+            .json(["error": "slow_down", "interval": 100_000]), .json(["error": "access_denied"]))
+        let time = TestTime()
+        let client = OIDCClient(transport: transport, time: time.time)
+        let authorization = DeviceAuthorization(
+            deviceCode: Secret("dc"), userCode: "U", verificationURI: "https://x/device", expiresIn: .seconds(3600))
+        await #expect(throws: OIDCError.deviceAccessDenied) {
+            try await client.pollDeviceAuthorization(authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+        }
+        #expect(time.sleeps == [.seconds(5), .seconds(30), .seconds(35), .seconds(300)])
+    }
+
     /// GitHub: every poll is answered with HTTP 200, its errors included (issue 12).
     @Test func driverReadsErrorsAnsweredWithHTTP200() async throws {
         let transport = FakeTransport()

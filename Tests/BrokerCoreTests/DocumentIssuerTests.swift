@@ -60,6 +60,15 @@ import Testing
         #expect(fixture.service.recorded == ["discoveryIssuer(https://shop.example/.well-known/openid-configuration)"])
     }
 
+    @Test func theBodysPinsGoToTheServiceToo() async throws {
+        let fixture = RouterFixture()
+        let pin = TokenBrokerPinningTests.chainPin
+        let answer = await fixture.send(
+            "POST", "/v1/discovery", body: #"{"url":"https://shop.example/d","pin_sha256":["\#(pin)"]}"#)
+        #expect(answer.status == 200)
+        #expect(fixture.service.recorded == ["discoveryIssuer(https://shop.example/d,\(pin))"])
+    }
+
     @Test func refusesAMissingBodyAQueryAndOtherMethods() async throws {
         let fixture = RouterFixture()
         #expect(await fixture.send("POST", "/v1/discovery").status == 400)

@@ -23,6 +23,17 @@ import Testing
         #expect(transport.requests.allSatisfy { $0.headers["Authorization"]?.hasPrefix("Basic ") == true })
     }
 
+    @Test func aTokenTheProviderCallsAlreadyInvalidCountsAsRevokedButOtherRefusalsDoNot() async throws {
+        let transport = FakeTransport()
+        transport.on(
+            "\(testIssuer)/revoke", .json(["error": "invalid_token", "error_description": "Token expired or revoked"], status: 400),
+            .json(["error": "invalid_client"], status: 400))
+        let client = OIDCClient(transport: transport, time: TestTime().time)
+        let results = try await client.revoke(tokens, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+        #expect(results[0].error == nil, "Google's 400 invalid_token for a dead token")
+        #expect(results[1].error != nil)
+    }
+
     @Test func revocationNeedsAnEndpoint() async throws {
         var metadata = testMetadata()
         metadata.revocationEndpoint = nil

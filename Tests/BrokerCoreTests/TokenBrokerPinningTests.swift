@@ -23,6 +23,23 @@ import Testing
         await broker.shutdown()
     }
 
+    /// `POST /v1/discovery` (a preset's issuer from a document, e.g. Shopify's) reads with the
+    /// account-to-be's pins, as its own later reads will (issue 12).
+    @Test func aPresetsDiscoveryReadCarriesThePinsAndAChainWithoutThemIsAPinMismatch() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        let url = harness.provider.issuer + "/.well-known/openid-configuration"
+        let mismatch = await #expect(throws: WireError.self) { _ = try await broker.discoveryIssuer(url: url, pins: [Self.otherPin]) }
+        #expect(mismatch?.code == .tlsPinMismatch, "\(String(describing: mismatch))")
+        #expect(try await broker.discoveryIssuer(url: url, pins: [Self.otherPin, Self.chainPin]).issuer == harness.provider.issuer)
+        #expect(harness.provider.with { $0.pinnedRequests } == 2)
+        let malformed = await #expect(throws: WireError.self) { _ = try await broker.discoveryIssuer(url: url, pins: ["not-a-pin"]) }
+        #expect(malformed?.code == .invalidRequest && malformed?.message.contains("pin_sha256") == true)
+        #expect(harness.provider.with { $0.pinnedRequests } == 2, "a malformed pin is refused before any request")
+        await broker.shutdown()
+    }
+
     @Test func aPinnedAccountRefreshesAndAKeyChangeKeepsItsTokensAndRetries() async throws {
         let harness = try BrokerHarness()
         defer { harness.remove() }

@@ -4,7 +4,8 @@ import Testing
 /// Issue 12, item 3, with the real binaries against the mock's Entra mode (shaped by Microsoft's
 /// "OpenID Connect on the Microsoft identity platform", "ID tokens" and "error codes" pages): a
 /// `common` issuer whose document names `{tenantid}`, ID tokens whose `iss` and `tid` name the
-/// user's tenant, the tenant allow-list, `tid` pinned on refresh, and AADSTS answers explained.
+/// user's tenant, the tenant allow-list, `tid` pinned on refresh, refreshes at the tenant's own
+/// token endpoint, and AADSTS answers explained.
 @Suite struct EntraProviderTests {
     static let tenant = "9122040d-6c67-4c5b-b112-36a304b66dad"
     static let otherTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -29,7 +30,10 @@ import Testing
         let first = try await harness.token("work")
         let second = try await GitHubProviderTests.refreshedToken(harness)
         #expect(second.status == 0 && second.line != first, "\(second)\n\(harness.daemonLog)")
-        #expect(try await provider.stats.refreshes == 1)
+        let stats = try await provider.stats
+        #expect(stats.refreshes == 1)
+        // The login's code goes to the document's `/common` endpoint, the refresh to the tenant's.
+        #expect(stats.entraTokenTenants == ["common", Self.tenant], "\(stats)")
 
         // The user's password was reset: Entra answers 400 invalid_grant with AADSTS50173.
         try await provider.configure(#"{"faults": {"token": {"kind": "aadsts", "aadstsCode": 50173}}}"#)
@@ -59,6 +63,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(2200))
         let switched = try await harness.authctl(["token", "any", "--min-ttl", "19"])
         #expect(switched.status == 77 && switched.stderr.contains("another tenant"), "\(switched)\n\(harness.daemonLog)")
+        // That answer came from the login's tenant endpoint, and was still checked against its tid.
+        #expect(try await provider.stats.entraTokenTenants.last == Self.otherTenant)
         #expect(await harness.stopDaemon() == 0)
     }
 }

@@ -28,6 +28,7 @@ final class MockProviderProcess: Sendable {
         var liveRefreshTokens: Int
         var formEncodedAnswers: Int
         var devicePolls: Int
+        var entraTokenTenants: [String]
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on

@@ -77,6 +77,49 @@ import TestSupport
         }
     }
 
+    /// The rows of the hand-written coverage table (`coverage:begin` … `coverage:end`):
+    /// provider → the suite names in its brackets.
+    static func coverageRows(in markdown: String) -> [String: [String]] {
+        guard let begin = markdown.range(of: "<!-- coverage:begin"), let end = markdown.range(of: "<!-- coverage:end -->") else {
+            return [:]
+        }
+        var rows: [String: [String]] = [:]
+        for line in markdown[begin.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let provider = cells.first, provider != "Provider", !provider.hasPrefix("---") else { continue }
+            rows[provider] = line.matches(of: /\[([A-Za-z, ]+)\]/).flatMap { match in
+                match.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return rows
+    }
+
+    /// Names of the `struct NAME` declarations under Tests/ (every suite is one).
+    static func testStructs() throws -> Set<String> {
+        let root = ChildProcess.repositoryRoot + "/Tests"
+        var names: Set<String> = []
+        guard let files = FileManager.default.enumerator(atPath: root) else { return names }
+        for case let path as String in files where path.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+            names.formUnion(text.matches(of: /struct ([A-Za-z0-9_]+)/).map { String($0.1) })
+        }
+        return names
+    }
+
+    @Test func theCoverageTableCoversEveryProviderAndNamesOnlySuitesThatExist() throws {
+        let markdown = try String(contentsOfFile: ChildProcess.repositoryRoot + "/docs/providers.md", encoding: .utf8)
+        let rows = Self.coverageRows(in: markdown)
+        for provider in Self.providers {
+            #expect(rows.keys.contains { $0.hasPrefix(provider) }, "docs/providers.md's coverage table has no row for \(provider)")
+        }
+        let structs = try Self.testStructs()
+        for (provider, suites) in rows {
+            #expect(!suites.isEmpty, "the coverage row of \(provider) names no test suite in [brackets]")
+        }
+        let missing = Set(rows.values.flatMap { $0 }).subtracting(structs).sorted()
+        #expect(missing.isEmpty, "docs/providers.md's coverage table names test suites with no `struct NAME` under Tests/: \(missing)")
+    }
+
     @Test func extractionSeesContinuationLines() {
         let sample = "text\n```sh\nauthctl account add a --issuer https://x \\\n  --client-id c\n```\n```yaml\nx: y\n```\n"
         #expect(Self.commands(in: sample) == ["authctl account add a --issuer https://x --client-id c"])

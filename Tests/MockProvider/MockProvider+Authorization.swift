@@ -8,7 +8,7 @@ extension MockProvider {
     /// (+ `iss`), or `error=access_denied` when consent is denied. Requests that cannot be
     /// redirected safely (unknown client, non-loopback redirect) get a 400 page instead.
     func authorize(_ request: HTTPRequest, sendsIss: Bool = true) -> HTTPResponse {
-        let fields = Dictionary(((try? request.queryFields()) ?? []).map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let fields = Self.query(request)
         let configuration = state.withLock { state in
             state.stats.authorizationRequests += 1
             return state.configuration
@@ -58,14 +58,15 @@ extension MockProvider {
     func authenticateClient(_ request: HTTPRequest, _ fields: [String: String]) -> HTTPResponse? {
         let configuration = self.configuration
         let basic = Self.basicCredentials(request.headers["Authorization"])
+        let basicOK = basic?.id == configuration.clientID && basic?.secret == configuration.clientSecret
+            && fields["client_secret"] == nil
+        let postOK = basic == nil && fields["client_id"] == configuration.clientID
+            && fields["client_secret"] == configuration.clientSecret
         let ok: Bool
         switch configuration.clientAuthentication {
-        case "client_secret_basic":
-            ok = basic?.id == configuration.clientID && basic?.secret == configuration.clientSecret
-                && fields["client_secret"] == nil
-        case "client_secret_post":
-            ok = basic == nil && fields["client_id"] == configuration.clientID
-                && fields["client_secret"] == configuration.clientSecret
+        // Google takes a client secret either way (its discovery document lists both).
+        case "client_secret_basic": ok = basicOK || (configuration.google && postOK)
+        case "client_secret_post": ok = postOK || (configuration.google && basicOK)
         default:
             ok = basic == nil && fields["client_id"] == configuration.clientID && fields["client_secret"] == nil
         }
@@ -103,6 +104,11 @@ extension MockProvider {
             "verification_uri_complete": url("device") + "?user_code=MOCK-CODE",
             "expires_in": configuration.deviceCodeLifetime, "interval": configuration.deviceInterval,
         ])
+    }
+
+    /// The decoded query (first value of each name).
+    static func query(_ request: HTTPRequest) -> [String: String] {
+        Dictionary(((try? request.queryFields()) ?? []).map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The decoded form body (first value of each name).

@@ -16,6 +16,19 @@ extension MockProvider {
 
     /// The `iss` of a token issued to a user of `tenant`.
     func entraIssuer(tenant: String) -> String { origin + "/\(tenant)/v2.0" }
+
+    /// Entra's token endpoints sit beside the issuer, not below it: the document names
+    /// `/common/oauth2/v2.0/token`, and each tenant has `/{tenant}/oauth2/v2.0/token`. In Entra mode
+    /// such a path stands for the issuer's `/token` (answered alike, whichever tenant: the ID
+    /// token names the configured one) and its tenant segment is recorded in
+    /// `MockProviderStats.entraTokenTenants`; nil for every other path.
+    func entraTokenPath(_ path: String) -> String? {
+        guard configuration.entraTenant != nil else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count == 5, segments[0].isEmpty, segments[2...] == ["oauth2", "v2.0", "token"] else { return nil }
+        state.withLock { $0.stats.entraTokenTenants.append(String(segments[1])) }
+        return "/token"
+    }
 }
 
 extension MockResponse {

@@ -28,7 +28,7 @@ extension MockProvider {
         return [
             "issuer": configuration.discoveryIssuer ?? (entra ? entraTemplateIssuer : issuer),
             "authorization_endpoint": url("authorize"),
-            "token_endpoint": url("token"),
+            "token_endpoint": entra ? origin + "/common/oauth2/v2.0/token" : url("token"),
             "jwks_uri": url("jwks"),
             "userinfo_endpoint": url("userinfo"),
             "revocation_endpoint": url("revoke"),

@@ -32,7 +32,8 @@ extension MockProvider {
             if let bound = grant.dpopJKT, bound != jkt {
                 return MockResponse.oauthError("invalid_grant", description: "the code is bound to another DPoP key")
             }
-            return issueTokens(scope: grant.scope, family: nil, nonce: grant.nonce, jkt: jkt)
+            return issueTokens(
+                scope: grant.scope, family: nil, nonce: grant.nonce, jkt: jkt, refreshTokenAllowed: grant.refreshTokenAllowed)
         }
     }
 
@@ -94,7 +95,7 @@ extension MockProvider {
             case .active: break
             }
             guard !state.families[record.family].revoked else { return nil }
-            if state.configuration.rotateRefreshTokens { state.refreshTokens[token]?.status = .rotatedOut }
+            if state.configuration.rotates { state.refreshTokens[token]?.status = .rotatedOut }
             return record.family
         }
     }
@@ -128,25 +129,28 @@ extension MockProvider {
     /// Mints an access token, a refresh token (new family unless refreshing one; a new token
     /// only when rotating) and an ID token when `openid` was granted. With a DPoP key (`jkt`) the
     /// access token is a JWT carrying `cnf.jkt`, `token_type` is DPoP and a new family is bound to it.
-    private func issueTokens(scope: String, family: Int?, nonce: String?, reuse: String? = nil, jkt: String? = nil)
-        -> HTTPResponse
-    {
-        guard let accessToken = jkt.map({ try? mintBoundAccessToken(jkt: $0, scope: scope) }) ?? Self.randomToken("at") else {
+    private func issueTokens(
+        scope: String, family: Int?, nonce: String?, reuse: String? = nil, jkt: String? = nil,
+        refreshTokenAllowed: Bool = true
+    ) -> HTTPResponse {
+        let google = configuration.google
+        let unbound = google ? Self.googleToken("at") : Self.randomToken("at")
+        guard let accessToken = jkt.map({ try? mintBoundAccessToken(jkt: $0, scope: scope) }) ?? unbound else {
             return .plainText(status: 500, "cannot sign the access token")
         }
         let (configuration, refreshToken) = state.withLock { state -> (MockProviderConfiguration, String?) in
             let configuration = state.configuration
             state.stats.tokensIssued += 1
             var family = family
-            if family == nil && configuration.issueRefreshTokens {
+            if family == nil && configuration.issueRefreshTokens && refreshTokenAllowed {
                 state.families.append(.init(scope: scope, jkt: jkt))
                 family = state.families.count - 1
             }
             state.accessTokens[accessToken] = .init(
                 family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)), jkt: jkt)
             guard let family else { return (configuration, nil) }
-            if let reuse, !configuration.rotateRefreshTokens { return (configuration, reuse) }
-            let refreshToken = Self.randomToken("rt")
+            if let reuse, !configuration.rotates { return (configuration, reuse) }
+            let refreshToken = google ? Self.googleToken("rt") : Self.randomToken("rt")
             state.refreshTokens[refreshToken] = .init(family: family, status: .active)
             return (configuration, refreshToken)
         }

@@ -127,7 +127,9 @@ struct MockRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
-        guard let path = provider.pathBelowIssuer(String(request.path)) else { return .plainText(status: 404, "no such endpoint") }
+        guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
+            return .plainText(status: 404, "no such endpoint")
+        }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
         // The DPoP protected resource takes GET and POST (no faults apply).
         if path == "/resource" { return provider.resource(request) }
@@ -145,6 +147,7 @@ struct MockRouter: HTTPHandler {
         }
         if path.hasPrefix("/user_management/") { return provider.userManagement(endpoint, request) }
         if path.hasPrefix("/login/") { return provider.github(endpoint, request) }
+        if provider.configuration.google, let answer = provider.google(endpoint, request) { return answer }
         return provider.answer(endpoint, request)
     }
 

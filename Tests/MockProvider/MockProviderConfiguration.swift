@@ -87,7 +87,9 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// its discovery document names the issuer `http://127.0.0.1:PORT/{tenantid}/v2.0` with the
     /// literal placeholder and no RFC 9207 support (Entra sends no `iss` in the redirect); every ID
     /// token carries `tid` = this tenant (read per token, so a test may switch tenants) and `iss` =
-    /// the template filled with it. Pair with the `aadsts` token fault for Entra's error bodies.
+    /// the template filled with it. Its document's token endpoint is `/common/oauth2/v2.0/token`
+    /// and each tenant's `/{tenant}/oauth2/v2.0/token` answers too (`entraTokenTenants` counts
+    /// which). Pair with the `aadsts` token fault for Entra's error bodies.
     public var entraTenant: String?
     /// An issuer with a path, as Keycloak's realm URL (`/realms/REALM`) or Dex's `issuer:` setting
     /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
@@ -104,6 +106,19 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// error="use_dpop_nonce"` at `/resource`; each server has its own nonce, rotated after every
     /// accepted proof and sent as `DPoP-Nonce` on every answer.
     public var dpopNonces = false
+    /// Google mode, shaped by Google's "OAuth 2.0 for Mobile & Desktop Apps" and "OpenID Connect"
+    /// pages (`MockProvider+Google.swift`): a discovery document without end-session endpoint,
+    /// RFC 9207 flag or `offline_access` scope (which the authorization endpoint refuses); a
+    /// desktop client's secret accepted in the body or as Basic (pair with `clientAuthentication`
+    /// and `clientSecret`); a refresh token only for `access_type=offline`, and after the first
+    /// consent only with `prompt=consent`; refreshes that never rotate or restate the refresh token;
+    /// opaque `ya29.` access tokens; `/revoke` taking `token=` in the query or body without client
+    /// authentication, revoking the whole grant, and answering 400 `invalid_token` for a token
+    /// that is already dead.
+    public var google = false
+
+    /// Whether a refresh retires the refresh token it used (Google's never do).
+    var rotates: Bool { rotateRefreshTokens && !google }
 
     public init() {}
 }
@@ -210,6 +225,9 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     public var dpopProofsVerified = 0
     public var dpopProofsRefused: [String: Int] = [:]
     public var dpopReplays = 0
+    /// Entra mode: the tenant segment of each token request's path (`common`, or a tenant id when
+    /// the request went to the tenant's `/{tenant}/oauth2/v2.0/token`), in order.
+    public var entraTokenTenants: [String] = []
 
     public init() {}
 }

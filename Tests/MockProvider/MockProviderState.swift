@@ -11,6 +11,8 @@ struct MockProviderState {
         var scope: String
         /// `dpop_jkt` of the authorization request (RFC 9449 §10): the key the code is bound to.
         var dpopJKT: String? = nil
+        /// Whether the code's exchange may mint a refresh token (Google mode decides per request).
+        var refreshTokenAllowed = true
     }
 
     enum RefreshTokenStatus { case active, rotatedOut, revoked }
@@ -59,6 +61,9 @@ struct MockProviderState {
     /// User Management sessions (the access tokens' `sid`) → refresh-token family.
     var sessions: [String: Int] = [:]
     var dpop = MockDPoPState()
+    /// Google mode: the user has seen the consent screen once (later logins show it only with
+    /// `prompt=consent`).
+    var googleConsentGiven = false
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {

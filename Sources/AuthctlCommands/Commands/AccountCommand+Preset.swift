@@ -91,7 +91,7 @@ extension AccountCommand {
                 throw UsageError("--provider \(preset.name) needs --discovery-url URL or --issuer URL")
             }
             do throws(BrokerClientError) {
-                return try context.client.call(.discovery, body: DiscoveryRequest(url: url)).issuer
+                return try context.client.call(.discovery, body: DiscoveryRequest(url: url, pinSHA256: configuration.pinSHA256)).issuer
             } catch {
                 guard case .api(let wire) = error else { throw error }
                 // Name the option that most likely holds the mistake.

@@ -202,7 +202,7 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.logout(account: name), await service.logout(account: peer.account(name)))
         case .discovery:
             let body = try RouterBody.required(.discovery, from: request)
-            return try Self.json(.discovery, await service.discoveryIssuer(url: body.url))
+            return try Self.json(.discovery, await service.discoveryIssuer(url: body.url, pins: body.pinSHA256 ?? []))
         case .rekey:
             // One key seals every owner's secrets: rotating it is the daemon user's business.
             guard peer.uid == configuration.policy.daemonUID else {

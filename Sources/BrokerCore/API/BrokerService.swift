@@ -47,8 +47,9 @@ public protocol BrokerService: Sendable {
     func loginCallback(url: String, owner: UInt32) async throws(WireError) -> LoginStatus
     /// `POST /v1/accounts/{name}/logout`.
     func logout(account: AccountKey) async throws(WireError) -> LogoutResult
-    /// `POST /v1/discovery`: the issuer the discovery document at `url` names; nothing is stored.
-    func discoveryIssuer(url: String) async throws(WireError) -> DiscoveryResult
+    /// `POST /v1/discovery`: the issuer the discovery document at `url` names, read with `pins`
+    /// (`pin_sha256`, none: normal verification only); nothing is stored.
+    func discoveryIssuer(url: String, pins: [String]) async throws(WireError) -> DiscoveryResult
     /// `POST /v1/rekey` (the router lets only the daemon's own uid ask: the key protects every owner).
     func rekey() async throws(WireError) -> RekeyResult
 

@@ -87,7 +87,7 @@ extension AccountStateMachine {
         public var message: String {
             switch self {
             case .refreshRejected(let reason): "the provider rejected the refresh: \(reason)"
-            case .expired: "the token expired and there is no refresh token"
+            case .expired: "the token expired and the login brought no refresh token to renew it; \(OIDCError.offlineAccessHint)"
             case .loginFailed(let reason): "the last login failed: \(reason)"
             case .loginTimedOut: "the last login timed out"
             case .configurationChanged: "the account's configuration changed"

@@ -1,3 +1,4 @@
+import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
@@ -70,17 +71,24 @@ extension TokenBroker {
 
 extension TokenBroker {
     /// `POST /v1/discovery`: the issuer the discovery document at `url` names (`OIDCClient.documentIssuer`),
-    /// fetched off the connection thread. Read-only: no account, cache or vault changes. The caller
-    /// could make the daemon fetch the same URL through `POST /v1/accounts` anyway.
-    public func discoveryIssuer(url: String) async throws(WireError) -> DiscoveryResult {
-        let oidc = oidc
+    /// fetched off the connection thread with the account-to-be's `pins`, as its own reads will be.
+    /// Read-only: no account, cache or vault changes. The caller could make the daemon fetch the
+    /// same URL through `POST /v1/accounts` anyway.
+    public func discoveryIssuer(url: String, pins: [String]) async throws(WireError) -> DiscoveryResult {
+        if let problem = PublicKeyPin.problem(with: pins) {
+            throw fail(WireError(code: .invalidRequest, message: "pin_sha256: \(problem)"))
+        }
+        let digests = PublicKeyPins(digests: Set(pins.compactMap(PublicKeyPin.digest)))
+        // Not the per-pin-set cache of `oidcClient(for:)`: callers name any pins here, once.
+        let oidc = digests.isEmpty ? oidc : oidc.pinned(digests)
         do throws(OIDCError) {
             let issuer = try await ProviderTask.run { () async throws(OIDCError) in try await oidc.documentIssuer(url) }.get()
             return DiscoveryResult(issuer: issuer)
         } catch {
             // "check the issuer", the usual advice, does not apply: the caller has no issuer yet.
             let why = if case .discoveryUnavailable(_, let status) = error { "HTTP \(status), no discovery document there" } else { error.description }
-            throw fail(WireError(code: .invalidRequest, message: "could not read \(ProviderText.sanitize(url)): \(why)"))
+            throw fail(WireError(
+                code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest, message: "could not read \(ProviderText.sanitize(url)): \(why)"))
         }
     }
 }

@@ -41,21 +41,27 @@ public struct DeviceAuthorization: Sendable, Equatable {
             let uri = object["verification_uri"]?.stringValue ?? object["verification_url"]?.stringValue,
             let expiresIn = object["expires_in"]?.numberValue, expiresIn > 0, expiresIn < 1e6
         else { throw .malformedResponse(endpoint: endpoint, reason: "missing device_code, user_code, verification_uri or expires_in") }
-        let interval = object["interval"]?.numberValue.map { min(max($0, 1), 300) } ?? 5
+        let interval = Self.pollingInterval(object["interval"]) ?? .seconds(5)
         return DeviceAuthorization(
             deviceCode: Secret(deviceCode), userCode: ProviderText.sanitize(userCode),
             verificationURI: ProviderText.sanitize(uri),
             verificationURIComplete: object["verification_uri_complete"]?.stringValue.map(ProviderText.sanitize),
-            expiresIn: .seconds(Int64(expiresIn)), interval: .seconds(Int64(interval)))
+            expiresIn: .seconds(Int64(expiresIn)), interval: interval)
+    }
+
+    /// A provider's `interval` member (the device authorization's, or a `slow_down`'s new
+    /// minimum as GitHub sends one), clamped to 1…300 s; nil when absent or not a number.
+    static func pollingInterval(_ value: JSONValue?) -> Duration? {
+        value?.numberValue.map { .seconds(Int64(min(max($0, 1), 300))) }
     }
 }
 
 /// The polling side of the device grant (RFC 8628 §3.4–3.5) as a pure state machine: feed it
 /// each poll's result and the monotonic time, do what the returned action says.
 ///
-/// `authorization_pending` → poll again after the interval; `slow_down` → interval + 5 s, for
-/// good; a transient failure (network, 5xx) → double the interval (at most 60 s), honouring
-/// Retry-After; `expired_token` or the deadline passing → `deviceCodeExpired`; `access_denied`
+/// `authorization_pending` → poll again after the interval; `slow_down` → interval + 5 s (or the
+/// answer's `interval` when longer), for good; a transient failure (network, 5xx) → double the
+/// interval (at most 60 s), honouring Retry-After; `expired_token` or the deadline passing → `deviceCodeExpired`; `access_denied`
 /// → `deviceAccessDenied`; any other error ends the flow with it.
 public struct DevicePollState: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
@@ -86,7 +92,8 @@ public struct DevicePollState: Sendable, Equatable {
         case .failure(.oauthError(let response, _, let retryAfter)) where response.error == "authorization_pending":
             return wait(max(interval, retryAfter ?? .zero), now: now)
         case .failure(.oauthError(let response, _, _)) where response.error == "slow_down":
-            interval += Self.slowDownIncrement
+            // RFC 8628 §3.5: +5 s for good; a provider naming a longer interval (GitHub) is obeyed.
+            interval = max(interval + Self.slowDownIncrement, response.interval ?? .zero)
             return wait(interval, now: now)
         case .failure(.oauthError(let response, _, _)) where response.error == "expired_token":
             return .failed(.deviceCodeExpired)

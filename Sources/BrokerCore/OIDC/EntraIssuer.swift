@@ -39,4 +39,18 @@ public enum EntraIssuer {
     static func issuer(template: String, tenantID: String) -> String {
         template.replacing(placeholder, with: tenantID)
     }
+
+    /// The token endpoint of the login's tenant for a multi-tenant `configured` issuer: the
+    /// document's `…/common/oauth2/v2.0/token` with the tenant segment replaced by `tenantID`, so a
+    /// refresh stays with the tenant that issued the grant (as MSAL refreshes). nil for every other
+    /// issuer, a `tenantID` that is not a GUID, or an endpoint of another origin or shape (then the
+    /// document's endpoint is used as it is).
+    static func tenantTokenEndpoint(_ endpoint: String, configured: String, tenantID: String) -> String? {
+        guard template(forConfigured: configured) != nil, TenantID.isValid(tenantID),
+            let issuerURL = try? EndpointURL(parsing: configured, what: "issuer"),
+            let url = try? EndpointURL(parsing: endpoint, what: "token_endpoint"), url.origin == issuerURL.origin,
+            let segment = issuerURL.path.split(separator: "/").first, url.path.hasPrefix("/\(segment)/")
+        else { return nil }
+        return url.origin + "/" + tenantID + url.path.dropFirst(segment.count + 1) + (url.query.map { "?" + $0 } ?? "")
+    }
 }

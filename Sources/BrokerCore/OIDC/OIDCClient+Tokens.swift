@@ -37,7 +37,9 @@ extension OIDCClient {
     ) async throws(OIDCError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
-        let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: metadata, client: client)
+        // An Entra login from `/common` refreshes at its own tenant's endpoint.
+        let endpoints = metadata.forRefreshing(tenantID: tokens.idTokenClaims?.tenantID)
+        let response = try await tokenRequest(.refreshToken(refreshToken, scope: scope), metadata: endpoints, client: client)
         // OpenID Connect Core §12.2's rule for ID tokens, applied to the user id that stands in for
         // one: tokens for another user are never stored under this account.
         if tokens.idTokenClaims == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
@@ -88,7 +90,7 @@ extension OIDCClient {
             do throws(OIDCError) {
                 let response = try await OIDCHTTP.send(request, transport)
                 // RFC 7009 §2.2: 200 also for tokens that were already invalid.
-                guard response.status == 200 else {
+                guard response.status == 200 || Self.answersAlreadyInvalid(response) else {
                     throw OIDCHTTP.failure(response, endpoint: "revocation_endpoint", now: time.now())
                 }
                 results.append(RevocationResult(tokenTypeHint: hint, error: nil))
@@ -97,6 +99,14 @@ extension OIDCClient {
             }
         }
         return results
+    }
+
+    /// Google answers 400 `invalid_token` ("Token expired or revoked") where RFC 7009 §2.2 says
+    /// 200, e.g. for the access token that revoking its refresh token already killed. Either way
+    /// the token no longer works, which is what revocation is for.
+    static func answersAlreadyInvalid(_ response: HTTPResponse) -> Bool {
+        guard response.status == 400, let object = try? ProviderJSON.object(from: response.body) else { return false }
+        return object["error"]?.stringValue == "invalid_token"
     }
 }
 

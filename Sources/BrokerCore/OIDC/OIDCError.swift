@@ -104,7 +104,7 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .userInfoSubjectMismatch:
             "the userinfo response is about another user than the ID token; ignored"
         case .noRefreshToken:
-            "the provider issued no refresh token, so the token cannot be renewed; log in again (some providers need the offline_access scope)"
+            "the provider issued no refresh token, so the token cannot be renewed; log in again (\(Self.offlineAccessHint))"
         case .deviceCodeExpired:
             "the device code expired before the login was approved; start again"
         case .deviceAccessDenied:
@@ -120,11 +120,14 @@ public struct OAuthErrorResponse: Sendable, Equatable {
     public var error: String
     public var errorDescription: String?
     public var errorURI: String?
+    /// A device poll's `slow_down` may name the new minimum polling interval (GitHub does).
+    public var interval: Duration?
 
-    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil) {
+    public init(error: String, errorDescription: String? = nil, errorURI: String? = nil, interval: Duration? = nil) {
         self.error = ProviderText.sanitize(error)
         self.errorDescription = errorDescription.map(ProviderText.sanitizeProse)
         self.errorURI = errorURI.map(ProviderText.sanitize)
+        self.interval = interval
     }
 }
 
@@ -160,4 +163,11 @@ enum ProviderText {
         }
         return String(kept)
     }
+}
+
+extension OIDCError {
+    /// How to get a refresh token, for messages about its absence: providers differ in how a
+    /// client asks for offline access.
+    static let offlineAccessHint =
+        "ask for offline access: the offline_access scope, or Google's access_type=offline and prompt=consent parameters, which --provider google sets"
 }

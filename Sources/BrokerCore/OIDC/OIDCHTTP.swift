@@ -112,7 +112,7 @@ enum OIDCHTTP {
         guard let code, !code.isEmpty else { return nil }
         let error = OAuthErrorResponse(
             error: code, errorDescription: (object["error_description"] ?? object["message"])?.stringValue,
-            errorURI: object["error_uri"]?.stringValue)
+            errorURI: object["error_uri"]?.stringValue, interval: DeviceAuthorization.pollingInterval(object["interval"]))
         return .oauthError(error, status: status, retryAfter: retryAfter)
     }
 }

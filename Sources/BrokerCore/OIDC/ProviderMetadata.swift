@@ -75,6 +75,17 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         return try EndpointURL.secure(text, what: endpoint.metadataKey)
     }
 
+    /// The metadata a refresh uses: for a multi-tenant Entra account, the token endpoint of
+    /// `tenantID`, the tenant the login's ID token names (`EntraIssuer.tenantTokenEndpoint`).
+    func forRefreshing(tenantID: String?) -> ProviderMetadata {
+        guard let tenantID, let endpoint = tokenEndpoint,
+            let tenantEndpoint = EntraIssuer.tenantTokenEndpoint(endpoint, configured: issuer, tenantID: tenantID)
+        else { return self }
+        var metadata = self
+        metadata.tokenEndpoint = tenantEndpoint
+        return metadata
+    }
+
     /// This metadata with every absent endpoint taken from `other` (same issuer, checked by the caller).
     func filling(from other: ProviderMetadata) -> ProviderMetadata {
         var merged = self
