@@ -46,6 +46,15 @@ struct RestrictedSocketDirectory: Sendable {
         }
         return (listener, RestrictedSocketFile(path: shown, bindPath: bindPath, dev: UInt64(info.st_dev), ino: UInt64(info.st_ino)))
     }
+
+    /// The file of a stored socket that expired while no daemon ran, left by one that was killed:
+    /// removed only if it is a socket nobody answers on.
+    func removeStale(_ name: String) throws(WireError) {
+        let fileName = RestrictedSocketName.fileName(name)
+        do { try HTTPListener.removeStaleSocket(at: PrivateDirectory.path(in: descriptor, fileName)) } catch {
+            throw WireError(code: .conflict, message: "Cannot remove \(path)/\(fileName): \(error)")
+        }
+    }
 }
 
 /// One restricted socket's file: removed only while it is still the file we bound.

@@ -99,6 +99,9 @@ final class RestrictedSocketManager: RestrictedSocketService {
         }
         for socket in stored {
             if let expiresAt = socket.expiresAt, expiresAt <= now() {
+                do { try directory.removeStale(socket.name) } catch {
+                    logger.error("expired restricted socket '\(socket.name)' left in place: \(error.message)")
+                }
                 try? await broker.forgetRestrictedSocket(named: socket.name)
                 logger.info("restricted socket expired while the daemon was stopped", ["socket": socket.name])
                 continue

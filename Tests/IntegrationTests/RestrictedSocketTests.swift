@@ -108,6 +108,28 @@ import Testing
         #expect(await harness.stopDaemon() == 0)
     }
 
+    @Test(.timeLimit(.minutes(3)))
+    func aPersistentSocketIsRecreatedAfterACrashAndDroppedOnceItsTTLPassedWhileStopped() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
+        let crashed = try await harness.addRestrictedSocket("crashed", ["--account", "work", "--persist"])
+        let briefExpiry = Date().addingTimeInterval(2)
+        let brief = try await harness.addRestrictedSocket("brief", ["--account", "work", "--persist", "--ttl", "2"])
+        await harness.stopDaemon(signal: SIGKILL)
+        var info = stat()
+        #expect(lstat(crashed, &info) == 0, "a killed daemon cannot unlink: the stale file stays")
+        // The brief socket's ttl passes while no daemon runs.
+        _ = await SpawnedProcess.eventually(timeout: 10) { Date() > briefExpiry.addingTimeInterval(0.5) }
+        try await harness.startDaemon()
+        let token = try await harness.authctl(["token", "work"], through: crashed)
+        #expect(token.status == 0, "the stale file was not replaced by a live socket: \(token)\n\(harness.daemonLog)")
+        #expect(lstat(brief, &info) != 0, "an expired stored socket was recreated")
+        #expect(harness.daemonLog.contains("restricted socket expired while the daemon was stopped socket=brief"))
+        let list = try await harness.authctl(["socket", "list"])
+        #expect(list.stdout.hasPrefix("crashed\t") && !list.stdout.contains("brief"), "\(list)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aNameWhosePathIsTakenIsRefused() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
