@@ -112,10 +112,13 @@ final class RestrictedSocketManager: RestrictedSocketService {
         }
     }
 
-    /// At daemon stop: every socket's file and listener go; stored ones stay in the vault.
+    /// At daemon stop: every socket's file and listener go; stored ones stay in the vault. Side by
+    /// side, so the stop takes one server drain (≤ 5 s) however many sockets there are.
     func stopAll() async {
         let names = entries.withLock { Array($0.keys) }
-        for name in names { await close(name, forget: false) }
+        await withTaskGroup(of: Void.self) { group in
+            for name in names { group.addTask { await self.close(name, forget: false) } }
+        }
     }
 
     /// Binds the file and starts its listener. Held under the lock: two adds of one name cannot both bind.
