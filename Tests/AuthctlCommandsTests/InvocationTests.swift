@@ -166,5 +166,10 @@ import Testing
         else { Issue.record("not a run"); return }
         #expect(ObjectIdentifier(command) == ObjectIdentifier(SocketCommand.self))
         #expect(arguments.positionals == ["add", "remote", "--account", "work", "--ttl", "2s"])
+        for words in [["socket", "--help"], ["socket", "add", "--help"], ["socket", "list", "-h"], ["socket", "remove", "--help"]] {
+            guard case .help(let shown) = try Invocation(words) else { Issue.record("\(words): no help"); continue }
+            #expect(ObjectIdentifier(shown) == ObjectIdentifier(SocketCommand.self), "\(words)")
+        }
+        #expect(SocketCommand.help.hasPrefix("usage: authctl socket add NAME --account A"))
     }
 }
