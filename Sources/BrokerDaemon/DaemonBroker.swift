@@ -1,4 +1,6 @@
 import BrokerCore
+import BrokerProtocol
+import BrokerStore
 
 /// What the daemon runs behind the socket API: a `BrokerService` with a lifecycle.
 /// `TokenBroker` is the real one; tests of the wiring may run another.
@@ -10,6 +12,10 @@ public protocol DaemonBroker: BrokerService {
     func shutdown() async
     /// Every owner's accounts, for the daemon's own status line (never answered to a client).
     var accountCount: Int { get async }
+    /// The vault rows of `--persist` restricted sockets.
+    func storedRestrictedSockets() async throws(WireError) -> [StoredRestrictedSocket]
+    func storeRestrictedSocket(_ socket: StoredRestrictedSocket) async throws(WireError)
+    func forgetRestrictedSocket(named name: String) async throws(WireError)
 }
 
 extension TokenBroker: DaemonBroker {}

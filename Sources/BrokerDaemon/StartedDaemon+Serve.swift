@@ -11,9 +11,12 @@ extension StartedDaemon {
     func serve(_ context: DaemonContext, signals: AsyncStream<Int32>) async {
         let logger = context.logger
         await broker.start()
+        let sockets = restrictedSockets(context)
+        await sockets.restore()
         let router = APIRouter(
             service: broker,
-            configuration: .init(policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt),
+            configuration: .init(
+                policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt, sockets: sockets),
             logger: logger)
         let server = HTTPServer.start(listener: listener, handler: router)
         let status = await statusLine(context)
@@ -38,10 +41,22 @@ extension StartedDaemon {
         // drain 10 s), not their sum: both fit in TimeoutStopSec=15s. Callers parked on a refresh
         // that is being drained get its token when it lands.
         async let brokerStopped: Void = broker.shutdown()
+        async let socketsStopped: Void = sockets.stopAll()
         await server.stop()
+        await socketsStopped
         await brokerStopped
         removeSocket()
         logger.info("stopped")
+    }
+
+    /// Restricted sockets: same peer policy as the main socket, a router limited to each grant.
+    private func restrictedSockets(_ context: DaemonContext) -> RestrictedSocketManager {
+        let (broker, policy, startedAt) = (broker, PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt)
+        let logger = context.logger
+        return RestrictedSocketManager(directory: socketDirectory, broker: broker, logger: logger) { scope in
+            APIRouter(
+                service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope), logger: logger)
+        }
     }
 
     /// SIGHUP: a new HTTPS client from the CA file, the configured log level back.

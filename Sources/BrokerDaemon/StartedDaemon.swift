@@ -15,6 +15,8 @@ struct StartedDaemon: Sendable {
     /// The socket file we bound (device, inode), removed on stop if it is still ours; nil when
     /// the socket came from systemd (the socket unit owns it).
     let boundSocket: (path: String, dev: UInt64, ino: UInt64)?
+    /// Where restricted sockets are bound (the main socket's directory).
+    let socketDirectory: RestrictedSocketDirectory
     let startedAt: Double
 
     /// Runs on the main thread before any task: every call here may block (scrypt, SQLite, bind).
@@ -30,7 +32,9 @@ struct StartedDaemon: Sendable {
         let (listener, bound) = try listen(context)
         let vault: Vault
         let transport: ReloadableTransport
+        let socketDirectory: RestrictedSocketDirectory
         do {
+            socketDirectory = try RestrictedSocketDirectory.open(mainSocket: options.socketPath)
             try StateLock.acquire(stateDirectory: options.stateDirectory, descriptor: stateDirectory)
             vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
             transport = try ReloadableTransport(configuration: httpConfiguration(context))
@@ -42,7 +46,8 @@ struct StartedDaemon: Sendable {
         context.logger.info(
             "vault open", ["database": options.databasePath, "key": keySource.description])
         return StartedDaemon(
-            listener: listener, broker: broker, transport: transport, boundSocket: bound, startedAt: startedAt)
+            listener: listener, broker: broker, transport: transport, boundSocket: bound, socketDirectory: socketDirectory,
+            startedAt: startedAt)
     }
 
     /// The broker behind the socket API.

@@ -99,3 +99,15 @@ extension APIEndpoint where Body == APINoBody, Response == String {
     /// Prometheus text.
     public static var metrics: Self { Self(.metrics) }
 }
+
+extension APIEndpoint where Body == APINoBody, Response == RestrictedSocketList {
+    public static var listSockets: Self { Self(.listSockets) }
+}
+
+extension APIEndpoint where Body == RestrictedSocketRequest, Response == RestrictedSocketInfo {
+    public static var addSocket: Self { Self(.addSocket) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == APINoContent {
+    public static func removeSocket(_ name: String) -> Self { Self(.removeSocket, name) }
+}

@@ -11,13 +11,14 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case login, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
+    case listSockets, addSocket, removeSocket
 
     public var method: String {
         switch self {
-        case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics: "GET"
-        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey: "POST"
+        case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets: "GET"
+        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket: "POST"
         case .updateAccount: "PUT"
-        case .removeAccount: "DELETE"
+        case .removeAccount, .removeSocket: "DELETE"
         }
     }
 
@@ -39,6 +40,8 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .discovery: .discovery
         case .rekey: .rekey
         case .metrics: .metrics
+        case .listSockets, .addSocket: .sockets
+        case .removeSocket: .socket(parameter)
         }
     }
 
@@ -56,7 +59,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// read at all (the routes that never took one; refusing it there would change the contract).
     public var query: [APIQueryParameter]? {
         switch self {
-        case .ping, .status, .listAccounts, .metrics: []
+        case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket: []
         case .token, .idToken: [.minTTL]
         case .loginStatus: [.wait]
         case .loginCallback, .discovery: []
@@ -67,9 +70,11 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery: .required
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket: .required
         case .login, .logout, .rekey: .optional
-        case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics: .none
+        case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
+            .listSockets, .removeSocket:
+            .none
         }
     }
 }

@@ -22,6 +22,9 @@ public enum APIRoute: Equatable, Sendable {
     case discovery
     case rekey
     case metrics
+    /// Restricted sockets (list, add); management happens on the main socket only.
+    case sockets
+    case socket(String)
 
     /// The path with its parameter as a placeholder, as docs/api.md writes it.
     public var template: String {
@@ -40,15 +43,17 @@ public enum APIRoute: Equatable, Sendable {
         case .discovery: "/v1/discovery"
         case .rekey: "/v1/rekey"
         case .metrics: "/metrics"
+        case .sockets: "/v1/sockets"
+        case .socket: "/v1/sockets/{name}"
         }
     }
 
     /// The account name or login id in the path, nil for paths without one.
     public var parameter: String? {
         switch self {
-        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery: nil
+        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery, .sockets: nil
         case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
-            .loginStatus(let value), .logout(let value):
+            .loginStatus(let value), .logout(let value), .socket(let value):
             value
         }
     }
@@ -58,6 +63,9 @@ public enum APIRoute: Equatable, Sendable {
         guard let parameter else { return template }
         if case .loginStatus = self {
             return "/v1/logins/" + (try Self.loginID(parameter))
+        }
+        if case .socket = self {
+            return "/v1/sockets/" + (try Self.socketName(parameter))
         }
         let name = try Self.accountName(parameter)
         return template.replacingPlaceholder(with: name)
@@ -89,6 +97,7 @@ public enum APIRoute: Equatable, Sendable {
         // Login ids are 22 base64url characters (16 random bytes): "callback" is never one.
         case 3 where segments[0] == "v1" && segments[1] == "logins" && segments[2] == "callback": return .loginCallback
         case 3 where segments[0] == "v1" && segments[1] == "logins": return .loginStatus(try loginID(segments[2]))
+        case 3 where segments[0] == "v1" && segments[1] == "sockets": return .socket(try socketName(segments[2]))
         case 4 where segments[0] == "v1" && segments[1] == "accounts":
             let name = try accountName(segments[2])
             switch segments[3] {
@@ -111,6 +120,7 @@ public enum APIRoute: Equatable, Sendable {
         case "accounts": .accounts
         case "rekey": .rekey
         case "discovery": .discovery
+        case "sockets": .sockets
         default: throw .unknown
         }
     }
@@ -118,6 +128,13 @@ public enum APIRoute: Equatable, Sendable {
     private static func accountName(_ segment: String) throws(Mismatch) -> String {
         if let problem = AccountName.problem(with: segment) {
             throw .invalidParameter("invalid account name in the path: \(problem)")
+        }
+        return segment
+    }
+
+    private static func socketName(_ segment: String) throws(Mismatch) -> String {
+        if let problem = RestrictedSocketName.problem(with: segment) {
+            throw .invalidParameter("invalid socket name in the path: \(problem)")
         }
         return segment
     }

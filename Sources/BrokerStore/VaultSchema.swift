@@ -71,6 +71,18 @@ enum VaultSchema {
                 """),
         accountOwners(existingOwner: existingOwner),
         configurationDocument,
+        // Restricted sockets made with `--persist`, recreated at start. Account names cannot hold
+        // a newline (AccountName), so the grant is one newline-separated column.
+        Migration(
+            name: "restricted-sockets",
+            sql: """
+                CREATE TABLE restricted_sockets (
+                    name TEXT PRIMARY KEY,
+                    owner_uid INTEGER NOT NULL,
+                    accounts TEXT NOT NULL,
+                    expires_at REAL
+                ) STRICT;
+                """),
     ] }
 
     /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old

@@ -147,3 +147,29 @@ import Testing
         #expect(lookUp("Token") == nil)
     }
 }
+
+/// `authctl socket add --ttl`: the durations it takes, and a usage error for the rest.
+@Suite struct SocketTTLTests {
+    @Test func durationsInEveryUnit() throws {
+        #expect(try SocketCommand.ttlSeconds("90") == 90)
+        #expect(try SocketCommand.ttlSeconds("90s") == 90)
+        #expect(try SocketCommand.ttlSeconds("15m") == 900)
+        #expect(try SocketCommand.ttlSeconds("8h") == 28_800)
+        #expect(try SocketCommand.ttlSeconds("30d") == 2_592_000)
+        for bad in ["", "s", "0", "-5", "31d", "1.5h", "1w", "99999999999", "٣s"] {
+            #expect(throws: UsageError.self, "\(bad)") { try SocketCommand.ttlSeconds(bad) }
+        }
+    }
+
+    @Test func socketSubcommandsTakeTheirOwnOptions() throws {
+        guard case .run(let command, let arguments, _) = try Invocation(["socket", "add", "remote", "--account", "work", "--ttl", "2s"])
+        else { Issue.record("not a run"); return }
+        #expect(ObjectIdentifier(command) == ObjectIdentifier(SocketCommand.self))
+        #expect(arguments.positionals == ["add", "remote", "--account", "work", "--ttl", "2s"])
+        for words in [["socket", "--help"], ["socket", "add", "--help"], ["socket", "list", "-h"], ["socket", "remove", "--help"]] {
+            guard case .help(let shown) = try Invocation(words) else { Issue.record("\(words): no help"); continue }
+            #expect(ObjectIdentifier(shown) == ObjectIdentifier(SocketCommand.self), "\(words)")
+        }
+        #expect(SocketCommand.help.hasPrefix("usage: authctl socket add NAME --account A"))
+    }
+}

@@ -130,13 +130,13 @@ struct RouterFixture {
     let logs = LogCapture()
     let router: APIRouter
 
-    init(cachedAccounts: Set<String> = [], allowedUIDs: Set<UInt32> = []) {
+    init(cachedAccounts: Set<String> = [], allowedUIDs: Set<UInt32> = [], scope: SocketScope = .main) {
         service = FakeBrokerService(cachedAccounts: cachedAccounts)
         router = APIRouter(
             service: service,
             configuration: .init(
                 policy: PeerPolicy(daemonUID: Self.daemonUID, allowedUIDs: allowedUIDs), processID: 4242,
-                startedAt: 1_000),
+                startedAt: 1_000, scope: scope),
             logger: logs.logger, now: { 1_010 }, process: {
                 ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog (\($0))", startTime: "9\($0)")
             })

@@ -209,8 +209,8 @@ import Testing
         let audits = fixture.logs.captured.filter { $0.contains("audit:") }
         #expect(
             audits == [
-                "info: audit: token account=work pid=31 uid=1000 exe=/usr/bin/prog-31 comm=\"prog (31)\" start=931 owner=1000",
-                "info: audit: token account=fast pid=32 uid=1000 exe=/usr/bin/prog-32 comm=\"prog (32)\" start=932 owner=1000",
+                "info: audit: token account=work pid=31 uid=1000 exe=/usr/bin/prog-31 comm=\"prog (31)\" start=931 socket=main owner=1000",
+                "info: audit: token account=fast pid=32 uid=1000 exe=/usr/bin/prog-32 comm=\"prog (32)\" start=932 socket=main owner=1000",
             ])
         #expect(!fixture.logs.captured.contains { $0.contains(FakeBrokerService.token) })
     }

@@ -106,3 +106,30 @@ import Testing
         #expect(try APIEndpoint.metrics.route.path() == "/metrics")
     }
 }
+
+/// Restricted socket names become file names beside the main socket: a strict charset, no way out
+/// of the directory, and the main socket's names reserved.
+@Suite struct RestrictedSocketNameTests {
+    @Test func namesAreStrict() throws {
+        for good in ["remote", "ssh-host1", "ci_box", "a", String(repeating: "x", count: 32)] {
+            #expect(RestrictedSocketName.problem(with: good) == nil, "\(good)")
+        }
+        for bad in ["", "../up", "a/b", ".hidden", "-x", "_x", "Upper", "main", "authbroker", "a.sock", "a b",
+            String(repeating: "x", count: 33)]
+        {
+            #expect(RestrictedSocketName.problem(with: bad) != nil, "\(bad)")
+        }
+        #expect(throws: APIRoute.Mismatch.self) { try APIRoute.match("/v1/sockets/..") }
+        #expect(throws: APIRoute.Mismatch.self) { try APIRoute.socket("a/b").path() }
+        #expect(try APIRoute.match("/v1/sockets/remote") == .socket("remote"))
+    }
+
+    @Test func aRequestNeedsAccountsAndABoundedTTL() {
+        #expect(RestrictedSocketRequest(name: "r", accounts: ["work"], ttlSeconds: 60).problem == nil)
+        #expect(RestrictedSocketRequest(name: "r", accounts: []).problem != nil)
+        #expect(RestrictedSocketRequest(name: "r", accounts: ["bad/name"]).problem != nil)
+        #expect(RestrictedSocketRequest(name: "r", accounts: ["work"], ttlSeconds: 0).problem != nil)
+        #expect(RestrictedSocketRequest(name: "r", accounts: ["work"], ttlSeconds: 2_592_001).problem != nil)
+        #expect(RestrictedSocketRequest(name: "r", accounts: Array(repeating: "w", count: 65)).problem != nil)
+    }
+}

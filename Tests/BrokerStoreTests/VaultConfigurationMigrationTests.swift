@@ -77,7 +77,8 @@ import TestSupport
             atPath: (fixture.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let connection = try SQLiteConnection(path: fixture.databasePath)
         let before = Array(VaultSchema.migrations(existingOwner: 0).prefix { $0.name != "account-configuration-document" })
-        #expect(before.count == Vault.schemaVersion - 1)
+        // Later migrations (restricted sockets…) come after it: only its presence matters here.
+        #expect(before.count < Vault.schemaVersion, "no account-configuration-document migration")
         try Migrator.migrate(connection, migrations: before)
         func sealed(_ value: Secret, _ field: SealedField) throws -> SQLValue {
             .blob(try value.withUnsafeBytes {

@@ -15,7 +15,8 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
-    --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow"
+    --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
+    --account --ttl"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -23,7 +24,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token status account exec header kube-credential git-credential callback rekey
+_authctl_commands="login logout token status account socket exec header kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -47,7 +48,7 @@ _authctl() {
             dashdash=yes
         elif [[ $word == -* ]]; then
             [[ " $_authctl_value_options " == *" $word "* ]] && i=$((i + 1))
-        elif [[ $command == account && -z $sub ]]; then
+        elif [[ ($command == account || $command == socket) && -z $sub ]]; then
             sub=$word
         else
             positionals=$((positionals + 1))
@@ -55,6 +56,9 @@ _authctl() {
     done
 
     case $prev in
+        --account)
+            COMPREPLY=($(compgen -W "$(_authctl_accounts "$socket")" -- "$cur"))
+            return ;;
         --socket)
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -f -- "$cur"))
@@ -126,6 +130,12 @@ _authctl() {
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
+            esac ;;
+        socket)
+            case $sub in
+                "") COMPREPLY=($(compgen -W "add list remove" -- "$cur")); return ;;
+                add) options="--account --ttl --persist" ;;
+                list) options="--json" ;;
             esac ;;
         *) options="--help" ;;
     esac

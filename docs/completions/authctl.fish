@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account exec header kube-credential git-credential callback rekey ping version help
+set -l __authctl_commands login logout token status account socket exec header kube-credential git-credential callback rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -34,10 +34,13 @@ function __authctl_using
     return 1
 end
 
-# True when the line is `authctl account SUB …` with SUB one of $argv (or none yet when $argv is empty).
-function __authctl_account_sub
+# True when the line is `authctl COMMAND SUB …` ($argv[1] is COMMAND) with SUB one of the rest of
+# $argv (or none yet when only COMMAND is given).
+function __authctl_sub_of
+    set -l command $argv[1]
+    set -e argv[1]
     set -l tokens (commandline -opc)
-    set -l index (contains -i -- account $tokens)
+    set -l index (contains -i -- $command $tokens)
     or return 1
     set -l sub $tokens[(math $index + 1)]
     if test (count $argv) -eq 0
@@ -45,6 +48,10 @@ function __authctl_account_sub
         return
     end
     contains -- "$sub" $argv
+end
+
+function __authctl_account_sub
+    __authctl_sub_of account $argv
 end
 
 complete -c authctl -f
@@ -57,6 +64,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a token -d 'print an access token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a status -d 'show the state of accounts'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show, remove or apply accounts'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a socket -d 'add, list or remove restricted sockets (token only)'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
@@ -118,3 +126,9 @@ complete -c authctl -n '__authctl_account_sub add' -l tenant-allow -x -d 'Entra 
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end
+
+complete -c authctl -n '__authctl_using socket; and __authctl_sub_of socket' -a 'add list remove'
+complete -c authctl -n '__authctl_sub_of socket add' -l account -x -a '(__authctl_accounts)' -d 'an account the socket serves (repeatable)'
+complete -c authctl -n '__authctl_sub_of socket add' -l ttl -x -d 'remove the socket after this long (90s, 15m, 8h, 2d)'
+complete -c authctl -n '__authctl_sub_of socket add' -l persist -d 'keep it across daemon restarts'
+complete -c authctl -n '__authctl_sub_of socket list' -l json -d 'print JSON'

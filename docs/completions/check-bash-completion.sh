@@ -25,7 +25,7 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token status account exec header kube-credential git-credential callback rekey ping version help" authctl ""
+expect "login logout token status account socket exec header kube-credential git-credential callback rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w
@@ -34,6 +34,11 @@ expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
+expect "add list remove" authctl socket ""
+expect "--account --ttl --persist" authctl socket add remote --
+expect "git.example work" authctl socket add remote --account ""
+expect "" authctl socket add remote --ttl ""
+expect "--json" authctl socket list --
 expect "form json" authctl account add x --token-request-format ""
 expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
 expect "workos workos-connect" authctl account add x --provider w

@@ -14,7 +14,7 @@ import BrokerProtocol
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS owner=U` (`audit: id_token …`
+/// `audit: token account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U` (`audit: id_token …`
 /// for ID tokens) — never the token itself (`ProcessIdentity` says what those fields prove). The
 /// owner is always the caller: only owners are served.
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
@@ -27,11 +27,20 @@ public struct APIRouter: HTTPHandler {
         public var processID: Int32
         /// Wall-clock seconds when the daemon started, for the uptime in `GET /v1/ping`.
         public var startedAt: Double
+        /// The listener this router serves: the main socket, or a restricted one (`RestrictedRouteFilter`).
+        public var scope: SocketScope
+        /// Restricted socket management (`/v1/sockets`); nil where the daemon offers none.
+        public var sockets: (any RestrictedSocketService)?
 
-        public init(policy: PeerPolicy = PeerPolicy(), processID: Int32 = getpid(), startedAt: Double) {
+        public init(
+            policy: PeerPolicy = PeerPolicy(), processID: Int32 = getpid(), startedAt: Double, scope: SocketScope = .main,
+            sockets: (any RestrictedSocketService)? = nil
+        ) {
             self.policy = policy
             self.processID = processID
             self.startedAt = startedAt
+            self.scope = scope
+            self.sockets = sockets
         }
     }
 
@@ -116,6 +125,14 @@ public struct APIRouter: HTTPHandler {
             logRefusal(connection, what: "a request", ["path": String(request.path)])
             return .failure(RouterRefusal(forbidden))
         }
+        if case .restricted(let grant) = configuration.scope {
+            // Before any 404/405: a restricted socket tells nothing about the rest of the API.
+            let route = try? APIRoute.match(request.path)
+            let operation = route.flatMap { APIOperation(route: $0, method: request.method) }
+            if let message = RestrictedRouteFilter.refusal(operation: operation, route: route, peerUID: peer.uid, grant: grant) {
+                return .failure(RouterRefusal(Self.errorResponse(WireError(code: .forbidden, message: message))))
+            }
+        }
         let route: APIRoute
         do {
             route = try APIRoute.match(request.path)
@@ -170,6 +187,7 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.updateAccount(name), await service.updateAccount(body, owner: peer.uid))
         case .removeAccount:
             try await service.removeAccount(peer.account(name))
+            await configuration.sockets?.accountRemoved(peer.account(name))
             return HTTPResponse(status: 204)
         case .token:
             let account = peer.account(name)
@@ -217,6 +235,8 @@ public struct APIRouter: HTTPHandler {
             return HTTPResponse(
                 status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                 body: Array(service.metrics(owner: peer.uid).utf8))
+        case .listSockets, .addSocket, .removeSocket:
+            return try await answerSockets(operation, name: name, request: request, peer: peer)
         }
     }
 
@@ -238,15 +258,17 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS owner=U`, for each token
-    /// that leaves the daemon (never the token). Names collide across owners, so the line names the owner too.
+    /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
+    /// token that leaves the daemon (never the token). Names collide across owners, so the line names
+    /// the owner too; `socket` is `main` or the restricted socket's name it was served on.
     private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials) {
         let identity = process(peer.pid)
         logger.info(
             "audit: \(kind)",
             [
                 "account": account.name, "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable,
-                "comm": identity.command, "start": identity.startTime, "owner": String(account.owner),
+                "comm": identity.command, "start": identity.startTime, "socket": configuration.scope.auditName,
+                "owner": String(account.owner),
             ])
     }
 

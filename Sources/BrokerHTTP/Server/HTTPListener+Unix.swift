@@ -41,7 +41,9 @@ extension HTTPListener {
         _ = chmod(parent, 0o700)
     }
 
-    private static func removeStaleSocket(at path: String) throws(HTTPServerError) {
+    /// Removes a leftover socket file at `path` if it is a socket nobody answers on; nothing at
+    /// `path` is fine. Throws `.alreadyRunning` when a server answers, `.notASocket` for another file.
+    public static func removeStaleSocket(at path: String) throws(HTTPServerError) {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }

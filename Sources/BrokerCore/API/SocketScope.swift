@@ -1,0 +1,94 @@
+import BrokerProtocol
+import Synchronization
+
+/// Which listener a request came in on: the main socket (the whole API) or a restricted socket,
+/// which serves `GET /v1/ping` and the token of its accounts and nothing else (docs/remote.md).
+/// The router decides this before routing, from the listener alone — never from the request.
+public enum SocketScope: Sendable {
+    case main
+    case restricted(RestrictedGrant)
+
+    /// The socket's name in audit lines: `main` or the restricted socket's name.
+    public var auditName: String {
+        switch self {
+        case .main: RestrictedSocketName.main
+        case .restricted(let grant): grant.name
+        }
+    }
+}
+
+/// What one restricted socket may hand out: the tokens of `owner`'s listed accounts. The list
+/// shrinks when one of those accounts is removed (so a later account of the same name is not
+/// served), which is why it sits behind a lock rather than in a value.
+public final class RestrictedGrant: Sendable {
+    public let name: String
+    /// The uid that created the socket; only its accounts, and only its connections, are served.
+    public let owner: UInt32
+    private let accountNames: Mutex<[String]>
+
+    public init(name: String, owner: UInt32, accounts: [String]) {
+        self.name = name
+        self.owner = owner
+        self.accountNames = Mutex(accounts)
+    }
+
+    /// The accounts still granted, in the order they were given.
+    public var accounts: [String] { accountNames.withLock { $0 } }
+
+    /// Forgets `account` (it was removed); true when it was granted.
+    @discardableResult
+    public func revoke(_ account: String) -> Bool {
+        accountNames.withLock { names in
+            guard let index = names.firstIndex(of: account) else { return false }
+            names.remove(at: index)
+            return true
+        }
+    }
+
+    func grants(_ account: String) -> Bool { accountNames.withLock { $0.contains(account) } }
+}
+
+/// The decision a restricted socket makes about one request, before any route runs. Everything
+/// not explicitly allowed is refused, including paths that match no route (fail closed).
+enum RestrictedRouteFilter {
+    /// nil: serve it; else the 403 message.
+    static func refusal(
+        operation: APIOperation?, route: APIRoute?, peerUID: UInt32, grant: RestrictedGrant
+    ) -> String? {
+        guard let operation, let route, allowed(operation, route, peerUID: peerUID, grant: grant) else {
+            return message(grant)
+        }
+        return nil
+    }
+
+    private static func allowed(_ operation: APIOperation, _ route: APIRoute, peerUID: UInt32, grant: RestrictedGrant) -> Bool {
+        switch operation {
+        case .ping:
+            return true
+        case .token:
+            guard case .token(let name) = route else { return false }
+            return peerUID == grant.owner && grant.grants(name)
+        case .status, .listAccounts, .addAccount, .getAccount, .updateAccount, .removeAccount, .idToken, .tokenRejected,
+            .login, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,
+            .removeSocket:
+            return false
+        }
+    }
+
+    static func message(_ grant: RestrictedGrant) -> String {
+        let accounts = grant.accounts
+        let served = accounts.isEmpty ? "no account any more" : "only the token of " + accounts.map { "'\($0)'" }.joined(separator: ", ")
+        return "This socket ('\(grant.name)') is restricted: it serves \(served) (GET /v1/ping too); "
+            + "use the main socket for anything else."
+    }
+}
+
+/// Restricted socket management behind `GET/POST /v1/sockets` and `DELETE /v1/sockets/{name}`
+/// (main socket only). The daemon implements it: it binds the files and runs their listeners.
+public protocol RestrictedSocketService: Sendable {
+    func addSocket(_ request: RestrictedSocketRequest, owner: UInt32) async throws(WireError) -> RestrictedSocketInfo
+    func sockets(owner: UInt32) async -> RestrictedSocketList
+    func removeSocket(name: String, owner: UInt32) async throws(WireError)
+    /// `account` was removed: no restricted socket serves it any more.
+    func accountRemoved(_ account: AccountKey) async
+}

@@ -1,0 +1,99 @@
+/// Body of `POST /v1/sockets`: an extra socket that serves only `GET /v1/ping` and the token of
+/// the listed accounts (for an SSH forward or a container; docs/remote.md).
+///
+/// The grant is the list of account names; a later per-socket scope list would sit beside it.
+public struct RestrictedSocketRequest: Codable, Sendable, Equatable {
+    public var name: String
+    public var accounts: [String]
+    /// Seconds until the socket is removed; nil: until `socket remove` or the daemon stops.
+    public var ttlSeconds: Int?
+    /// Stored in the vault and recreated when the daemon starts (the ttl stays an absolute expiry).
+    public var persist: Bool
+
+    public init(name: String, accounts: [String], ttlSeconds: Int? = nil, persist: Bool = false) {
+        self.name = name
+        self.accounts = accounts
+        self.ttlSeconds = ttlSeconds
+        self.persist = persist
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, accounts, persist
+        case ttlSeconds = "ttl_seconds"
+    }
+
+    /// The longest ttl (30 days): a forgotten forward should not live for ever.
+    public static let ttlRange = 1...2_592_000
+    /// Enough for any real use, small enough to bound the grant.
+    public static let maximumAccounts = 64
+
+    /// nil when the request may be served, else the reason (said to the user as is).
+    public var problem: String? {
+        if let problem = RestrictedSocketName.problem(with: name) { return problem }
+        guard !accounts.isEmpty, accounts.count <= Self.maximumAccounts else {
+            return "a restricted socket serves 1 to \(Self.maximumAccounts) accounts; name them with --account"
+        }
+        if let bad = accounts.lazy.compactMap(AccountName.problem(with:)).first { return bad }
+        if let ttlSeconds, !Self.ttlRange.contains(ttlSeconds) {
+            return "the ttl must be 1 second to 30 days"
+        }
+        return nil
+    }
+}
+
+/// One restricted socket, as `GET /v1/sockets` and `POST /v1/sockets` answer it.
+public struct RestrictedSocketInfo: Codable, Sendable, Equatable {
+    public var name: String
+    /// Where the socket file is (`$XDG_RUNTIME_DIR/authbroker/NAME.sock`).
+    public var path: String
+    public var accounts: [String]
+    /// RFC 3339 UTC; nil: no ttl.
+    public var expiresAt: String?
+    public var persist: Bool
+
+    public init(name: String, path: String, accounts: [String], expiresAt: String?, persist: Bool) {
+        self.name = name
+        self.path = path
+        self.accounts = accounts
+        self.expiresAt = expiresAt
+        self.persist = persist
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, path, accounts, persist
+        case expiresAt = "expires_at"
+    }
+}
+
+/// The answer to `GET /v1/sockets`.
+public struct RestrictedSocketList: Codable, Sendable, Equatable {
+    public var sockets: [RestrictedSocketInfo]
+
+    public init(sockets: [RestrictedSocketInfo]) { self.sockets = sockets }
+}
+
+/// Restricted socket names: the file is `NAME.sock` beside the main socket, so the charset is
+/// strict (no '/', no dot files) and `authbroker` (the main socket's name) is taken.
+public enum RestrictedSocketName {
+    public static let maximumLength = 32
+    /// The name the main socket is called by in audit lines (`socket=main`).
+    public static let main = "main"
+
+    /// nil when `name` is acceptable, else the reason.
+    public static func problem(with name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= maximumLength else {
+            return "socket names are 1 to \(maximumLength) characters"
+        }
+        let allowed = name.utf8.allSatisfy { byte in
+            (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95
+        }
+        guard allowed, let first = name.utf8.first, first != 45, first != 95 else {
+            return "socket names use lower-case letters, digits, '-' and '_', and start with a letter or digit"
+        }
+        guard name != main, name != "authbroker" else { return "'\(name)' is reserved; choose another socket name" }
+        return nil
+    }
+
+    /// The socket file's name in the runtime directory.
+    public static func fileName(_ name: String) -> String { name + ".sock" }
+}

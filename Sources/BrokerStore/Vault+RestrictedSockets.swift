@@ -1,0 +1,44 @@
+/// Restricted sockets made with `--persist` (docs/remote.md): the daemon recreates them at start.
+/// Nothing secret: a name, its owner, the granted account names and an absolute expiry.
+public struct StoredRestrictedSocket: Sendable, Equatable {
+    public var name: String
+    public var owner: UInt32
+    public var accounts: [String]
+    /// Unix seconds; nil: no ttl.
+    public var expiresAt: Double?
+
+    public init(name: String, owner: UInt32, accounts: [String], expiresAt: Double?) {
+        self.name = name
+        self.owner = owner
+        self.accounts = accounts
+        self.expiresAt = expiresAt
+    }
+}
+
+extension Vault {
+    public func restrictedSockets() throws(StoreError) -> [StoredRestrictedSocket] {
+        try connection.query("SELECT name, owner_uid, accounts, expires_at FROM restricted_sockets ORDER BY name") { row in
+            StoredRestrictedSocket(
+                name: row.text(0), owner: UInt32(truncatingIfNeeded: row.int64(1)),
+                accounts: row.text(2).split(separator: "\n").map(String.init), expiresAt: row.optionalDouble(3))
+        }
+    }
+
+    /// Inserts or replaces the socket of that name.
+    public func saveRestrictedSocket(_ socket: StoredRestrictedSocket) throws(StoreError) {
+        _ = try connection.run(
+            """
+            INSERT INTO restricted_sockets (name, owner_uid, accounts, expires_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET owner_uid = excluded.owner_uid, accounts = excluded.accounts,
+            expires_at = excluded.expires_at
+            """,
+            [
+                .text(socket.name), .integer(Int64(socket.owner)), .text(socket.accounts.joined(separator: "\n")),
+                socket.expiresAt.map(SQLValue.real) ?? .null,
+            ])
+    }
+
+    public func removeRestrictedSocket(named name: String) throws(StoreError) {
+        _ = try connection.run("DELETE FROM restricted_sockets WHERE name = ?", [.text(name)])
+    }
+}
