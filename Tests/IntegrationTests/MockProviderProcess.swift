@@ -28,6 +28,8 @@ final class MockProviderProcess: Sendable {
         var liveRefreshTokens: Int
         var formEncodedAnswers: Int
         var devicePolls: Int
+        var parRequests: Int
+        var refusedRequestURIs: Int
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on

@@ -40,7 +40,7 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// Mint every ID token with this defect.
     public var idTokenDefect: IDTokenDefect?
     /// Injected failures per endpoint: "discovery", "jwks", "authorize", "token", "revocation",
-    /// "userinfo", "device", "end_session".
+    /// "userinfo", "device", "end_session", "par".
     public var faults: [String: MockFault] = [:]
 
     /// Device grant script per device code: first `deviceSlowDownPolls` polls answer
@@ -93,6 +93,17 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// (`/dex`): the issuer is `http://127.0.0.1:PORT` + this path and every route, discovery
     /// included, is served below it (read at start-up only; Shopify mode's path wins).
     public var issuerPath: String?
+    /// RFC 9126: serve `/par` and list it as `pushed_authorization_request_endpoint`; the
+    /// authorization endpoint then also takes `client_id` + `request_uri` (single use, expiring).
+    public var pushedAuthorizationRequests = false
+    /// RFC 9126 §5/§6: the authorization endpoint refuses requests without a `request_uri` (an
+    /// `invalid_request` error redirect, or 400 for an untrusted redirect URI). Implies the endpoint.
+    public var requirePAR = false
+    /// With `requirePAR`, also say `require_pushed_authorization_requests: true` in the metadata;
+    /// false: required for this client only (RFC 9126 §6 client metadata, which a client cannot see).
+    public var advertiseRequirePAR = true
+    /// Seconds a pushed `request_uri` stays usable (its `expires_in`).
+    public var requestURILifetime = 60
 
     public init() {}
 }
@@ -194,6 +205,10 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     public var liveRefreshTokens = 0
     /// GitHub mode: answers sent form-encoded because the request did not accept JSON.
     public var formEncodedAnswers = 0
+    /// Pushed authorization requests received (RFC 9126), and `request_uri`s refused at the
+    /// authorization endpoint as unknown, reused or expired.
+    public var parRequests = 0
+    public var refusedRequestURIs = 0
 
     public init() {}
 }

@@ -52,6 +52,8 @@ struct MockProviderState {
     var receivedCodeVerifiers: [String] = []
     /// User Management sessions (the access tokens' `sid`) → refresh-token family.
     var sessions: [String: Int] = [:]
+    /// RFC 9126 pushed requests by `request_uri`; taken out at first use, pruned of expired ones at each push.
+    var pushedRequests: [String: MockProvider.PushedRequest] = [:]
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {
