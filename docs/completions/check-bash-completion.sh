@@ -36,6 +36,8 @@ expect "--min-ttl --json --help" authctl token --
 expect "add list show remove apply register-handler" authctl account ""
 expect "form json" authctl account add x --token-request-format ""
 expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
+expect "auto always never" authctl account add x --par ""
+expect "" authctl account add x --par-endpoint ""
 expect "workos workos-connect" authctl account add x --provider w
 expect "--provider" authctl account add x --prov
 expect "--shop-domain" authctl account add x --provider shopify --sh
