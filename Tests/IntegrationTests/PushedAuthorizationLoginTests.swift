@@ -100,3 +100,21 @@ extension PushedAuthorizationLoginTests {
         #expect(await harness.stopDaemon() == 0)
     }
 }
+
+extension PushedAuthorizationLoginTests {
+    /// The mock's `request_uri` expires (`requestURILifetime`): a browser that comes too late is
+    /// refused by the provider, and nothing reaches the daemon's listener.
+    @Test func anExpiredRequestURIIsRefusedByTheProvider() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"requirePAR": true, "requestURILifetime": 1}"#)
+        try await harness.addAccount("work", provider: provider)
+        let login = try harness.spawnAuthctl(["login", "work", "--no-browser", "--timeout", "30"])
+        let url = try await harness.authorizationURL(printedBy: login)
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await provider.get(String(url.dropFirst(provider.issuer.count))) == 400)
+        let stats = try await provider.stats
+        #expect(stats.refusedRequestURIs == 1 && stats.codeExchanges == 0, "\(stats)")
+        #expect(login.isRunning, "the login still waits for a redirect: \(login.stderr)")
+        _ = await login.stop(signal: SIGTERM)
+        #expect(await harness.stopDaemon() == 0)
+    }
+}
