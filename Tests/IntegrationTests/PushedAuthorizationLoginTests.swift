@@ -3,7 +3,9 @@ import Testing
 
 /// Pushed authorization requests (RFC 9126) with the real binaries against the mock: a provider
 /// that requires them, the browser URL that carries only the reference, and `--par` refusals.
-@Suite(.timeLimit(.minutes(2)))
+/// Serialized: each test runs a daemon and a mock, and six of each at once on top of the rest of
+/// the parallel suite starved the in-process loopback tests on this 2-core machine (timeouts).
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct PushedAuthorizationLoginTests {
     /// The names of an authorization URL's query parameters, in order.
     static func parameterNames(_ url: String) -> [String] {
