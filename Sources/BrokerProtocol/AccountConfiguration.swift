@@ -40,6 +40,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var tenantAllow: [String]?
     /// How the client secret is sent (`TokenEndpointAuthMethod`); nil: chosen from the metadata.
     public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
+    /// `--par`: pushed authorization requests (RFC 9126) for browser logins; nil is `auto`.
+    public var pushedAuthorization: PushedAuthorizationMode?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -47,7 +49,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         redirectURI: String? = nil, extraParameters: [String: String] = [:], endpoints: ManualEndpoints? = nil,
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
-        tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil
+        tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
+        pushedAuthorization: PushedAuthorizationMode? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -69,6 +72,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.pinSHA256 = pinSHA256
         self.tenantAllow = tenantAllow
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+        self.pushedAuthorization = pushedAuthorization
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -88,6 +92,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case pinSHA256 = "pin_sha256"
         case tenantAllow = "tenant_allow"
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+        case pushedAuthorization = "par"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -114,7 +119,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             browser: try container.decodeIfPresent(String.self, forKey: .browser),
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
-            tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod))
+            tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
+            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization))
     }
 }
 

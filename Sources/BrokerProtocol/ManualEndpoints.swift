@@ -7,10 +7,13 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
     public var deviceAuthorization: String?
     public var endSession: String?
     public var jwksURI: String?
+    /// RFC 9126 §5 `pushed_authorization_request_endpoint` (`--par-endpoint`).
+    public var pushedAuthorizationRequest: String?
 
     public init(
         authorization: String? = nil, token: String? = nil, revocation: String? = nil, userinfo: String? = nil,
-        deviceAuthorization: String? = nil, endSession: String? = nil, jwksURI: String? = nil
+        deviceAuthorization: String? = nil, endSession: String? = nil, jwksURI: String? = nil,
+        pushedAuthorizationRequest: String? = nil
     ) {
         self.authorization = authorization
         self.token = token
@@ -19,6 +22,7 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
         self.deviceAuthorization = deviceAuthorization
         self.endSession = endSession
         self.jwksURI = jwksURI
+        self.pushedAuthorizationRequest = pushedAuthorizationRequest
     }
 
     public var isEmpty: Bool { self == ManualEndpoints() }
@@ -41,5 +45,6 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
         case deviceAuthorization = "device_authorization_endpoint"
         case endSession = "end_session_endpoint"
         case jwksURI = "jwks_uri"
+        case pushedAuthorizationRequest = "pushed_authorization_request_endpoint"
     }
 }

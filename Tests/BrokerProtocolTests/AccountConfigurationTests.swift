@@ -10,12 +10,13 @@ import Testing
         redirectURI: "com.example.app:/cb", extraParameters: ["prompt": "consent"], endpoints: ManualEndpoints(
             authorization: "https://idp.example/a", token: "https://idp.example/t", revocation: "https://idp.example/r",
             userinfo: "https://idp.example/u", deviceAuthorization: "https://idp.example/d",
-            endSession: "https://idp.example/e", jwksURI: "https://idp.example/j"),
+            endSession: "https://idp.example/e", jwksURI: "https://idp.example/j",
+            pushedAuthorizationRequest: "https://idp.example/par"),
         discoveryURL: "https://idp.example/.well-known/openid-configuration",
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
         browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
         tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"],
-        tokenEndpointAuthMethod: .clientSecretPost)
+        tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -28,7 +29,7 @@ import Testing
         for key in encoded.keys {
             #expect(profile.contains(key) != AccountConfiguration.tokenNeutralKeys.contains(key), "\(key)")
         }
-        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "pin_sha256", "client_secret"])
+        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "client_secret"])
     }
 
     /// Fail closed: changing the value of any key not on the exempt list changes the profile.
@@ -77,6 +78,8 @@ import Testing
             return .string(TokenRequestFormat.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text) where TokenEndpointAuthMethod(rawValue: text) != nil:
             return .string(TokenEndpointAuthMethod.allCases.first { $0.rawValue != text }?.rawValue ?? text)
+        case .string(let text) where PushedAuthorizationMode(rawValue: text) != nil:
+            return .string(PushedAuthorizationMode.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text): return .string(text + "x")
         case .number(let literal): return .number(literal + "1")
         case .bool(let flag): return .bool(!flag)

@@ -24,7 +24,8 @@ public func fuzzProviderAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     case 0: checkToken(answer, tooDeep: tooDeep, format: selector & 0x80 == 0 ? .form : .json)
     case 1: checkError(body, selector: selector)
     case 2: checkUserInfo(answer, tooDeep: tooDeep)
-    case 3: checkDevice(answer, tooDeep: tooDeep)
+    case 3 where selector & 0x80 == 0: checkDevice(answer, tooDeep: tooDeep)
+    case 3: checkPushedAuthorization(body, tooDeep: tooDeep)
     case 4: checkDiscovery(answer, tooDeep: tooDeep)
     case 5: checkIDTokenClaims(body, tooDeep: tooDeep)
     case 6: checkSocketBody(body, tooDeep: tooDeep)
@@ -99,6 +100,20 @@ private func checkDevice(_ answer: HTTPResponse, tooDeep: Bool) {
         let device = try DeviceAuthorization.parse(answer, now: now)
         precondition(!tooDeep, "a too-deep device answer parsed")
         precondition(device.interval >= .seconds(1) && device.interval <= .seconds(300))
+    } catch {
+        expectDepthError(error.description, tooDeep: tooDeep)
+    }
+}
+
+/// RFC 9126 §2.2 answers: what parses is a bounded absolute URI and a lifetime of 1 s to a day.
+private func checkPushedAuthorization(_ body: [UInt8], tooDeep: Bool) {
+    let answer = HTTPResponse(status: 201, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+    do throws(OIDCError) {
+        let pushed = try PushedAuthorization.parse(answer, now: now)
+        precondition(!tooDeep, "a too-deep PAR answer parsed")
+        precondition(PushedAuthorization.isAbsoluteURI(pushed.requestURI))
+        precondition(pushed.requestURI.utf8.count <= PushedAuthorization.maximumRequestURIBytes)
+        precondition((1...PushedAuthorization.maximumExpiresIn).contains(pushed.expiresIn))
     } catch {
         expectDepthError(error.description, tooDeep: tooDeep)
     }

@@ -29,6 +29,8 @@ final class MockProviderProcess: Sendable {
         var formEncodedAnswers: Int
         var devicePolls: Int
         var entraTokenTenants: [String]
+        var parRequests: Int
+        var refusedRequestURIs: Int
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on

@@ -6,12 +6,17 @@ import Foundation
 extension MockProvider {
     /// Checks the request like a real provider, then redirects straight back: `code` + `state`
     /// (+ `iss`), or `error=access_denied` when consent is denied. Requests that cannot be
-    /// redirected safely (unknown client, non-loopback redirect) get a 400 page instead.
+    /// redirected safely (unknown client, non-loopback redirect) get a 400 page instead. The
+    /// parameters are the pushed ones for a `request_uri` (`authorizationParameters`, RFC 9126).
     func authorize(_ request: HTTPRequest, sendsIss: Bool = true) -> HTTPResponse {
-        let fields = Self.query(request)
         let configuration = state.withLock { state in
             state.stats.authorizationRequests += 1
             return state.configuration
+        }
+        let fields: [String: String]
+        switch authorizationParameters(request, sendsIss: sendsIss) {
+        case .fields(let parameters): fields = parameters
+        case .refused(let response): return response
         }
         guard fields["client_id"] == configuration.clientID else { return .plainText(status: 400, "unknown client_id") }
         guard let redirectURI = fields["redirect_uri"], Self.accepts(redirectURI, configuration) else {
@@ -38,7 +43,15 @@ extension MockProvider {
             }
             answer = [FormField("code", code)]
         }
-        if let state = fields["state"] { answer.append(FormField("state", state)) }
+        return authorizationResponse(answer, state: fields["state"], to: redirectURI, sendsIss: sendsIss, configuration)
+    }
+
+    /// The redirect back to the client: `answer` (a code or an error), `state`, and `iss` when configured.
+    func authorizationResponse(
+        _ answer: [FormField], state: String?, to redirectURI: String, sendsIss: Bool, _ configuration: MockProviderConfiguration
+    ) -> HTTPResponse {
+        var answer = answer
+        if let state { answer.append(FormField("state", state)) }
         if sendsIss && configuration.issParameter && configuration.entraTenant == nil {
             answer.append(FormField("iss", configuration.authorizationResponseIssuer ?? issuer))
         }

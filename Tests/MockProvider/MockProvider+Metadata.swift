@@ -14,6 +14,8 @@ extension MockProvider {
             return .plainText(status: 404, "no OpenID configuration here")
         }
         var document = metadataDocument(configuration)
+        if offersPAR { document["pushed_authorization_request_endpoint"] = url("par") }
+        if configuration.requirePAR && configuration.advertiseRequirePAR { document["require_pushed_authorization_requests"] = true }
         if request.path == "/.well-known/openid-configuration" {
             for member in configuration.onlyInRFC8414 { document[member] = nil }
         }

@@ -162,6 +162,7 @@ struct MockRouter: HTTPHandler {
         "/userinfo": ("userinfo", "GET"),
         "/device_authorization": ("device", "POST"),
         "/end_session": ("end_session", "GET"),
+        "/par": ("par", "POST"),
         // WorkOS User Management (`MockProviderConfiguration.userManagement`), same fault names.
         "/user_management/authorize": ("authorize", "GET"),
         "/user_management/authenticate": ("token", "POST"),
@@ -188,6 +189,7 @@ extension MockProvider {
         case "revocation": revoke(request)
         case "userinfo": userinfo(request)
         case "device": deviceAuthorization(request)
+        case "par": pushedAuthorization(request)
         default: endSession(request)
         }
     }

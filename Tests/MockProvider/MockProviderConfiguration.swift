@@ -40,7 +40,7 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// Mint every ID token with this defect.
     public var idTokenDefect: IDTokenDefect?
     /// Injected failures per endpoint: "discovery", "jwks", "authorize", "token", "revocation",
-    /// "userinfo", "device", "end_session".
+    /// "userinfo", "device", "end_session", "par".
     public var faults: [String: MockFault] = [:]
 
     /// Device grant script per device code: first `deviceSlowDownPolls` polls answer
@@ -119,6 +119,17 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
 
     /// Whether a refresh retires the refresh token it used (Google's never do).
     var rotates: Bool { rotateRefreshTokens && !google }
+    /// RFC 9126: serve `/par` and list it as `pushed_authorization_request_endpoint`; the
+    /// authorization endpoint then also takes `client_id` + `request_uri` (single use, expiring).
+    public var pushedAuthorizationRequests = false
+    /// RFC 9126 §5/§6: the authorization endpoint refuses requests without a `request_uri` (an
+    /// `invalid_request` error redirect, or 400 for an untrusted redirect URI). Implies the endpoint.
+    public var requirePAR = false
+    /// With `requirePAR`, also say `require_pushed_authorization_requests: true` in the metadata;
+    /// false: required for this client only (RFC 9126 §6 client metadata, which a client cannot see).
+    public var advertiseRequirePAR = true
+    /// Seconds a pushed `request_uri` stays usable (its `expires_in`).
+    public var requestURILifetime = 60
 
     public init() {}
 }
@@ -228,6 +239,10 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     /// Entra mode: the tenant segment of each token request's path (`common`, or a tenant id when
     /// the request went to the tenant's `/{tenant}/oauth2/v2.0/token`), in order.
     public var entraTokenTenants: [String] = []
+    /// Pushed authorization requests received (RFC 9126), and `request_uri`s refused at the
+    /// authorization endpoint as unknown, reused or expired.
+    public var parRequests = 0
+    public var refusedRequestURIs = 0
 
     public init() {}
 }

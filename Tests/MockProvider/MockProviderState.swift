@@ -64,6 +64,8 @@ struct MockProviderState {
     /// Google mode: the user has seen the consent screen once (later logins show it only with
     /// `prompt=consent`).
     var googleConsentGiven = false
+    /// RFC 9126 pushed requests by `request_uri`; taken out at first use, pruned of expired ones at each push.
+    var pushedRequests: [String: MockProvider.PushedRequest] = [:]
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {

@@ -16,7 +16,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-    --account --ttl"
+    --account --ttl --par --par-endpoint"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -83,6 +83,9 @@ _authctl() {
         --token-endpoint-auth-method)
             COMPREPLY=($(compgen -W "client_secret_basic client_secret_post" -- "$cur"))
             return ;;
+        --par)
+            COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+            return ;;
         --browser)
             COMPREPLY=($(compgen -c -- "$cur"))
             return ;;
@@ -126,7 +129,8 @@ _authctl() {
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
-                    --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow" ;;
+                    --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
+                    --par --par-endpoint" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

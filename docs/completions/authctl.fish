@@ -107,6 +107,7 @@ complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redir
 complete -c authctl -n '__authctl_account_sub add' -l redirect-uri -x -d 'private-use scheme redirect URI'
 complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a 'form json' -d 'token request encoding'
 complete -c authctl -n '__authctl_account_sub add' -l token-endpoint-auth-method -x -a 'client_secret_basic client_secret_post' -d 'how the client secret is sent'
+complete -c authctl -n '__authctl_account_sub add' -l par -x -a 'auto always never' -d 'pushed authorization requests (RFC 9126)'
 complete -c authctl -n '__authctl_account_sub add' -l provider -x -a 'help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex django-oauth-toolkit' -d 'a provider preset'
 complete -c authctl -n '__authctl_account_sub add' -l shop-domain -x -d "with --provider shopify: the shop's domain"
 complete -c authctl -n '__authctl_account_sub add' -l authkit-domain -x -d 'with --provider workos-connect: the AuthKit domain'
@@ -123,7 +124,7 @@ complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'userna
 complete -c authctl -n '__authctl_account_sub add' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 complete -c authctl -n '__authctl_account_sub add' -l pin-sha256 -x -d 'key the provider chain must carry (base64 SHA-256 of an SPKI)'
 complete -c authctl -n '__authctl_account_sub add' -l tenant-allow -x -d 'Entra tenant (tid GUID) allowed to log in, multi-tenant issuers only'
-for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri
+for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end
 

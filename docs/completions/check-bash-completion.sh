@@ -41,6 +41,8 @@ expect "" authctl socket add remote --ttl ""
 expect "--json" authctl socket list --
 expect "form json" authctl account add x --token-request-format ""
 expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
+expect "auto always never" authctl account add x --par ""
+expect "" authctl account add x --par-endpoint ""
 expect "workos workos-connect" authctl account add x --provider w
 expect "--provider" authctl account add x --prov
 expect "--shop-domain" authctl account add x --provider shopify --sh

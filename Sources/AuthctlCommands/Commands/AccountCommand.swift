@@ -51,7 +51,7 @@ enum AccountCommand: Command {
           --param KEY=VALUE            extra authorization parameter (repeatable)
           --authorization-endpoint URL, --token-endpoint URL, --revocation-endpoint URL,
           --userinfo-endpoint URL, --device-authorization-endpoint URL,
-          --end-session-endpoint URL, --jwks-uri URL
+          --end-session-endpoint URL, --jwks-uri URL, --par-endpoint URL
                                        manual endpoints for providers without discovery
           --discovery-url URL          fetch the discovery document here instead of under
                                        the issuer (Shopify: the shop's domain)
@@ -64,6 +64,9 @@ enum AccountCommand: Command {
                                        how the client secret is sent: client_secret_basic or
                                        client_secret_post (default: basic unless the metadata
                                        offers only post; --provider github: post)
+          --par MODE                   pushed authorization requests (RFC 9126): auto
+                                       (default: when the provider lists an endpoint),
+                                       always, or never (refused by providers that require it)
           --browser CMD                how `authctl login` opens this account's login page,
                                        e.g. 'firefox -P work' or 'chromium --app=%s': run
                                        with sh -c, %s is the URL (appended when absent); see
@@ -80,7 +83,7 @@ enum AccountCommand: Command {
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username, browser and pin_sha256 (issuer, client id or secret, scopes,
+        git_url_prefix, git_username, browser, pin_sha256 and par (issuer, client id or secret, scopes,
         audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
         its tokens.
 
@@ -102,7 +105,7 @@ enum AccountCommand: Command {
         .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
-        .value("--token-endpoint-auth-method"), .value("--browser"),
+        .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
         .repeated("--pin-sha256"), .repeated("--tenant-allow"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
@@ -167,7 +170,8 @@ enum AccountCommand: Command {
             authorization: arguments.value("--authorization-endpoint"), token: arguments.value("--token-endpoint"),
             revocation: arguments.value("--revocation-endpoint"), userinfo: arguments.value("--userinfo-endpoint"),
             deviceAuthorization: arguments.value("--device-authorization-endpoint"),
-            endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"))
+            endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"),
+            pushedAuthorizationRequest: arguments.value("--par-endpoint"))
         if !endpoints.isEmpty { configuration.endpoints = endpoints }
         configuration.discoveryURL = arguments.value("--discovery-url")
         if let prefix = arguments.value("--git-url-prefix") {
@@ -184,6 +188,7 @@ enum AccountCommand: Command {
         }
         configuration.tokenRequestFormat = try choice("--token-request-format", arguments)
         configuration.tokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments)
+        configuration.pushedAuthorization = try choice("--par", arguments)
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)

@@ -81,7 +81,8 @@ extension AccountConfiguration {
         return ClientConfiguration(
             clientID: clientID, authentication: authentication, scopes: scopes, audience: audience,
             extraParameters: extraParameters.sorted { $0.key < $1.key }.map { FormField($0.key, $0.value) },
-            tokenRequestFormat: tokenRequestFormat ?? .form, allowedTenants: tenantAllow ?? [])
+            tokenRequestFormat: tokenRequestFormat ?? .form, allowedTenants: tenantAllow ?? [],
+            pushedAuthorization: pushedAuthorization ?? .auto)
     }
 
     /// Metadata from manually configured endpoints (providers without discovery).
@@ -90,7 +91,8 @@ extension AccountConfiguration {
         return ProviderMetadata(
             issuer: issuer, authorizationEndpoint: endpoints.authorization, tokenEndpoint: endpoints.token,
             jwksURI: endpoints.jwksURI, userinfoEndpoint: endpoints.userinfo, revocationEndpoint: endpoints.revocation,
-            endSessionEndpoint: endpoints.endSession, deviceAuthorizationEndpoint: endpoints.deviceAuthorization)
+            endSessionEndpoint: endpoints.endSession, deviceAuthorizationEndpoint: endpoints.deviceAuthorization,
+            pushedAuthorizationRequestEndpoint: endpoints.pushedAuthorizationRequest)
     }
 }
 

@@ -27,7 +27,7 @@ extension TokenBroker {
         }
         let login: BrokerLogin
         do throws(OIDCError) {
-            let metadata = try await metadata(for: key, needing: request.device == true ? .deviceAuthorization : nil)
+            let metadata = try await metadata(for: key, needing: loginEndpoint(key, device: request.device == true))
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             if request.device == true {
                 login = try await BrokerLogin.device(
@@ -67,6 +67,13 @@ extension TokenBroker {
         logger.with(key).info("login started", ["device": request.device == true ? "yes" : "no"])
         logins.setTask(background { broker in await broker.awaitLogin(flow, account: key) }, login: flow.loginID)
         return .success(started)
+    }
+
+    /// The endpoint a login is about to use that the cached metadata may lack (gap-filled from the
+    /// companion document): the device endpoint, or the PAR endpoint unless the account says `--par never`.
+    private func loginEndpoint(_ key: AccountKey, device: Bool) -> ProviderEndpoint? {
+        if device { return .deviceAuthorization }
+        return accounts[key]?.configuration.pushedAuthorization == .never ? nil : .pushedAuthorizationRequest
     }
 
     /// Waits for the flow's outcome, commits the tokens, then tells the machine.

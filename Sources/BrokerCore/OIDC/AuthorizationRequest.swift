@@ -24,6 +24,10 @@ public struct PendingAuthorization: Sendable, Equatable {
 public struct AuthorizationRequest: Sendable {
     public let url: String
     public let pendingLogin: PendingAuthorization
+    /// The authorization endpoint and every parameter the URL carries: what a pushed request
+    /// (RFC 9126) sends instead, `byReference` then makes the URL.
+    let endpoint: EndpointURL
+    let parameters: [FormField]
 
     /// How long a login may stay pending by default (the 5 minutes).
     public static let defaultLifetime: Duration = .seconds(300)
@@ -31,7 +35,7 @@ public struct AuthorizationRequest: Sendable {
     /// Parameters the engine sets itself; configuration may not override them.
     static let reservedParameters: Set<String> = [
         "response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
-        "code_challenge", "code_challenge_method", "resource", "audience",
+        "code_challenge", "code_challenge_method", "resource", "audience", "request_uri",
     ]
 
     public static func make(
@@ -54,7 +58,16 @@ public struct AuthorizationRequest: Sendable {
             deadline: now.addingTimeInterval(Double(lifetime.components.seconds)),
             requiresIssuerParameter: metadata.requiresIssuerInAuthorizationResponse)
         let parameters = queryParameters(client: client, redirectURI: redirectURI, pkce: pkce, state: state, nonce: nonce)
-        return AuthorizationRequest(url: merge(endpoint, parameters), pendingLogin: pending)
+        return AuthorizationRequest(
+            url: merge(endpoint, parameters), pendingLogin: pending, endpoint: endpoint, parameters: parameters)
+    }
+
+    /// This request after its parameters were pushed (RFC 9126 §4): the browser URL carries only
+    /// `client_id` and the `request_uri` the provider answered; the pending login is unchanged.
+    func byReference(requestURI: String) -> AuthorizationRequest {
+        let reference = [FormField("client_id", pendingLogin.clientID), FormField("request_uri", requestURI)]
+        return AuthorizationRequest(
+            url: Self.merge(endpoint, reference), pendingLogin: pendingLogin, endpoint: endpoint, parameters: parameters)
     }
 
     static func queryParameters(

@@ -39,11 +39,14 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var tokenRequestFormat: TokenRequestFormat
     /// Microsoft Entra tenants (`tid`) whose ID tokens are accepted; empty: any (`--tenant-allow`).
     public var allowedTenants: [String]
+    /// Whether a browser login pushes its authorization request first (RFC 9126; `PushedAuthorization`).
+    public var pushedAuthorization: PushedAuthorizationMode
 
     public init(
         clientID: String, authentication: ClientAuthentication = .none, scopes: [String] = ["openid"],
         resources: [String] = [], audience: String? = nil, extraParameters: [FormField] = [],
-        postLogoutRedirectURI: String? = nil, tokenRequestFormat: TokenRequestFormat = .form, allowedTenants: [String] = []
+        postLogoutRedirectURI: String? = nil, tokenRequestFormat: TokenRequestFormat = .form, allowedTenants: [String] = [],
+        pushedAuthorization: PushedAuthorizationMode = .auto
     ) {
         self.allowedTenants = allowedTenants
         self.clientID = clientID
@@ -54,6 +57,7 @@ public struct ClientConfiguration: Sendable, Equatable {
         self.extraParameters = extraParameters
         self.postLogoutRedirectURI = postLogoutRedirectURI
         self.tokenRequestFormat = tokenRequestFormat
+        self.pushedAuthorization = pushedAuthorization
     }
 
     /// True when `openid` is among the scopes: the login is an OpenID Connect one.

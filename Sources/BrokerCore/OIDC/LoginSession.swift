@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 ///
 /// Order: bind 127.0.0.1 / ::1 / both for `localhost` (ephemeral port unless fixed) → build the authorization request
-/// with the *bound* redirect URI → wait. The listener exists only while the login is pending:
+/// with the *bound* redirect URI (and push it, RFC 9126, when the account uses PAR) → wait. The listener exists only while the login is pending:
 /// it answers only GET on the exact redirect path (`LoginCallback` decides; stray requests such
 /// as /favicon.ico get 404 and do not consume the login), exchanges the code (PKCE verifier,
 /// ID token checked against the nonce; off the listener's thread) before answering, shows the browser a page saying how it
@@ -57,7 +57,8 @@ public final class LoginSession: LoginFlow {
     ) async throws(OIDCError) -> LoginSession {
         guard timeout > .zero else { throw .invalidConfiguration("the login timeout must be positive") }
         let (listeners, redirectURI) = try bindRedirect(redirect, privateUse: privateUse)
-        let request = try client.authorizationRequest(
+        // Pushed first when the account and provider use PAR: the redirect URI pushed is the bound one.
+        let request = try await client.loginAuthorizationRequest(
             metadata: metadata, client: configuration, redirectURI: redirectURI, lifetime: timeout, randomBytes: randomBytes)
         let session = LoginSession(
             loginID: try randomBytes.base64URL(count: 16), request: request, client: client, metadata: metadata,

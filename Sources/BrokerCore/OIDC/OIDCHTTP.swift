@@ -22,17 +22,19 @@ enum OIDCHTTP {
     /// A form POST to `url` carrying `fields` and the client's authentication (RFC 6749 §2.3):
     /// `client_id` alone for public clients, `client_id` + `client_secret` in the body for
     /// client_secret_post, or an HTTP Basic header built from the form-urlencoded id and secret
-    /// (§2.3.1) for client_secret_basic. Secrets are revealed only into the request bytes.
+    /// (§2.3.1) for client_secret_basic. Secrets are revealed only into the request bytes. Fields
+    /// that carry `client_id` themselves (a pushed authorization request's) keep the one they have.
     static func formPost(_ url: EndpointURL, fields: [(String, String)], client: ClientConfiguration) -> HTTPClientRequest {
         var headers = HTTPHeaders([
             ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
         ])
         var body = fields
+        let clientID = fields.contains { $0.0 == "client_id" } ? [] : [("client_id", client.clientID)]
         switch client.authentication {
         case .none:
-            body.append(("client_id", client.clientID))
+            body += clientID
         case .clientSecretPost(let secret):
-            body.append(("client_id", client.clientID))
+            body += clientID
             body.append(("client_secret", secret.revealString()))
         case .clientSecretBasic(let secret):
             headers.add(name: "Authorization", value: basicAuthorization(clientID: client.clientID, secret: secret))

@@ -16,6 +16,10 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     public var idTokenSigningAlgValuesSupported: [String]?
     /// RFC 9207: when true, every authorization response must carry `iss`.
     public var authorizationResponseIssParameterSupported: Bool?
+    /// RFC 9126 §5: where authorization parameters are pushed before the browser is opened.
+    public var pushedAuthorizationRequestEndpoint: String?
+    /// RFC 9126 §5: when true, the provider takes authorization requests only by reference (PAR).
+    public var requirePushedAuthorizationRequests: Bool?
 
     public init(
         issuer: String, authorizationEndpoint: String? = nil, tokenEndpoint: String? = nil,
@@ -23,7 +27,8 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         endSessionEndpoint: String? = nil, deviceAuthorizationEndpoint: String? = nil,
         scopesSupported: [String]? = nil, codeChallengeMethodsSupported: [String]? = nil,
         tokenEndpointAuthMethodsSupported: [String]? = nil, idTokenSigningAlgValuesSupported: [String]? = nil,
-        authorizationResponseIssParameterSupported: Bool? = nil
+        authorizationResponseIssParameterSupported: Bool? = nil, pushedAuthorizationRequestEndpoint: String? = nil,
+        requirePushedAuthorizationRequests: Bool? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -38,6 +43,8 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.idTokenSigningAlgValuesSupported = idTokenSigningAlgValuesSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
     }
 
     enum CodingKeys: String, CodingKey {
@@ -54,6 +61,8 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 
     /// The URL of `endpoint`, or nil when the provider has none.
@@ -66,6 +75,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         case .revocation: revocationEndpoint
         case .endSession: endSessionEndpoint
         case .deviceAuthorization: deviceAuthorizationEndpoint
+        case .pushedAuthorizationRequest: pushedAuthorizationRequestEndpoint
         }
     }
 
@@ -99,6 +109,8 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         merged.codeChallengeMethodsSupported = codeChallengeMethodsSupported ?? other.codeChallengeMethodsSupported
         merged.authorizationResponseIssParameterSupported =
             authorizationResponseIssParameterSupported ?? other.authorizationResponseIssParameterSupported
+        merged.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint ?? other.pushedAuthorizationRequestEndpoint
+        merged.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests ?? other.requirePushedAuthorizationRequests
         return merged
     }
 
@@ -117,11 +129,16 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     public var requiresIssuerInAuthorizationResponse: Bool {
         authorizationResponseIssParameterSupported == true
     }
+
+    /// True when the provider takes authorization requests only pushed (RFC 9126 §5).
+    public var requiresPushedAuthorizationRequests: Bool {
+        requirePushedAuthorizationRequests == true
+    }
 }
 
 /// The endpoints the engine may call.
 public enum ProviderEndpoint: String, Sendable, CaseIterable, Codable {
-    case authorization, token, jwks, userinfo, revocation, endSession, deviceAuthorization
+    case authorization, token, jwks, userinfo, revocation, endSession, deviceAuthorization, pushedAuthorizationRequest
 
     /// The metadata field that carries this endpoint, for messages.
     public var metadataKey: String {
@@ -133,6 +150,7 @@ public enum ProviderEndpoint: String, Sendable, CaseIterable, Codable {
         case .revocation: "revocation_endpoint"
         case .endSession: "end_session_endpoint"
         case .deviceAuthorization: "device_authorization_endpoint"
+        case .pushedAuthorizationRequest: "pushed_authorization_request_endpoint"
         }
     }
 }
