@@ -196,7 +196,8 @@ struct TokenBrokerMockProviderTests {
         #expect(try String(contentsOfFile: harness.keyPath, encoding: .utf8) != before)
         await broker.shutdown()
         let restarted = try await harness.makeBroker()
-        #expect(await restarted.tokenOrCode() == .token(harness.provider.with { $0.issuedAccess[0] }))
+        let access = try harness.provider.issuedAccess(0)
+        #expect(await restarted.tokenOrCode() == .token(access))
         await restarted.shutdown()
     }
 }

@@ -9,7 +9,7 @@ import Testing
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
         _ = try await harness.addAndLogin(broker)
-        let first = harness.provider.with { $0.issuedAccess[0] }
+        let first = try harness.provider.issuedAccess(0)
         harness.provider.with { $0.mode = .redirect }
         harness.clock.advance(60)
         #expect(await eventually { broker.metrics().contains("authbroker_refreshes_total{outcome=\"transient\"} 1") })

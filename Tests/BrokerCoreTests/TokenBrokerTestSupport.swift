@@ -6,6 +6,7 @@ import BrokerStore
 import Foundation
 import Synchronization
 import TestSupport
+import Testing
 
 /// An in-process OpenID provider behind the `HTTPTransport` seam: discovery, token endpoint with
 /// refresh-token rotation and reuse detection (a reused rotated-out token revokes the family, as real
@@ -44,6 +45,16 @@ final class FakeProvider: HTTPTransport {
     }
 
     func with<T: Sendable>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
+
+    /// The `index`th access (or refresh) token issued; a test failure, not a crash of the whole
+    /// test process, when the provider has not issued that many (e.g. a refresh that timed out).
+    func issuedAccess(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(with { $0.issuedAccess.dropFirst(index).first }, "no access token #\(index) issued", sourceLocation: sourceLocation)
+    }
+
+    func issuedRefresh(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(with { $0.issuedRefresh.dropFirst(index).first }, "no refresh token #\(index) issued", sourceLocation: sourceLocation)
+    }
 
     var metadataJSON: [String: Any] {
         [

@@ -14,14 +14,14 @@ struct TokenBrokerTests {
         let broker = try await harness.makeBroker()
         let login = try await harness.addAndLogin(broker)
         #expect(login.outcome == .succeeded)
-        let first = harness.provider.with { $0.issuedAccess[0] }
+        let first = try harness.provider.issuedAccess(0)
         #expect(await broker.tokenOrCode() == .token(first))
         #expect(await broker.status().accounts.map(\.state) == [.active])
 
         // Lifetime 100 s → margin 50 s, jitter ≤ 12.5 s: 60 s later the proactive refresh is due.
         harness.clock.advance(60)
         #expect(await eventually { harness.provider.with { $0.refreshes } == 1 })
-        let second = harness.provider.with { $0.issuedAccess[1] }
+        let second = try harness.provider.issuedAccess(1)
         #expect(await eventually { await broker.tokenOrCode() == .token(second) })
         #expect(harness.provider.with { $0.familyRevocations } == 0)
         let refreshed = try await broker.account(named: "work")
@@ -38,7 +38,8 @@ struct TokenBrokerTests {
         #expect(logout.revoked)
         let revoked = harness.provider.with { $0.revoked }
         #expect(revoked.map(\.hint) == ["refresh_token", "access_token"])
-        #expect(revoked.map(\.token) == [harness.provider.with { $0.issuedRefresh[1] }, second])
+        let rotated = try harness.provider.issuedRefresh(1)
+        #expect(revoked.map(\.token) == [rotated, second])
         #expect(logout.endSessionURL?.hasPrefix("\(harness.provider.issuer)/logout?") == true)
         #expect(await restarted.tokenOrCode() == .error(.loginRequired))
         #expect(restarted.cachedToken(account: "work", now: harness.clock.now()) == nil)
@@ -63,7 +64,7 @@ struct TokenBrokerTests {
         let before = harness.clock.now()
         _ = try await harness.addAndLogin(broker)
         let now = harness.clock.now()
-        let access = harness.provider.with { $0.issuedAccess[0] }
+        let access = try harness.provider.issuedAccess(0)
         let grant = try #require(broker.cachedToken(account: "work", now: now))
         #expect(grant.accessToken == access)
         #expect(grant.tokenType == "Bearer")
@@ -103,7 +104,7 @@ struct TokenBrokerTests {
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
         _ = try await harness.addAndLogin(broker)
-        let first = harness.provider.with { $0.issuedAccess[0] }
+        let first = try harness.provider.issuedAccess(0)
         harness.provider.with { $0.mode = .unavailable }
         harness.clock.advance(60)
         #expect(await eventually { broker.metrics().contains("authbroker_refreshes_total{outcome=\"transient\"} 1") })
