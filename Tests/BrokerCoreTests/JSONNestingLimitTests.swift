@@ -9,14 +9,15 @@ import TestSupport
 /// error that says so, before any recursive decoder sees the bytes.
 @Suite struct JSONNestingLimitTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
-    static let deepBodies = [DeepJSON.arrays(), DeepJSON.objects(), DeepJSON.objectHolding("access_token")]
+    static let deepBodies: [DeepDocument] = [.arrays, .objects, .holding("access_token")]
 
     static func answer(_ body: [UInt8], status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
     }
 
     @Test(arguments: deepBodies)
-    func tokenUserinfoAndDeviceAnswers(_ body: [UInt8]) {
+    func tokenUserinfoAndDeviceAnswers(_ document: DeepDocument) {
+        let body = document.bytes
         let reason = "the answer nests JSON deeper than 64 levels"
         #expect(throws: OIDCError.malformedResponse(endpoint: "token_endpoint", reason: reason)) {
             try TokenResponse.parse(Self.answer(body), now: Self.now)
@@ -36,7 +37,8 @@ import TestSupport
     }
 
     @Test(arguments: deepBodies)
-    func idTokenPayloads(_ body: [UInt8]) {
+    func idTokenPayloads(_ document: DeepDocument) {
+        let body = document.bytes
         #expect(throws: IDTokenError.malformed("the payload nests JSON deeper than 64 levels")) {
             try IDTokenClaims(payload: body)
         }
@@ -48,7 +50,8 @@ import TestSupport
     }
 
     @Test(arguments: deepBodies)
-    func socketRequestBodies(_ body: [UInt8]) async throws {
+    func socketRequestBodies(_ document: DeepDocument) async throws {
+        let body = document.bytes
         let fixture = RouterFixture()
         let response = await fixture.send("POST", "/v1/accounts", body: String(decoding: body, as: UTF8.self))
         #expect(response.status == 400)

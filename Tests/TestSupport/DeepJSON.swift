@@ -19,3 +19,26 @@ public enum DeepJSON {
         Array("{\"\(member)\":".utf8) + arrays(depth - 1) + Array("}".utf8)
     }
 }
+
+/// A deep document as a parameterized test's argument: the shape, not its ~50 KB of bytes.
+/// Swift Testing JSON-encodes and prints every argument (its test case ID and description) on
+/// the cooperative pool, element by element; a thread dump of a stalled run caught both pool
+/// threads doing that for these ~50 KB arrays (docs/DEVELOPING.md: nothing slow on the pool).
+public struct DeepDocument: Sendable, Codable, CustomStringConvertible {
+    public let shape: String
+    public let member: String?
+
+    public static let arrays = DeepDocument(shape: "arrays", member: nil)
+    public static let objects = DeepDocument(shape: "objects", member: nil)
+    public static func holding(_ member: String) -> DeepDocument { DeepDocument(shape: "objectHolding", member: member) }
+
+    public var bytes: [UInt8] {
+        switch shape {
+        case "arrays": DeepJSON.arrays()
+        case "objects": DeepJSON.objects()
+        default: DeepJSON.objectHolding(member ?? "a")
+        }
+    }
+
+    public var description: String { member.map { "\(shape)(\($0))" } ?? shape }
+}
