@@ -16,7 +16,7 @@ extension TokenBroker {
             throw fail(WireError(
                 code: .notDPoP,
                 message: "Account '\(account.name)' does not use DPoP; its tokens are Bearer tokens. Use: authctl token "
-                    + "\(account.name) (or set it up with: authctl account update \(account.name) --dpop)"))
+                    + "\(account.name) (or set \"dpop\": true for it with authctl account apply, then log in again)"))
         }
         // A refresh may finish between the grant and reading the set: take a consistent pair.
         for _ in 0..<2 {
