@@ -162,4 +162,21 @@ import Testing
         for request in transport.requests { #expect(try Self.thumbprint(ofProofIn: request) == key.publicJWK.thumbprint) }
         #expect(tokens.dpopKey == key && tokens.tokenType == "DPoP")
     }
+
+    @Test func userinfoGetsTheBoundTokenAsDPoPWithAProofOfItsHashAndTheResourceNonce() async throws {
+        let key = try ECSigningKey.generate()
+        let transport = FakeTransport([
+            "\(testIssuer)/userinfo": [
+                .status(401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-1")]),
+                .json(["sub": "user-1"]),
+            ],
+        ])
+        let info = try await client(transport).userInfo(metadata: testMetadata(), tokens: bound(key))
+        #expect(info.subject == "user-1" && transport.requests.count == 2)
+        for request in transport.requests {
+            #expect(request.headers["Authorization"] == "DPoP at-1")
+            #expect(try Self.proof(request).claims["ath"] as? String == DPoPProof.accessTokenHash(Secret("at-1")))
+        }
+        #expect(try Self.proof(transport.requests[1]).claims["nonce"] as? String == "rs-1")
+    }
 }

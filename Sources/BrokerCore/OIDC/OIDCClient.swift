@@ -69,12 +69,16 @@ public final class OIDCClient: Sendable {
         try EndSession.logoutURL(metadata: metadata, client: client, tokens: tokens, state: state)
     }
 
-    /// Fetches userinfo with the access token; checks `sub` against the ID token's when known.
+    /// Fetches userinfo with the access token; checks `sub` against the ID token's when known. A
+    /// DPoP-bound token goes as `Authorization: DPoP` with a proof (RFC 9449 §7), never as Bearer.
     public func userInfo(metadata: ProviderMetadata, tokens: TokenSet) async throws(OIDCError) -> UserInfo {
         let endpoint = try metadata.endpoint(.userinfo)
         var headers = OIDCHTTP.acceptJSON
-        headers.add(name: "Authorization", value: "Bearer " + tokens.accessToken.revealString())
-        let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: endpoint.string, headers: headers), transport)
+        let scheme = tokens.dpopKey == nil ? "Bearer " : "DPoP "
+        headers.add(name: "Authorization", value: scheme + tokens.accessToken.revealString())
+        let response = try await send(
+            HTTPClientRequest(method: "GET", url: endpoint.string, headers: headers), dpop: tokens.dpopKey,
+            accessToken: tokens.accessToken)
         return try UserInfo.parse(response, expectedSubject: tokens.idTokenClaims?.subject, now: time.now())
     }
 }
