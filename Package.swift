@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "BrokerDaemonTests",
             dependencies: [
-                "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "TestSupport",
+                "BrokerCrypto", "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "TestSupport",
                 "authbrokerd",
             ]),
 

@@ -130,7 +130,7 @@ _authctl() {
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-                    --par --par-endpoint" ;;
+                    --par --par-endpoint --dpop" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

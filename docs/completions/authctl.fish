@@ -108,6 +108,7 @@ complete -c authctl -n '__authctl_account_sub add' -l redirect-uri -x -d 'privat
 complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a 'form json' -d 'token request encoding'
 complete -c authctl -n '__authctl_account_sub add' -l token-endpoint-auth-method -x -a 'client_secret_basic client_secret_post' -d 'how the client secret is sent'
 complete -c authctl -n '__authctl_account_sub add' -l par -x -a 'auto always never' -d 'pushed authorization requests (RFC 9126)'
+complete -c authctl -n '__authctl_account_sub add' -l dpop -d 'sender-constrained tokens (RFC 9449 DPoP)'
 complete -c authctl -n '__authctl_account_sub add' -l provider -x -a 'help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex django-oauth-toolkit' -d 'a provider preset'
 complete -c authctl -n '__authctl_account_sub add' -l shop-domain -x -d "with --provider shopify: the shop's domain"
 complete -c authctl -n '__authctl_account_sub add' -l authkit-domain -x -d 'with --provider workos-connect: the AuthKit domain'

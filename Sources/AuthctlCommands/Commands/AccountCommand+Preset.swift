@@ -58,6 +58,7 @@ extension AccountCommand {
         if arguments.all("--scope").isEmpty { configuration.scopes = preset.scopes }
         configuration.tokenRequestFormat = configuration.tokenRequestFormat ?? preset.tokenRequestFormat
         configuration.tokenEndpointAuthMethod = configuration.tokenEndpointAuthMethod ?? preset.tokenEndpointAuthMethod
+        if preset.dpop { configuration.dpop = true }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         configuration.extraParameters.merge(preset.parameters) { given, _ in given }
         configuration.endpoints = try preset.endpoints(under: configuration.endpoints, values)

@@ -67,6 +67,10 @@ enum AccountCommand: Command {
           --par MODE                   pushed authorization requests (RFC 9126): auto
                                        (default: when the provider lists an endpoint),
                                        always, or never (refused by providers that require it)
+          --dpop                       sender-constrained tokens (RFC 9449): each login makes
+                                       a P-256 key, sealed in the vault, that proves every
+                                       token request; programs get proofs, never the key
+                                       (docs/security.md). Off by default
           --browser CMD                how `authctl login` opens this account's login page,
                                        e.g. 'firefox -P work' or 'chromium --app=%s': run
                                        with sh -c, %s is the URL (appended when absent); see
@@ -106,7 +110,7 @@ enum AccountCommand: Command {
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
-        .repeated("--pin-sha256"), .repeated("--tenant-allow"),
+        .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -189,6 +193,7 @@ enum AccountCommand: Command {
         configuration.tokenRequestFormat = try choice("--token-request-format", arguments)
         configuration.tokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments)
         configuration.pushedAuthorization = try choice("--par", arguments)
+        if arguments.has("--dpop") { configuration.dpop = true }
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)

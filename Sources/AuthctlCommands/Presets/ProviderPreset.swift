@@ -36,6 +36,8 @@ struct ProviderPreset: Sendable {
     /// A private-use redirect URI template (`--redirect-uri` or any loopback redirect option
     /// overrides it); nil: the loopback redirect.
     var redirectURI: String? = nil
+    /// Sender-constrained tokens (RFC 9449, `--dpop`) for providers that require them; none does yet.
+    var dpop = false
     /// The section of docs/providers.md that walks through this provider.
     let docsAnchor: String
 

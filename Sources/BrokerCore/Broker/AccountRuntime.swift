@@ -31,6 +31,19 @@ struct AccountRuntime: Sendable {
         configuration.clientConfiguration(secret: clientSecret, metadata: metadata?.metadata)
     }
 
+    /// The client a new login (browser or device) uses: with a fresh DPoP key when the account uses
+    /// DPoP. Every login makes its own key, so a new login is the only way the key changes.
+    func loginClient() throws(OIDCError) -> ClientConfiguration {
+        var client = client
+        guard configuration.dpop == true else { return client }
+        do {
+            client.dpopKey = try ECSigningKey.generate()
+        } catch {
+            throw .invalidConfiguration("a DPoP key could not be generated: \(error.description)")
+        }
+        return client
+    }
+
     /// Where a browser login's loopback listener binds, per the configuration.
     var loopbackRedirect: LoopbackRedirect {
         LoopbackRedirect(

@@ -31,7 +31,7 @@ extension TokenBroker {
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             if request.device == true {
                 login = try await BrokerLogin.device(
-                    client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: runtime.client)
+                    client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: try runtime.loginClient())
             } else {
                 guard let factory = options.loginFlowFactory else {
                     return .failure(fail(WireError(
@@ -39,7 +39,7 @@ extension TokenBroker {
                         message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
                 let context = LoginContext(
-                    account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: runtime.client,
+                    account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: try runtime.loginClient(),
                     redirect: runtime.loopbackRedirect, privateUseRedirect: runtime.privateUseRedirect,
                     timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)

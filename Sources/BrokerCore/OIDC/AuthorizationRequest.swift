@@ -17,6 +17,9 @@ public struct PendingAuthorization: Sendable, Equatable {
     public let deadline: Date
     /// RFC 9207: the provider promised `iss` in every authorization response.
     public let requiresIssuerParameter: Bool
+    /// The DPoP key whose thumbprint the request sent as `dpop_jkt`: the code exchange must be
+    /// proved with it, and the tokens are bound to it. Nil: a Bearer login.
+    public var dpopKey: ECSigningKey? = nil
 }
 
 /// An authorization request (RFC 6749 §4.1.1 + PKCE + OIDC Core §3.1.2.1): the URL to open in
@@ -35,7 +38,7 @@ public struct AuthorizationRequest: Sendable {
     /// Parameters the engine sets itself; configuration may not override them.
     static let reservedParameters: Set<String> = [
         "response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
-        "code_challenge", "code_challenge_method", "resource", "audience", "request_uri",
+        "code_challenge", "code_challenge_method", "resource", "audience", "request_uri", "dpop_jkt",
     ]
 
     public static func make(
@@ -52,12 +55,15 @@ public struct AuthorizationRequest: Sendable {
         let pkce = try PKCE.generate(randomBytes: randomBytes)
         let state = try randomBytes.base64URL(count: 32)
         let nonce = client.isOpenIDConnect ? try randomBytes.base64URL(count: 32) : nil
-        let pending = PendingAuthorization(
+        var pending = PendingAuthorization(
             issuer: metadata.issuer, clientID: client.clientID, redirectURI: redirectURI,
             codeVerifier: pkce.codeVerifier, state: state, nonce: nonce, scopes: client.scopes,
             deadline: now.addingTimeInterval(Double(lifetime.components.seconds)),
             requiresIssuerParameter: metadata.requiresIssuerInAuthorizationResponse)
-        let parameters = queryParameters(client: client, redirectURI: redirectURI, pkce: pkce, state: state, nonce: nonce)
+        pending.dpopKey = client.dpopKey
+        var parameters = queryParameters(client: client, redirectURI: redirectURI, pkce: pkce, state: state, nonce: nonce)
+        // RFC 9449 §10: binds the code to the key, so a stolen code is useless without it.
+        if let key = client.dpopKey { parameters.append(FormField("dpop_jkt", key.publicJWK.thumbprint)) }
         return AuthorizationRequest(
             url: merge(endpoint, parameters), pendingLogin: pending, endpoint: endpoint, parameters: parameters)
     }

@@ -41,6 +41,9 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var allowedTenants: [String]
     /// Whether a browser login pushes its authorization request first (RFC 9126; `PushedAuthorization`).
     public var pushedAuthorization: PushedAuthorizationMode
+    /// The DPoP key (RFC 9449) this client's token-endpoint calls are proved with: a fresh one for a
+    /// login, the tokens' own for a refresh; nil: Bearer. Set by the caller, never configured.
+    public var dpopKey: ECSigningKey?
 
     public init(
         clientID: String, authentication: ClientAuthentication = .none, scopes: [String] = ["openid"],

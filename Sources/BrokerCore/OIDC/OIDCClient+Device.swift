@@ -33,7 +33,9 @@ extension OIDCClient {
                 throw error
             case .finished(let response):
                 _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: .login(nonce: nil))
-                return TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now())
+                var tokens = TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now())
+                tokens.dpopKey = client.dpopKey  // the polls were proved with it: the tokens are bound to it
+                return tokens
             case .poll(let delay):
                 do {
                     try await time.sleep(delay)

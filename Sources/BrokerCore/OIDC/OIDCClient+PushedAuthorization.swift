@@ -14,7 +14,9 @@ extension OIDCClient {
         let request = try authorizationRequest(
             metadata: metadata, client: client, redirectURI: redirectURI, lifetime: lifetime, randomBytes: randomBytes)
         guard let parEndpoint else { return request }
-        let response = try await OIDCHTTP.send(PushedAuthorization.request(request.parameters, to: parEndpoint, client: client), transport)
+        // RFC 9449 §10.1: the push carries a proof of the same key as `dpop_jkt`.
+        let response = try await send(
+            PushedAuthorization.request(request.parameters, to: parEndpoint, client: client), dpop: client.dpopKey)
         let answer = try PushedAuthorization.parse(response, now: time.now())
         return request.byReference(requestURI: answer.requestURI)
     }

@@ -14,6 +14,9 @@ extension OIDCClient {
         guard pendingLogin.issuer == metadata.issuer else {
             throw .issuerMismatch(expected: pendingLogin.issuer, found: metadata.issuer)
         }
+        // The code is bound to the login's key (`dpop_jkt`): the exchange is proved with it.
+        var client = client
+        client.dpopKey = pendingLogin.dpopKey
         let grant = TokenEndpointGrant.authorizationCode(
             code: code, codeVerifier: pendingLogin.codeVerifier, redirectURI: pendingLogin.redirectURI.description)
         let response = try await tokenRequest(grant, metadata: metadata, client: client)
@@ -23,8 +26,9 @@ extension OIDCClient {
         _ = try await validateIDToken(
             response, metadata: metadata, client: client, expectation: .login(nonce: pendingLogin.nonce))
         let scope = pendingLogin.scopes.isEmpty ? nil : pendingLogin.scopes.joined(separator: " ")
-        return LoginResult(
-            tokens: TokenSet(response, requestedScope: scope, receivedAt: time.now()), answeredUserID: response.userID)
+        var tokens = TokenSet(response, requestedScope: scope, receivedAt: time.now())
+        tokens.dpopKey = pendingLogin.dpopKey
+        return LoginResult(tokens: tokens, answeredUserID: response.userID)
     }
 
     /// Refreshes (RFC 6749 §6) with the configured scope restated, so the grant keeps its scope.
@@ -36,6 +40,9 @@ extension OIDCClient {
         _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String? = nil
     ) async throws(OIDCError) -> TokenSet {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
+        // A DPoP-bound refresh token is usable only with the key it is bound to (RFC 9449 §5).
+        var client = client
+        client.dpopKey = tokens.dpopKey
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
         // An Entra login from `/common` refreshes at its own tenant's endpoint.
         let endpoints = metadata.forRefreshing(tenantID: tokens.idTokenClaims?.tenantID)
@@ -56,8 +63,8 @@ extension OIDCClient {
         async throws(OIDCError) -> TokenResponse
     {
         let endpoint = try metadata.endpoint(.token)
-        let response = try await OIDCHTTP.send(grant.request(to: endpoint, client: client), transport)
-        return try TokenResponse.parse(response, now: time.now(), format: client.tokenRequestFormat)
+        let response = try await send(grant.request(to: endpoint, client: client), dpop: client.dpopKey)
+        return try TokenResponse.parse(response, now: time.now(), format: client.tokenRequestFormat, dpop: client.dpopKey != nil)
     }
 
     /// Validates the answer's ID token, if any, against the provider's JWKS. Only validated ID

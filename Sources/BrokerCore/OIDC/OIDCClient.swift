@@ -15,18 +15,22 @@ public final class OIDCClient: Sendable {
     let jwksRefetchInterval: Duration
     private let jwksCaches = Mutex<[String: JWKSCache]>([:])
     let metadataGaps: Mutex<MetadataGapLedger>
+    /// Servers' latest DPoP nonces, shared with the pinned clients made from this one.
+    let dpopNonces: DPoPNonces
 
     /// `metadataRecheckInterval`: how long a companion metadata document that lacked an endpoint
     /// is not asked again for it (`MetadataGapLedger`).
     public init(
         transport: any HTTPTransport, time: OIDCTime = .system, discoveryPolicy: DiscoveryCachePolicy = .init(),
-        jwksRefetchInterval: Duration = .seconds(60), metadataRecheckInterval: Duration = .seconds(3600)
+        jwksRefetchInterval: Duration = .seconds(60), metadataRecheckInterval: Duration = .seconds(3600),
+        dpopNonces: DPoPNonces = DPoPNonces()
     ) {
         self.transport = transport
         self.time = time
         self.discoveryPolicy = discoveryPolicy
         self.jwksRefetchInterval = jwksRefetchInterval
         metadataGaps = Mutex(MetadataGapLedger(recheckInterval: metadataRecheckInterval))
+        self.dpopNonces = dpopNonces
     }
 
     /// A client like this one whose every request carries `pins`, with JWKS caches of its own: keys
@@ -34,7 +38,7 @@ public final class OIDCClient: Sendable {
     public func pinned(_ pins: PublicKeyPins) -> OIDCClient {
         OIDCClient(
             transport: PinnedTransport(base: transport, pins: pins), time: time, discoveryPolicy: discoveryPolicy,
-            jwksRefetchInterval: jwksRefetchInterval)
+            jwksRefetchInterval: jwksRefetchInterval, dpopNonces: dpopNonces)
     }
 
     /// The shared JWKS cache for `metadata.jwks_uri`.
@@ -65,12 +69,16 @@ public final class OIDCClient: Sendable {
         try EndSession.logoutURL(metadata: metadata, client: client, tokens: tokens, state: state)
     }
 
-    /// Fetches userinfo with the access token; checks `sub` against the ID token's when known.
+    /// Fetches userinfo with the access token; checks `sub` against the ID token's when known. A
+    /// DPoP-bound token goes as `Authorization: DPoP` with a proof (RFC 9449 §7), never as Bearer.
     public func userInfo(metadata: ProviderMetadata, tokens: TokenSet) async throws(OIDCError) -> UserInfo {
         let endpoint = try metadata.endpoint(.userinfo)
         var headers = OIDCHTTP.acceptJSON
-        headers.add(name: "Authorization", value: "Bearer " + tokens.accessToken.revealString())
-        let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: endpoint.string, headers: headers), transport)
+        let scheme = tokens.dpopKey == nil ? "Bearer " : "DPoP "
+        headers.add(name: "Authorization", value: scheme + tokens.accessToken.revealString())
+        let response = try await send(
+            HTTPClientRequest(method: "GET", url: endpoint.string, headers: headers), dpop: tokens.dpopKey,
+            accessToken: tokens.accessToken)
         return try UserInfo.parse(response, expectedSubject: tokens.idTokenClaims?.subject, now: time.now())
     }
 }

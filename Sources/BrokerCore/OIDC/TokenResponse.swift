@@ -38,7 +38,8 @@ public struct TokenResponse: Sendable, Equatable {
     /// User Management never sends one), and are read as Bearer. A 200 carrying a string `error` is a
     /// §5.2 error (GitHub); anything else is a §5.2 error or a bare HTTP status.
     public static func parse(
-        _ response: HTTPResponse, endpoint: String = "token_endpoint", now: Date, format: TokenRequestFormat = .form
+        _ response: HTTPResponse, endpoint: String = "token_endpoint", now: Date, format: TokenRequestFormat = .form,
+        dpop: Bool = false
     ) throws(OIDCError) -> TokenResponse {
         guard response.status == 200 else { throw OIDCHTTP.failure(response, endpoint: endpoint, now: now) }
         let object = try OIDCHTTP.jsonObject(response, endpoint: endpoint)
@@ -54,7 +55,10 @@ public struct TokenResponse: Sendable, Equatable {
         guard let type = object["token_type"]?.stringValue ?? (format == .json ? "Bearer" : nil) else {
             throw .unsupportedTokenType("")
         }
-        guard type.lowercased() == "bearer" else { throw .unsupportedTokenType(ProviderText.sanitize(type)) }
+        // A proved request must get a DPoP-bound token (RFC 9449 §5): a Bearer one would be served
+        // as if it were sender-constrained; an unproved one must not get a DPoP one.
+        let expected = dpop ? "DPoP" : "Bearer"
+        guard type.lowercased() == expected.lowercased() else { throw .unsupportedTokenType(ProviderText.sanitize(type)) }
         var expiresIn: Int?
         if let value = object["expires_in"], value != .null {
             guard let seconds = value.numberValue, seconds.isFinite, seconds >= 0, seconds < 1e9 else {
@@ -63,7 +67,7 @@ public struct TokenResponse: Sendable, Equatable {
             expiresIn = Int(seconds)
         }
         return TokenResponse(
-            accessToken: Secret(access), tokenType: "Bearer", expiresIn: expiresIn,
+            accessToken: Secret(access), tokenType: expected, expiresIn: expiresIn,
             refreshToken: object["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) },
             idToken: object["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : Secret($0) },
             scope: object["scope"]?.stringValue, userID: userID(object["user"]))
@@ -116,6 +120,8 @@ extension TokenSet {
         merged.refreshToken = refreshToken ?? previous.refreshToken
         merged.idToken = idToken ?? previous.idToken
         merged.scope = scope ?? previous.scope
+        // The refresh was proved with the previous key, so the new tokens are bound to it.
+        merged.dpopKey = previous.dpopKey
         return merged
     }
 }
