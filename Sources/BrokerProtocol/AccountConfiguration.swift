@@ -42,6 +42,12 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
     /// `--par`: pushed authorization requests (RFC 9126) for browser logins; nil is `auto`.
     public var pushedAuthorization: PushedAuthorizationMode?
+    /// `--allow-exe`: only callers whose executable (`/proc/PID/exe`) is one of these absolute paths
+    /// get this account's tokens (`CallerExecutable`); nil or empty: any caller of the owner.
+    public var allowExe: [String]?
+    /// `--confirm`: each caller executable must be approved once per daemon boot (`authctl approve`)
+    /// before it gets this account's tokens; nil or false: no approval asked.
+    public var confirmCallers: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -50,7 +56,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
-        pushedAuthorization: PushedAuthorizationMode? = nil
+        pushedAuthorization: PushedAuthorizationMode? = nil, allowExe: [String]? = nil,
+        confirmCallers: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -73,6 +80,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.tenantAllow = tenantAllow
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.pushedAuthorization = pushedAuthorization
+        self.allowExe = allowExe
+        self.confirmCallers = confirmCallers
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -93,6 +102,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case tenantAllow = "tenant_allow"
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case pushedAuthorization = "par"
+        case allowExe = "allow_exe"
+        case confirmCallers = "confirm_callers"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -120,7 +131,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
             tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
-            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization))
+            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
+            allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
+            confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers))
     }
 }
 

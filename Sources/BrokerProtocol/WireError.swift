@@ -17,13 +17,19 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// The provider's verified certificate chain carries none of the account's `--pin-sha256`
     /// keys: the provider changed keys, or someone intercepts. Needs a person; never retried blindly.
     case tlsPinMismatch = "tls_pin_mismatch"
+    /// The account has an `--allow-exe` list and the calling program (`/proc/PID/exe`) is not on it,
+    /// or cannot be determined. The message names the program and the command that allows it.
+    case callerNotAllowed = "caller_not_allowed"
+    /// A `--confirm` account's caller waited for `authctl approve` and no decision came in time.
+    /// Like a login, it needs the user: exit 77, and the message names the approve command.
+    case approvalRequired = "approval_required"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
         switch self {
         case .invalidRequest: 400
         case .loginRequired, .loginPending: 401
-        case .forbidden: 403
+        case .forbidden, .callerNotAllowed, .approvalRequired: 403
         case .unknownAccount: 404
         case .conflict: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
@@ -36,9 +42,10 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
     public var exitCode: Int32 {
         switch self {
-        case .loginRequired, .loginPending: ExitCode.loginRequired
+        case .loginRequired, .loginPending, .approvalRequired: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
-        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch:
+        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
+            .callerNotAllowed:
             ExitCode.failure
         }
     }

@@ -37,7 +37,36 @@ struct NotifyHook: Sendable {
         } else {
             return  // the log line above is the notification
         }
-        let environment = env
+        env["AUTHBROKER_EVENT"] = "login_required"
+        spawn(argv, environment: env, log: log)
+    }
+
+    /// A `--confirm` account's caller waits for approval: the hook runs with AUTHBROKER_EVENT
+    /// `approval_needed`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_EXE and AUTHBROKER_PID
+    /// (no secrets); without a hook, a desktop notification saying the approve command.
+    func approvalNeeded(account key: AccountKey, executable: String, pid: Int32) {
+        let log = logger.with(key)
+        let approve = "authctl approve \(key.name) --exe \(executable)"
+        log.warning("approval needed: \(executable) (pid \(pid)) asks for a token. Approve with: \(approve)")
+        var env = environment
+        env["AUTHBROKER_EVENT"] = "approval_needed"
+        env["AUTHBROKER_ACCOUNT"] = key.name
+        env["AUTHBROKER_OWNER_UID"] = String(key.owner)
+        env["AUTHBROKER_EXE"] = executable
+        env["AUTHBROKER_PID"] = String(pid)
+        let argv: [String]
+        if let command {
+            argv = ["/bin/sh", "-c", command]
+        } else if let notifySend = Self.notifySendPath(environment: environment) {
+            argv = [notifySend, "--app-name=authbroker", "authbroker: approve \(executable)?",
+                    "It asks for the tokens of '\(key.name)' (pid \(pid)).\nRun: \(approve)   (or --deny)"]
+        } else {
+            return  // the log line above is the notification
+        }
+        spawn(argv, environment: env, log: log)
+    }
+
+    private func spawn(_ argv: [String], environment: [String: String], log: Logger) {
         let started = BlockingThread.start {
             let status = Self.run(argv, environment: environment)
             if status != 0 { log.warning("the notify command exited with status \(status)") }
