@@ -135,7 +135,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --ca-file PATH          AUTHBROKER_CA_FILE; extra CA certificates for outbound TLS
           --log-level LEVEL       AUTHBROKER_LOG_LEVEL; debug, info (default), warning or error
           --notify-command CMD    AUTHBROKER_NOTIFY_COMMAND; run with /bin/sh -c when a login is
-                                  needed (env AUTHBROKER_ACCOUNT, AUTHBROKER_REASON, AUTHBROKER_URL)
+                                  needed or a --confirm caller waits (env AUTHBROKER_EVENT,
+                                  AUTHBROKER_ACCOUNT, AUTHBROKER_REASON, AUTHBROKER_URL, AUTHBROKER_EXE)
           --allow-uid UID|USER    also serve this user (system mode; repeatable)
           --approval-timeout S    AUTHBROKER_APPROVAL_TIMEOUT; seconds a --confirm account's new
                                   caller waits for `authctl approve` (1-60, default 60)
