@@ -24,6 +24,7 @@ public enum DaemonCommand: Sendable, Equatable {
 /// | `--log-level`       | `AUTHBROKER_LOG_LEVEL`      | info                                           |
 /// | `--notify-command`  | `AUTHBROKER_NOTIFY_COMMAND` | notify-send when available, else a log line    |
 /// | `--allow-uid` (rep.)| none                        | only the daemon's own uid                      |
+/// | `--approval-timeout`| `AUTHBROKER_APPROVAL_TIMEOUT`| 60 (seconds a `--confirm` caller waits)       |
 public struct DaemonOptions: Sendable, Equatable {
     public var socketPath: String
     public var stateDirectory: String
@@ -33,6 +34,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var logLevel: Logger.Level
     public var notifyCommand: String?
     public var allowedUIDs: Set<UInt32>
+    /// Seconds a `--confirm` account's new caller waits for `authctl approve` (1 to 60).
+    public var approvalTimeout: Int = CallerApproval.maximumWaitSeconds
 
     /// The vault: `tokens.db` in the state directory.
     public var databasePath: String { stateDirectory + "/tokens.db" }
@@ -40,6 +43,7 @@ public struct DaemonOptions: Sendable, Equatable {
     static let options: [CommandLineArguments.Option] = [
         .value("--socket"), .value("--state-dir"), .value("--key-file"), .value("--passphrase-file"),
         .value("--ca-file"), .value("--log-level"), .value("--notify-command"), .repeated("--allow-uid"),
+        .value("--approval-timeout"),
         .flag("--version"), .flag("--help"), .flag("-h"),
     ]
 
@@ -65,6 +69,7 @@ public struct DaemonOptions: Sendable, Equatable {
         for (flag, value) in [("--socket", parsed.value("--socket")), ("--state-dir", parsed.value("--state-dir"))] {
             if let value, value.isEmpty { throw UsageError("'\(flag)' needs a non-empty path") }
         }
+        let approvalTimeout = try approvalSeconds(setting("--approval-timeout", "AUTHBROKER_APPROVAL_TIMEOUT"))
         var allowed: Set<UInt32> = []
         for text in parsed.all("--allow-uid") { allowed.insert(try userID(text)) }
         var stateDirectory = setting("--state-dir", "AUTHBROKER_STATE_DIR")
@@ -77,7 +82,16 @@ public struct DaemonOptions: Sendable, Equatable {
                 passphraseFile: setting("--passphrase-file", "AUTHBROKER_PASSPHRASE_FILE"),
                 caFile: setting("--ca-file", "AUTHBROKER_CA_FILE"), logLevel: level,
                 notifyCommand: setting("--notify-command", "AUTHBROKER_NOTIFY_COMMAND"),
-                allowedUIDs: allowed))
+                allowedUIDs: allowed, approvalTimeout: approvalTimeout))
+    }
+
+    /// `--approval-timeout SECONDS`: 1 to `CallerApproval.maximumWaitSeconds` (authctl waits that long at most).
+    static func approvalSeconds(_ text: String?) throws(UsageError) -> Int {
+        guard let text else { return CallerApproval.maximumWaitSeconds }
+        guard let seconds = Int(text), (1...CallerApproval.maximumWaitSeconds).contains(seconds) else {
+            throw UsageError("'--approval-timeout' takes 1 to \(CallerApproval.maximumWaitSeconds) seconds, got '\(text)'")
+        }
+        return seconds
     }
 
     /// `$XDG_STATE_HOME/authbroker`; XDG_STATE_HOME defaults to `~/.local/state` (a relative one is
@@ -121,8 +135,11 @@ public struct DaemonOptions: Sendable, Equatable {
           --ca-file PATH          AUTHBROKER_CA_FILE; extra CA certificates for outbound TLS
           --log-level LEVEL       AUTHBROKER_LOG_LEVEL; debug, info (default), warning or error
           --notify-command CMD    AUTHBROKER_NOTIFY_COMMAND; run with /bin/sh -c when a login is
-                                  needed (env AUTHBROKER_ACCOUNT, AUTHBROKER_REASON, AUTHBROKER_URL)
+                                  needed or a --confirm caller waits (env AUTHBROKER_EVENT,
+                                  AUTHBROKER_ACCOUNT, AUTHBROKER_REASON, AUTHBROKER_URL, AUTHBROKER_EXE)
           --allow-uid UID|USER    also serve this user (system mode; repeatable)
+          --approval-timeout S    AUTHBROKER_APPROVAL_TIMEOUT; seconds a --confirm account's new
+                                  caller waits for `authctl approve` (1-60, default 60)
           --version, --help
 
         signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads (re-reads the CA file, resets the

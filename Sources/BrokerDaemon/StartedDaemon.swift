@@ -54,8 +54,9 @@ struct StartedDaemon: Sendable {
     private static func makeBroker(
         vault: sending Vault, transport: any HTTPTransport, context: DaemonContext
     ) -> any DaemonBroker {
-        let options = TokenBroker.Options(
+        var options = TokenBroker.Options(
             notifyCommand: context.options.notifyCommand, environment: context.childEnvironment)
+        options.approvalTimeout = Double(context.options.approvalTimeout)
         return TokenBroker(vault: vault, transport: transport, options: options, logger: context.logger)
     }
 

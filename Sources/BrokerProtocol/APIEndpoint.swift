@@ -111,3 +111,11 @@ extension APIEndpoint where Body == RestrictedSocketRequest, Response == Restric
 extension APIEndpoint where Body == APINoBody, Response == APINoContent {
     public static func removeSocket(_ name: String) -> Self { Self(.removeSocket, name) }
 }
+
+extension APIEndpoint where Body == APINoBody, Response == ApprovalList {
+    public static var listApprovals: Self { Self(.listApprovals) }
+}
+
+extension APIEndpoint where Body == ApprovalDecision, Response == ApprovalResult {
+    public static var decideApproval: Self { Self(.decideApproval) }
+}

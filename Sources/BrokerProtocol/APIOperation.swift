@@ -12,11 +12,16 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case discovery
     case rekey, metrics
     case listSockets, addSocket, removeSocket
+    case listApprovals, decideApproval
 
     public var method: String {
         switch self {
-        case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets: "GET"
-        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket: "POST"
+        case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets,
+            .listApprovals:
+            "GET"
+        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket,
+            .decideApproval:
+            "POST"
         case .updateAccount: "PUT"
         case .removeAccount, .removeSocket: "DELETE"
         }
@@ -42,6 +47,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .metrics: .metrics
         case .listSockets, .addSocket: .sockets
         case .removeSocket: .socket(parameter)
+        case .listApprovals, .decideApproval: .approvals
         }
     }
 
@@ -59,7 +65,9 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// read at all (the routes that never took one; refusing it there would change the contract).
     public var query: [APIQueryParameter]? {
         switch self {
-        case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket: []
+        case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket, .listApprovals,
+            .decideApproval:
+            []
         case .token, .idToken: [.minTTL]
         case .loginStatus: [.wait]
         case .loginCallback, .discovery: []
@@ -70,10 +78,11 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket: .required
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket, .decideApproval:
+            .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
-            .listSockets, .removeSocket:
+            .listSockets, .removeSocket, .listApprovals:
             .none
         }
     }

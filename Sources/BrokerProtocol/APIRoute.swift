@@ -25,6 +25,8 @@ public enum APIRoute: Equatable, Sendable {
     /// Restricted sockets (list, add); management happens on the main socket only.
     case sockets
     case socket(String)
+    /// `--confirm` approvals (list, decide); main socket only.
+    case approvals
 
     /// The path with its parameter as a placeholder, as docs/api.md writes it.
     public var template: String {
@@ -45,13 +47,14 @@ public enum APIRoute: Equatable, Sendable {
         case .metrics: "/metrics"
         case .sockets: "/v1/sockets"
         case .socket: "/v1/sockets/{name}"
+        case .approvals: "/v1/approvals"
         }
     }
 
     /// The account name or login id in the path, nil for paths without one.
     public var parameter: String? {
         switch self {
-        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery, .sockets: nil
+        case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery, .sockets, .approvals: nil
         case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
             .loginStatus(let value), .logout(let value), .socket(let value):
             value
@@ -121,6 +124,7 @@ public enum APIRoute: Equatable, Sendable {
         case "rekey": .rekey
         case "discovery": .discovery
         case "sockets": .sockets
+        case "approvals": .approvals
         default: throw .unknown
         }
     }

@@ -45,6 +45,12 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `--dpop`: sender-constrained tokens (RFC 9449): each login makes a P-256 key, kept sealed in
     /// the vault, that signs a proof for every token-endpoint call; nil or false: Bearer tokens.
     public var dpop: Bool?
+    /// `--allow-exe`: only callers whose executable (`/proc/PID/exe`) is one of these absolute paths
+    /// get this account's tokens (`CallerExecutable`); nil or empty: any caller of the owner.
+    public var allowExe: [String]?
+    /// `--confirm`: each caller executable must be approved once per daemon boot (`authctl approve`)
+    /// before it gets this account's tokens; nil or false: no approval asked.
+    public var confirmCallers: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -53,7 +59,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
-        pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil
+        pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
+        confirmCallers: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -77,6 +84,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.pushedAuthorization = pushedAuthorization
         self.dpop = dpop
+        self.allowExe = allowExe
+        self.confirmCallers = confirmCallers
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -98,6 +107,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case pushedAuthorization = "par"
         case dpop
+        case allowExe = "allow_exe"
+        case confirmCallers = "confirm_callers"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -126,7 +137,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
             tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
             pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
-            dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop))
+            dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop),
+            allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
+            confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers))
     }
 }
 

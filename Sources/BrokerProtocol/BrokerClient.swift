@@ -37,7 +37,8 @@ public struct BrokerClient: Sendable {
 
     /// The token operation with `Accept: text/plain`: the token as one line of text (the fast path).
     public func text(
-        _ endpoint: APIEndpoint<APINoBody, TokenGrant>, query: [APIQueryParameter: Int] = [:], timeout: Double = 30
+        _ endpoint: APIEndpoint<APINoBody, TokenGrant>, query: [APIQueryParameter: Int] = [:],
+        timeout: Double = CallerApproval.clientTimeout
     ) throws(BrokerClientError) -> String {
         let response = try exchange(
             method: endpoint.operation.method, path: target(endpoint, query: query), body: nil, accept: "text/plain",
@@ -51,8 +52,10 @@ public struct BrokerClient: Sendable {
         _ endpoint: APIEndpoint<Body, Response>, bytes: [UInt8]?, query: [APIQueryParameter: Int], timeout: Double?
     ) throws(BrokerClientError) -> Response {
         let method = endpoint.operation.method
-        // Reads answer fast; writes may wait on the provider (revocation, a first discovery).
-        let timeout = timeout ?? (method == "GET" ? 30 : 60)
+        // Reads answer fast; writes may wait on the provider (revocation, a first discovery); a
+        // token may wait for a refresh or a `--confirm` approval.
+        let tokenOperation = endpoint.operation == .token || endpoint.operation == .idToken
+        let timeout = timeout ?? (tokenOperation ? CallerApproval.clientTimeout : method == "GET" ? 30 : 60)
         let response = try exchange(method: method, path: target(endpoint, query: query), body: bytes, timeout: timeout)
         if let none = APINoContent() as? Response { return none }
         return try decode(response, as: Response.self)

@@ -20,13 +20,19 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// A DPoP proof was asked for an account that is not set up for DPoP (`--dpop`): its tokens
     /// are Bearer tokens and need no proof. Use `authctl token`, or set the account up with `--dpop`.
     case notDPoP = "not_dpop"
+    /// The account has an `--allow-exe` list and the calling program (`/proc/PID/exe`) is not on it,
+    /// or cannot be determined. The message names the program and the command that allows it.
+    case callerNotAllowed = "caller_not_allowed"
+    /// A `--confirm` account's caller waited for `authctl approve` and no decision came in time.
+    /// Like a login, it needs the user: exit 77, and the message names the approve command.
+    case approvalRequired = "approval_required"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
         switch self {
         case .invalidRequest: 400
         case .loginRequired, .loginPending: 401
-        case .forbidden: 403
+        case .forbidden, .callerNotAllowed, .approvalRequired: 403
         case .unknownAccount: 404
         case .conflict, .notDPoP: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
@@ -39,10 +45,10 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
     public var exitCode: Int32 {
         switch self {
-        case .loginRequired, .loginPending: ExitCode.loginRequired
+        case .loginRequired, .loginPending, .approvalRequired: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
         case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
-            .notDPoP:
+            .notDPoP, .callerNotAllowed:
             ExitCode.failure
         }
     }

@@ -12,13 +12,41 @@ final class FakeBrokerService: BrokerService {
     /// When set, every throwing method throws it.
     let failure = Mutex<WireError?>(nil)
     let cachedAccounts: Set<String>
+    /// Caller policies by account name (any owner); not recorded in `calls`.
+    let policies: [String: CallerPolicy]
 
     static let token = "fake-access-token-7f3a9c"
     static let grant = TokenGrant(
         accessToken: token, tokenType: "Bearer", expiresAt: "2030-01-01T00:00:00Z", scope: "openid")
 
-    init(cachedAccounts: Set<String> = []) {
+    init(cachedAccounts: Set<String> = [], policies: [String: CallerPolicy] = [:]) {
         self.cachedAccounts = cachedAccounts
+        self.policies = policies
+    }
+
+    func callerPolicy(account: AccountKey) -> CallerPolicy? { policies[account.name] }
+
+    /// This boot's decisions by executable; `awaitCallerApproval` answers `approvalOutcome`.
+    let approvalDecisions = Mutex<[String: Bool]>([:])
+    let approvalOutcome = Mutex<ApprovalOutcome>(.timedOut)
+
+    func callerApproval(account: AccountKey, executable: String) -> Bool? {
+        approvalDecisions.withLock { $0[executable] }
+    }
+
+    func awaitCallerApproval(account: AccountKey, executable: String, pid: Int32) async -> ApprovalOutcome {
+        try? record("awaitCallerApproval(\(label(account)),\(executable))")
+        return approvalOutcome.withLock { $0 }
+    }
+
+    func pendingApprovals(owner: UInt32) -> ApprovalList {
+        try? record(label("pendingApprovals", owner: owner))
+        return ApprovalList(approvals: [])
+    }
+
+    func decideApproval(_ decision: ApprovalDecision, owner: UInt32) async throws(WireError) -> ApprovalResult {
+        try record("decideApproval(\(label(decision.account, owner: owner)),\(decision.executable ?? "nil"),\(decision.deny))")
+        return ApprovalResult(account: decision.account, executable: decision.executable ?? "/x", decision: "approved", released: 0)
     }
 
     private func record(_ call: String) throws(WireError) {
@@ -130,8 +158,11 @@ struct RouterFixture {
     let logs = LogCapture()
     let router: APIRouter
 
-    init(cachedAccounts: Set<String> = [], allowedUIDs: Set<UInt32> = [], scope: SocketScope = .main) {
-        service = FakeBrokerService(cachedAccounts: cachedAccounts)
+    init(
+        cachedAccounts: Set<String> = [], allowedUIDs: Set<UInt32> = [], scope: SocketScope = .main,
+        policies: [String: CallerPolicy] = [:]
+    ) {
+        service = FakeBrokerService(cachedAccounts: cachedAccounts, policies: policies)
         router = APIRouter(
             service: service,
             configuration: .init(

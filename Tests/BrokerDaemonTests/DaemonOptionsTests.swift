@@ -61,13 +61,21 @@ import TestSupport
         #expect(fromFlags.allowedUIDs == [1001, 0])
     }
 
+    /// At most 60 s: authctl's token timeout (`CallerApproval.clientTimeout`) must outlast it.
+    @Test func theApprovalTimeoutIsOneToSixtySeconds() throws {
+        #expect(try options([], environment).approvalTimeout == 60)
+        #expect(try options(["--approval-timeout", "5"], environment).approvalTimeout == 5)
+        #expect(try options([], environment.merging(["AUTHBROKER_APPROVAL_TIMEOUT": "7"]) { $1 }).approvalTimeout == 7)
+    }
+
     @Test func helpVersionAndUsageErrors() throws {
         #expect(try DaemonOptions.parse(["--help"], environment: environment) == .help)
         #expect(try DaemonOptions.parse(["-h"], environment: environment) == .help)
         #expect(try DaemonOptions.parse(["--version"], environment: environment) == .version)
         let bad: [[String]] = [
             ["--log-level", "verbose"], ["--allow-uid", "no-such-user-xyz"], ["extra"], ["--socket"], ["--socket", ""],
-            ["--state-dir", "/a", "--state-dir", "/b"], ["--nope"],
+            ["--state-dir", "/a", "--state-dir", "/b"], ["--nope"], ["--approval-timeout", "0"],
+            ["--approval-timeout", "61"], ["--approval-timeout", "5s"],
         ]
         for arguments in bad {
             #expect(throws: UsageError.self, "\(arguments)") {

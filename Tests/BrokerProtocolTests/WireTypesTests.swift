@@ -8,12 +8,15 @@ import Testing
         .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
         .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
         .notDPoP: 409,
+        .callerNotAllowed: 403, .approvalRequired: 403,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
     #expect(WireErrorCode.providerUnavailable.exitCode == 75)
     #expect(WireErrorCode.storageFailed.exitCode == 75)
     #expect(WireErrorCode.tlsPinMismatch.exitCode == 1)
+    #expect(WireErrorCode.callerNotAllowed.exitCode == 1)
+    #expect(WireErrorCode.approvalRequired.exitCode == 77)
 }
 
 /// docs/api.md's error table names every code once, with the status and exit code the code has.

@@ -16,7 +16,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-    --account --ttl --par --par-endpoint"
+    --account --ttl --par --par-endpoint --allow-exe --exe"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -24,7 +24,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token status account socket exec header kube-credential git-credential callback rekey
+_authctl_commands="login logout token status account socket approve approvals exec header kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -116,6 +116,8 @@ _authctl() {
         exec) options="--env --min-ttl --help"; accounts=yes ;;
         header) options="--header-name --scheme --min-ttl --help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --help"; accounts=yes ;;
+        approve) options="--exe --deny --help"; accounts=yes ;;
+        approvals) options="--json --help" ;;
         git-credential)
             [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "get store erase" -- "$cur"))
             return ;;
@@ -124,13 +126,14 @@ _authctl() {
             return ;;
         account)
             case $sub in
-                "") COMPREPLY=($(compgen -W "add list show remove apply register-handler" -- "$cur")); return ;;
+                "") COMPREPLY=($(compgen -W "add list show update remove apply register-handler" -- "$cur")); return ;;
                 add) options="--issuer --client-id --client-secret-file --scope --audience --redirect-host
                     --redirect-port --redirect-path --param --authorization-endpoint --token-endpoint
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-                    --par --par-endpoint --dpop" ;;
+                    --par --par-endpoint --dpop --allow-exe --confirm" ;;
+                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file"; accounts=yes ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account socket exec header kube-credential git-credential callback rekey ping version help
+set -l __authctl_commands login logout token status account socket approve approvals exec header kube-credential git-credential callback rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -65,6 +65,8 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a status -d 'show the state of accounts'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show, remove or apply accounts'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a socket -d 'add, list or remove restricted sockets (token only)'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a approve -d 'approve a program waiting for a --confirm account'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a approvals -d 'list programs waiting for approval'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
@@ -92,9 +94,13 @@ complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must 
 complete -c authctl -n '__authctl_using token status' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
 
-complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show remove apply register-handler'
+complete -c authctl -n '__authctl_using approve' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using approve' -l exe -r -F -d 'the program to decide for'
+complete -c authctl -n '__authctl_using approve' -l deny -d 'refuse it until the daemon restarts'
+complete -c authctl -n '__authctl_using approvals' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show update remove apply register-handler'
 complete -c authctl -n '__authctl_account_sub apply' -F -d 'accounts file'
-complete -c authctl -n '__authctl_account_sub show remove register-handler' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_account_sub show update remove register-handler' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_account_sub list show' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_account_sub add' -l issuer -x -d "the provider's issuer URL"
 complete -c authctl -n '__authctl_account_sub add' -l client-id -x -d 'the OAuth client id'
@@ -125,6 +131,11 @@ complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'userna
 complete -c authctl -n '__authctl_account_sub add' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 complete -c authctl -n '__authctl_account_sub add' -l pin-sha256 -x -d 'key the provider chain must carry (base64 SHA-256 of an SPKI)'
 complete -c authctl -n '__authctl_account_sub add' -l tenant-allow -x -d 'Entra tenant (tid GUID) allowed to log in, multi-tenant issuers only'
+complete -c authctl -n '__authctl_account_sub add update' -l allow-exe -r -F -d 'only this program (absolute path) gets the tokens'
+complete -c authctl -n '__authctl_account_sub add update' -l confirm -d 'each new program must be approved once per daemon boot'
+complete -c authctl -n '__authctl_account_sub update' -l no-allow-exe -d 'any program of the user gets the tokens'
+complete -c authctl -n '__authctl_account_sub update' -l no-confirm -d 'no approval asked'
+complete -c authctl -n '__authctl_account_sub update' -l client-secret-file -r -F -d 'a file holding the client secret'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

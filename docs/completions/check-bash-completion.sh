@@ -25,7 +25,7 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token status account socket exec header kube-credential git-credential callback rekey ping version help" authctl ""
+expect "login logout token status account socket approve approvals exec header kube-credential git-credential callback rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w
@@ -33,7 +33,7 @@ expect "" authctl --socket /down.sock login ""
 expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --json --help" authctl token --
-expect "add list show remove apply register-handler" authctl account ""
+expect "add list show update remove apply register-handler" authctl account ""
 expect "add list remove" authctl socket ""
 expect "--account --ttl --persist" authctl socket add remote --
 expect "git.example work" authctl socket add remote --account ""
@@ -68,5 +68,7 @@ expect "--redirect-host --redirect-port --redirect-path --redirect-uri" authctl 
 expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
+expect "--exe --deny --help" authctl approve work --
+expect "--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file" authctl account update work --
 [[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
 exit $((failures > 0))

@@ -11,6 +11,8 @@ enum AccountCommand: Command {
                authctl account add --provider help
                authctl account list [--json]
                authctl account show NAME [--json]
+               authctl account update NAME [--allow-exe PATH ...|--no-allow-exe] [--confirm|--no-confirm]
+                                      [--client-secret-file FILE]
                authctl account remove NAME
                authctl account register-handler NAME
                authctl account apply FILE.json
@@ -82,6 +84,16 @@ enum AccountCommand: Command {
           --tenant-allow GUID          (repeatable) with a multi-tenant Microsoft Entra issuer
                                        (…/common/v2.0, organizations, consumers): only users
                                        of these tenants (tid) may log in (docs/providers.md)
+          --allow-exe PATH             (repeatable) only programs whose executable is PATH
+                                       (absolute, as /proc/PID/exe names it: `readlink -f`) get
+                                       the account's tokens; others get caller_not_allowed
+          --confirm                    each new program must be approved once per daemon boot
+                                       (`authctl approve`) before it gets a token
+
+        `update` changes the caller policy (--allow-exe replaces the list, --no-allow-exe and
+        --no-confirm remove it); the tokens are kept. The daemon never returns the client
+        secret: a confidential client needs --client-secret-file again, or the update removes
+        the secret and signs the account out. Not a sandbox: docs/security.md, "Caller policy".
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
@@ -111,13 +123,13 @@ enum AccountCommand: Command {
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
         .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"),
-    ]
+    ] + callerPolicyOptions
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard let sub = arguments.positionals.first else {
-            throw UsageError("'authctl account' needs a subcommand: add, list, show, remove, apply or register-handler")
+            throw UsageError("'authctl account' needs a subcommand: add, list, show, update, remove, apply or register-handler")
         }
         let rest = Array(arguments.positionals.dropFirst())
         switch sub {
@@ -129,6 +141,8 @@ enum AccountCommand: Command {
         case "show":
             let parsed = try CommandLineArguments(rest, command: "authctl account show", options: [.flag("--json")])
             return try show(parsed, context)
+        case "update":
+            return try update(CommandLineArguments(rest, command: "authctl account update", options: updateOptions), context)
         case "remove":
             return try remove(CommandLineArguments(rest, command: "authctl account remove", options: []), context)
         case "register-handler":
@@ -197,6 +211,7 @@ enum AccountCommand: Command {
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)
+        try applyCallerPolicy(arguments, to: &configuration)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }

@@ -74,11 +74,16 @@ public struct APIRouter: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let admitted): (peer, _, route) = admitted
         }
-        guard case .token(let name) = route, request.query == nil,
-            let grant = service.cachedToken(account: peer.account(name), now: now())
-        else { return nil }
+        guard case .token(let name) = route, request.query == nil else { return nil }
         let account = peer.account(name)
-        return served(grant, account: account, to: peer, request: request)
+        let caller: ProcessIdentity?
+        switch callerCheck(account, peer: peer) {
+        case .refuse(let refusal): return Self.errorResponse(refusal)
+        case .askApproval: return nil  // `handle` waits for the decision
+        case .serve(let identity): caller = identity
+        }
+        guard let grant = service.cachedToken(account: account, now: now()) else { return nil }
+        return served(grant, account: account, to: peer, caller: caller, request: request)
     }
 
     public func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
@@ -192,13 +197,15 @@ public struct APIRouter: HTTPHandler {
         case .token:
             let account = peer.account(name)
             let minTTL = try query.integer(.minTTL).map(Double.init)
+            let caller = try await admittedCaller(account, peer: peer)
             let grant = try await service.token(account: account, minTTL: minTTL)
-            return served(grant, account: account, to: peer, request: request)
+            return served(grant, account: account, to: peer, caller: caller, request: request)
         case .idToken:
             let account = peer.account(name)
             let minTTL = try query.integer(.minTTL).map(Double.init)
+            let caller = try await admittedCaller(account, peer: peer)
             let grant = try await service.idToken(account: account, minTTL: minTTL)
-            audit("id_token", account: account, peer: peer)
+            audit("id_token", account: account, peer: peer, caller: caller)
             var response = try Self.json(.idToken(account: name), grant)
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
@@ -237,14 +244,16 @@ public struct APIRouter: HTTPHandler {
                 body: Array(service.metrics(owner: peer.uid).utf8))
         case .listSockets, .addSocket, .removeSocket:
             return try await answerSockets(operation, name: name, request: request, peer: peer)
+        case .listApprovals, .decideApproval:
+            return try await answerApprovals(operation, request: request, peer: peer)
         }
     }
 
     /// The token answer (plain text or JSON), after writing the audit line.
-    private func served(_ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, request: HTTPRequest)
-        -> HTTPResponse
-    {
-        audit("token", account: account, peer: peer)
+    private func served(
+        _ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, caller: ProcessIdentity?, request: HTTPRequest
+    ) -> HTTPResponse {
+        audit("token", account: account, peer: peer, caller: caller)
         var response: HTTPResponse
         if Self.wantsPlainText(request) {
             response = HTTPResponse(
@@ -261,8 +270,9 @@ public struct APIRouter: HTTPHandler {
     /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
     /// the owner too; `socket` is `main` or the restricted socket's name it was served on.
-    private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials) {
-        let identity = process(peer.pid)
+    /// `caller`: the identity the caller policy was checked against, when it was read already.
+    private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials, caller: ProcessIdentity?) {
+        let identity = caller ?? process(peer.pid)
         logger.info(
             "audit: \(kind)",
             [

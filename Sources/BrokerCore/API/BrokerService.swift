@@ -28,6 +28,19 @@ public protocol BrokerService: Sendable {
     /// valid and outside the refresh margin, served from memory on the connection thread. nil means
     /// "ask `token(account:minTTL:)`" (refresh due, no token, unknown account…).
     func cachedToken(account: AccountKey, now: Double) -> TokenGrant?
+    /// The account's caller policy (`--allow-exe`), synchronous for the fast path; nil when it has
+    /// none or does not exist (then the token call answers `unknown_account`).
+    func callerPolicy(account: AccountKey) -> CallerPolicy?
+    /// This boot's `--confirm` decision for `executable` on the account: true approved, false
+    /// denied, nil none yet (synchronous, for the fast path).
+    func callerApproval(account: AccountKey, executable: String) -> Bool?
+    /// Waits (bounded) for `authctl approve` to decide on `executable`; the first waiter of a pair
+    /// runs the notify hook with `approval_needed`.
+    func awaitCallerApproval(account: AccountKey, executable: String, pid: Int32) async -> ApprovalOutcome
+    /// `GET /v1/approvals`: `owner`'s requests waiting for approval.
+    func pendingApprovals(owner: UInt32) -> ApprovalList
+    /// `POST /v1/approvals`: approves or denies an executable for one of `owner`'s accounts.
+    func decideApproval(_ decision: ApprovalDecision, owner: UInt32) async throws(WireError) -> ApprovalResult
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
     func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant
     /// `POST /v1/accounts/{name}/token/rejected`: a resource server refused `accessToken`; when it is the

@@ -70,7 +70,7 @@ enum RestrictedRouteFilter {
             return peerUID == grant.owner && grant.grants(name)
         case .status, .listAccounts, .addAccount, .getAccount, .updateAccount, .removeAccount, .idToken, .tokenRejected,
             .login, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,
-            .removeSocket:
+            .removeSocket, .listApprovals, .decideApproval:
             return false
         }
     }

@@ -48,6 +48,9 @@ enum AccountValidation {
                     + "(https://login.microsoftonline.com/common/v2.0, organizations or consumers).")
             }
         }
+        if let executables = input.allowExe, let problem = CallerExecutable.problem(with: executables) {
+            return invalid("--allow-exe: \(problem).")
+        }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")

@@ -5,7 +5,8 @@ import SystemCalls
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
 ///
-/// The command gets AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
+/// The command gets AUTHBROKER_EVENT (`login_required`, or `approval_needed`: `approvalNeeded`),
+/// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
 /// system mode), AUTHBROKER_REASON and (when a login is pending) AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
 /// It is spawned and reaped on a dedicated thread: the actor never blocks and never waits for it.
 /// The state machine asks for one notification per terminal failure, so this never loops.
@@ -28,16 +29,39 @@ struct NotifyHook: Sendable {
         env["AUTHBROKER_OWNER_UID"] = String(owner)
         env["AUTHBROKER_REASON"] = note.reason
         env["AUTHBROKER_URL"] = note.url
-        let argv: [String]
-        if let command {
-            argv = ["/bin/sh", "-c", command]
-        } else if let notifySend = Self.notifySendPath(environment: environment) {
-            argv = [notifySend, "--app-name=authbroker", "authbroker: \(note.account) needs a login",
-                    "\(note.reason)\nRun: authctl login \(note.account)"]
-        } else {
-            return  // the log line above is the notification
-        }
-        let environment = env
+        env["AUTHBROKER_EVENT"] = "login_required"
+        let title = "authbroker: \(note.account) needs a login"
+        guard let argv = argv(title: title, body: "\(note.reason)\nRun: authctl login \(note.account)") else { return }
+        spawn(argv, environment: env, log: log)
+    }
+
+    /// A `--confirm` account's caller waits for approval: the hook runs with AUTHBROKER_EVENT
+    /// `approval_needed`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_EXE and AUTHBROKER_PID
+    /// (no secrets); without a hook, a desktop notification saying the approve command.
+    func approvalNeeded(account key: AccountKey, executable: String, pid: Int32) {
+        let log = logger.with(key)
+        let approve = "authctl approve \(key.name) --exe \(executable)"
+        log.warning("approval needed: \(executable) (pid \(pid)) asks for a token. Approve with: \(approve)")
+        var env = environment
+        env["AUTHBROKER_EVENT"] = "approval_needed"
+        env["AUTHBROKER_ACCOUNT"] = key.name
+        env["AUTHBROKER_OWNER_UID"] = String(key.owner)
+        env["AUTHBROKER_EXE"] = executable
+        env["AUTHBROKER_PID"] = String(pid)
+        let body = "It asks for the tokens of '\(key.name)' (pid \(pid)).\nRun: \(approve)   (or --deny)"
+        guard let argv = argv(title: "authbroker: approve \(executable)?", body: body) else { return }
+        spawn(argv, environment: env, log: log)
+    }
+
+    /// The user's command, else notify-send showing `title` and `body`; nil when there is neither
+    /// (the log line already written is then the notification).
+    private func argv(title: String, body: String) -> [String]? {
+        if let command { return ["/bin/sh", "-c", command] }
+        guard let notifySend = Self.notifySendPath(environment: environment) else { return nil }
+        return [notifySend, "--app-name=authbroker", title, body]
+    }
+
+    private func spawn(_ argv: [String], environment: [String: String], log: Logger) {
         let started = BlockingThread.start {
             let status = Self.run(argv, environment: environment)
             if status != 0 { log.warning("the notify command exited with status \(status)") }

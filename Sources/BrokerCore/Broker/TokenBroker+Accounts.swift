@@ -78,6 +78,7 @@ extension TokenBroker {
         try await deleteStoredAccount(key)
         guard accounts[key]?.id == id else { return }
         accounts[key] = nil
+        approvals.forget(key)
         wakeUps.cancel(key)
         sync(key, now: now())
         logger.with(key).info("account removed")

@@ -56,8 +56,9 @@ extension TokenBroker {
         }
     }
 
-    /// Brings the fast-path snapshot, the account-state gauge and the stored status up to date.
+    /// Brings the fast-path snapshot (tokens and caller policy), the account-state gauge and the stored status up to date.
     func sync(_ key: AccountKey, now time: Double) {
+        callerPolicies.set(accounts[key].flatMap { CallerPolicy($0.configuration) }, account: key)
         guard let runtime = accounts[key] else {
             cache.set(nil, account: key)
             counters.state(nil, account: key)

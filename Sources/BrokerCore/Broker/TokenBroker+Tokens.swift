@@ -10,6 +10,11 @@ extension TokenBroker {
         cache.grant(account: account, now: now)
     }
 
+    /// The account's `--allow-exe` policy (nil: none, or no such account), read without the actor.
+    public nonisolated func callerPolicy(account: AccountKey) -> CallerPolicy? {
+        callerPolicies.policy(for: account)
+    }
+
     /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
     /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
     /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.

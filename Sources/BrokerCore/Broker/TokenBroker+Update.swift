@@ -58,6 +58,8 @@ extension TokenBroker {
             if machine.currentTokens != nil || machine.pendingLogin != nil { outcome = .signedOut }
             accounts[key]?.subject = nil
             event(key) { machine, now in machine.configurationChanged(securityRelevant: true, now: now) }
+        } else {
+            sync(key, now: now())  // a token-neutral change such as --allow-exe applies at once
         }
         logger.with(key).info(
             "account updated", ["tokens": outcome == .signedOut ? "deleted (security-relevant change)" : "kept"])

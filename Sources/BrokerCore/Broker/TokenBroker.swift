@@ -30,6 +30,9 @@ public actor TokenBroker: BrokerService {
         public var maximumLoginTimeout: Double = 3600
         /// How long a token request may wait for a refresh before it gives up.
         public var tokenWaitTimeout: Double = 30
+        /// How long a `--confirm` caller waits for `authctl approve` (`--approval-timeout`, at most
+        /// `CallerApproval.maximumWaitSeconds` so authctl's own timeout always outlasts it).
+        public var approvalTimeout: Double = Double(CallerApproval.maximumWaitSeconds)
         /// The longest `wait` of a login status long-poll.
         public var maximumLoginWait: Double = 30
         /// At shutdown, how long token-endpoint calls in flight may take to answer (their answers
@@ -57,8 +60,12 @@ public actor TokenBroker: BrokerService {
     let logger: Logger
     nonisolated let now: @Sendable () -> Double
     let sleep: @Sendable (Duration) async throws -> Void
-    let notifier: NotifyHook
+    nonisolated let notifier: NotifyHook
     nonisolated let cache = TokenCache()
+    /// Each account's `--allow-exe` policy, for the router's check before serving (fast path too).
+    nonisolated let callerPolicies = CallerPolicyTable()
+    /// This boot's `--confirm` decisions and the requests waiting for one.
+    nonisolated let approvals = CallerApprovals()
     nonisolated let counters = BrokerMetrics()
 
     /// Keyed by owner and name: names are unique per owner only.

@@ -1,0 +1,49 @@
+import BrokerProtocol
+
+/// `authctl account update NAME` and the caller policy flags it shares with `account add`:
+/// `--allow-exe PATH` (repeatable), `--confirm` (docs/guide.md, "Caller policy").
+extension AccountCommand {
+    static let callerPolicyOptions: [CommandLineArguments.Option] = [.repeated("--allow-exe"), .flag("--confirm")]
+    static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
+        .flag("--no-allow-exe"), .flag("--no-confirm"), .value("--client-secret-file"),
+    ]
+
+    /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
+    static func applyCallerPolicy(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration)
+        throws(UsageError)
+    {
+        let executables = arguments.all("--allow-exe")
+        if !executables.isEmpty {
+            if let problem = CallerExecutable.problem(with: executables) { throw UsageError("--allow-exe: \(problem)") }
+            configuration.allowExe = executables
+        }
+        if arguments.has("--confirm") { configuration.confirmCallers = true }
+    }
+
+    /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
+    /// daemon never returns the client secret, so a confidential client needs --client-secret-file
+    /// again: without it the update would remove the secret (and sign the account out).
+    static func update(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
+        let account = try context.checked(try requireAccountName(arguments, command: "authctl account update"))
+        guard var configuration = try context.client.call(.account(account)).configuration else {
+            throw UsageError("the configuration of '\(account)' cannot be read; set the account up again")
+        }
+        if arguments.has("--no-allow-exe") {
+            guard arguments.all("--allow-exe").isEmpty else { throw UsageError("--no-allow-exe and --allow-exe conflict") }
+            configuration.allowExe = nil
+        }
+        if arguments.has("--no-confirm") {
+            guard !arguments.has("--confirm") else { throw UsageError("--no-confirm and --confirm conflict") }
+            configuration.confirmCallers = nil
+        }
+        try applyCallerPolicy(arguments, to: &configuration)
+        if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
+        let result = try context.client.call(.updateAccount(account), body: configuration)
+        switch result.outcome {
+        case .unchanged: Output.note("'\(account)' is unchanged.")
+        case .updated: Output.note("Updated '\(account)'; its tokens are kept.")
+        case .signedOut: Output.note("Updated '\(account)' and signed it out. Sign in again with: authctl login \(account)")
+        }
+        return ExitCode.success
+    }
+}

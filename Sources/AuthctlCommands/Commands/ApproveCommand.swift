@@ -1,0 +1,60 @@
+import BrokerProtocol
+
+/// `authctl approve NAME [--exe PATH] [--deny]`: decides for a `--confirm` account's caller.
+enum ApproveCommand: Command {
+    static let name = "approve"
+    static let summary = "approve (or --deny) a program waiting for a --confirm account's token"
+    static let help = """
+        usage: authctl approve NAME [--exe PATH] [--deny]
+
+        An account added with --confirm serves a program (its executable, /proc/PID/exe) only after
+        it was approved once since the daemon started; until then its token request waits (60 s by
+        default, authbrokerd --approval-timeout) and the notify hook runs with approval_needed.
+        `authctl approvals` lists what waits.
+
+          --exe PATH   the program to decide for (default: the one waiting for NAME; refused
+                       when none or several wait). A program not yet waiting may be named too.
+          --deny       refuse it instead, until the daemon restarts
+
+        Decisions last until the daemon restarts. Same-user code can still run an approved
+        program with arguments of its choosing: see docs/security.md, "Caller policy".
+        """
+    static let options: [CommandLineArguments.Option] = [.value("--exe"), .flag("--deny")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        let account = try context.checked(try requireAccountName(arguments, command: "authctl approve"))
+        let executable = arguments.value("--exe")
+        if let executable, let problem = CallerExecutable.problem(with: [executable]) { throw UsageError("--exe: \(problem)") }
+        let decision = ApprovalDecision(account: account, executable: executable, deny: arguments.has("--deny"))
+        let result = try context.client.call(.decideApproval, body: decision)
+        let released = result.released == 1 ? "1 waiting request" : "\(result.released) waiting requests"
+        Output.note("The daemon \(result.decision) \(result.executable) for '\(account)' until the daemon restarts (\(released)).")
+        return ExitCode.success
+    }
+}
+
+/// `authctl approvals [--json]`: the token requests waiting for `authctl approve`.
+enum ApprovalsCommand: Command {
+    static let name = "approvals"
+    static let summary = "list programs waiting for approval (--confirm accounts)"
+    static let help = """
+        usage: authctl approvals [--json]
+
+        One line per program waiting for a --confirm account's token: ACCOUNT, executable, the
+        first waiting pid and how many requests wait. Decide with: authctl approve NAME --exe PATH
+        """
+    static let options: [CommandLineArguments.Option] = [.flag("--json")]
+
+    static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        guard arguments.positionals.isEmpty else { throw UsageError("'authctl approvals' takes no arguments") }
+        let list = try context.client.call(.listApprovals)
+        if arguments.has("--json") {
+            Output.line(CommandContext.json(list))
+            return ExitCode.success
+        }
+        for pending in list.approvals {
+            Output.line("\(pending.account)\t\(pending.executable)\tpid \(pending.pid)\t\(pending.waiting) waiting")
+        }
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,51 @@
+/// An account's `--allow-exe` list: the executables (as `/proc/PID/exe` names them) that may get
+/// its tokens. Shared by `authctl account add|update --allow-exe` and the daemon, which check the same.
+///
+/// The kernel resolves symlinks in `/proc/PID/exe`, so a path is compared byte for byte with that
+/// target: a symlink or a path with `.`/`..` could never match and is refused here rather than
+/// silently locking every caller out.
+public enum CallerExecutable {
+    /// At most this many `--allow-exe` entries (the list is scanned for every token handed out).
+    public static let maximumAllowed = 32
+    /// Linux's PATH_MAX, terminating NUL included: `readlink` of `/proc/PID/exe` returns no more.
+    public static let maximumLength = 4095
+    /// What Linux appends to `/proc/PID/exe` when the file was replaced or removed since the exec.
+    public static let deletedSuffix = " (deleted)"
+
+    /// Why `list` cannot be an allow-list, or nil when it can.
+    public static func problem(with list: [String]) -> String? {
+        guard list.count <= maximumAllowed else { return "at most \(maximumAllowed) executables" }
+        for path in list {
+            if let problem = problem(withPath: path) { return "'\(shown(path))' \(problem)" }
+        }
+        return nil
+    }
+
+    /// True when `executable` (a `/proc/PID/exe` target) is on `allowed`. An executable that could
+    /// not be read ("unknown") or whose file is gone (" (deleted)") is never allowed: fail closed.
+    public static func matches(_ executable: String, allowed: [String]) -> Bool {
+        guard executable.hasPrefix("/"), !executable.hasSuffix(deletedSuffix) else { return false }
+        return allowed.contains(executable)
+    }
+
+    private static func problem(withPath path: String) -> String? {
+        let bytes = Array(path.utf8)
+        guard bytes.first == UInt8(ascii: "/") else { return "is not an absolute path" }
+        guard bytes.count <= maximumLength else { return "is longer than \(maximumLength) bytes" }
+        // Control characters would forge lines in the audit log and the 403 message.
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return "contains control characters"
+        }
+        guard !path.hasSuffix(deletedSuffix) else { return "ends with '\(deletedSuffix)', which no running program matches" }
+        let components = bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard components.allSatisfy({ !$0.isEmpty && $0 != [UInt8(ascii: ".")] && $0 != [UInt8(ascii: "."), UInt8(ascii: ".")] })
+        else {
+            return "is not a normalised path (no '//', '.', '..' or trailing '/'; give the target of `readlink -f`)"
+        }
+        return nil
+    }
+
+    private static func shown(_ path: String) -> String {
+        path.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) ? String(path.prefix(80)) : "?"
+    }
+}
