@@ -42,6 +42,11 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
     /// `--par`: pushed authorization requests (RFC 9126) for browser logins; nil is `auto`.
     public var pushedAuthorization: PushedAuthorizationMode?
+    /// `--allow-narrowing`: narrowed tokens (`authctl token --scope/--resource/--audience`) are
+    /// minted by refreshing with a narrower request, which spends the account's refresh token. True
+    /// when the user (or a preset whose provider keeps the original grant, RFC 6749 §6) declares the
+    /// provider safe for that; nil or false: narrowed requests are refused (`scope_narrowing_unsafe`).
+    public var allowNarrowing: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -50,7 +55,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
-        pushedAuthorization: PushedAuthorizationMode? = nil
+        pushedAuthorization: PushedAuthorizationMode? = nil, allowNarrowing: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -73,6 +78,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.tenantAllow = tenantAllow
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.pushedAuthorization = pushedAuthorization
+        self.allowNarrowing = allowNarrowing
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -93,6 +99,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case tenantAllow = "tenant_allow"
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case pushedAuthorization = "par"
+        case allowNarrowing = "allow_narrowing"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -120,7 +127,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
             tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
-            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization))
+            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
+            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing))
     }
 }
 

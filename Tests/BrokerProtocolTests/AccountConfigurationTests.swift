@@ -16,7 +16,7 @@ import Testing
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
         browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
         tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"],
-        tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always)
+        tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, allowNarrowing: true)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -29,7 +29,7 @@ import Testing
         for key in encoded.keys {
             #expect(profile.contains(key) != AccountConfiguration.tokenNeutralKeys.contains(key), "\(key)")
         }
-        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "client_secret"])
+        #expect(AccountConfiguration.tokenNeutralKeys == ["name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "allow_narrowing", "client_secret"])
     }
 
     /// Fail closed: changing the value of any key not on the exempt list changes the profile.

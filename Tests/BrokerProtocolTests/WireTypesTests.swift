@@ -7,12 +7,15 @@ import Testing
         .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
         .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
         .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
+        .scopeNotGranted: 403, .scopeNarrowingUnsafe: 403, .scopeLost: 401,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
     #expect(WireErrorCode.providerUnavailable.exitCode == 75)
     #expect(WireErrorCode.storageFailed.exitCode == 75)
     #expect(WireErrorCode.tlsPinMismatch.exitCode == 1)
+    #expect(WireErrorCode.scopeLost.exitCode == 77, "scope_lost needs a login")
+    #expect(WireErrorCode.scopeNotGranted.exitCode == 1)
 }
 
 /// docs/api.md's error table names every code once, with the status and exit code the code has.

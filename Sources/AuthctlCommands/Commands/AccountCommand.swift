@@ -78,12 +78,19 @@ enum AccountCommand: Command {
           --tenant-allow GUID          (repeatable) with a multi-tenant Microsoft Entra issuer
                                        (…/common/v2.0, organizations, consumers): only users
                                        of these tenants (tid) may log in (docs/providers.md)
+          --allow-narrowing            allow narrowed tokens (authctl token --scope/--resource/
+                                       --audience). Each spends the refresh token on a narrowed
+                                       refresh; a provider that then keeps only the narrowed
+                                       scope for good (django-oauth-toolkit does) loses the rest
+                                       until the next login. Only for providers that keep the
+                                       original grant (RFC 6749 §6); google and microsoft
+                                       presets allow it already
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username, browser, pin_sha256 and par (issuer, client id or secret, scopes,
+        git_url_prefix, git_username, browser, pin_sha256, par and allow_narrowing (issuer, client id or secret, scopes,
         audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
         its tokens.
 
@@ -106,7 +113,7 @@ enum AccountCommand: Command {
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
-        .repeated("--pin-sha256"), .repeated("--tenant-allow"),
+        .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--allow-narrowing"),
     ]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -192,6 +199,7 @@ enum AccountCommand: Command {
         configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)
+        if arguments.has("--allow-narrowing") { configuration.allowNarrowing = true }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
