@@ -137,7 +137,10 @@ import Testing
         let unknown = try await harness.authctl(["token", "work", "--resource", "https://other.example.test/"])
         #expect(unknown.status == 1, "\(unknown)")
         #expect(unknown.stderr.contains("invalid_target"), "\(unknown.stderr)")
-        #expect(try await harness.token("work", ["--resource", Self.resourceA]).isEmpty == false)
+        // The refusal did not cost the account its refresh token: the next refresh works.
+        let next = try await harness.authctl(["token", "work", "--resource", Self.resourceA, "--min-ttl", "700"])
+        #expect(next.status == 0, "\(next)")
+        #expect(try await provider.stats.familyRevocations == 0)
     }
 
     @Test(.timeLimit(.minutes(2)))

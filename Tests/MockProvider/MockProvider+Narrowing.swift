@@ -7,7 +7,8 @@ extension MockProvider {
     /// The scope a refresh is answered with, recording what was asked. Without `scope`: the
     /// grant. With one: a subset of the grant, else `invalid_scope` — unless the grant narrows,
     /// then what is left of it (that provider answers the plain refresh with less than it asks).
-    func narrowedScope(_ fields: [String: String], family: Int) -> Result<String, Refusal> {
+    /// Nothing changes here: the caller narrows the family's grant once the refresh token is redeemed.
+    func narrowedScope(_ fields: [String: String], family: Int) -> Result<String?, Refusal> {
         state.withLock { state in
             state.stats.refreshScopes.append(fields["scope"] ?? "-")
             let granted = state.families[family].scope
@@ -18,9 +19,7 @@ extension MockProvider {
             guard !kept.isEmpty, narrows || kept.count == asked.split(separator: " ").count else {
                 return .failure(Refusal(MockResponse.oauthError("invalid_scope", description: "scope exceeds the grant")))
             }
-            let scope = kept.joined(separator: " ")
-            if narrows { state.families[family].scope = scope }
-            return .success(scope)
+            return .success(kept.joined(separator: " "))
         }
     }
 

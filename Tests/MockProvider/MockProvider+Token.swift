@@ -71,11 +71,10 @@ extension MockProvider {
         if let bound, bound != jkt {
             return MockResponse.oauthError("invalid_grant", description: "the refresh token is bound to another DPoP key")
         }
-        guard let family = redeemRefreshToken(fields["refresh_token"]) else {
-            return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid")
-        }
-        let scope: String
-        switch narrowedScope(fields, family: family) {
+        // A refused scope or resource leaves the refresh token as it was: checked before it is redeemed.
+        let peeked = state.withLock { state in fields["refresh_token"].flatMap { state.refreshTokens[$0]?.family } }
+        let scope: String?
+        switch peeked.map({ narrowedScope(fields, family: $0) }) ?? .success(nil) {
         case .failure(let refusal): return refusal.response
         case .success(let granted): scope = granted
         }
@@ -83,6 +82,12 @@ extension MockProvider {
         switch requestedResource(fields) {
         case .failure(let refusal): return refusal.response
         case .success(let named): resource = named
+        }
+        guard let family = redeemRefreshToken(fields["refresh_token"]), let scope else {
+            return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid")
+        }
+        if state.withLock({ $0.configuration.narrowsGrantOnRefresh }), fields["scope"] != nil {
+            state.withLock { $0.families[family].scope = scope }
         }
         return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"], jkt: jkt, resource: resource)
     }
