@@ -68,7 +68,8 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket, .listApprovals,
             .decideApproval:
             []
-        case .token, .idToken: [.minTTL]
+        case .token: [.minTTL, .scope, .resource, .audience]
+        case .idToken: [.minTTL]
         case .loginStatus: [.wait]
         case .loginCallback, .discovery: []
         case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
@@ -104,11 +105,18 @@ public enum APIQueryParameter: String, CaseIterable, Sendable {
     case minTTL = "min_ttl"
     /// How long a login status request may wait for the login to finish (long poll).
     case wait
+    /// A narrowed token's scopes, space-separated (`TokenNarrowing`; text, not seconds).
+    case scope
+    /// A narrowed token's resources (RFC 8707), space-separated absolute URIs.
+    case resource
+    /// A narrowed token's audience.
+    case audience
 
     public var range: ClosedRange<Int> {
         switch self {
         case .minTTL: 0...86_400
         case .wait: 0...60
+        case .scope, .resource, .audience: 0...0
         }
     }
 }

@@ -51,6 +51,11 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `--confirm`: each caller executable must be approved once per daemon boot (`authctl approve`)
     /// before it gets this account's tokens; nil or false: no approval asked.
     public var confirmCallers: Bool?
+    /// `--allow-narrowing`: narrowed tokens (`authctl token --scope/--resource/--audience`) are
+    /// minted by refreshing with a narrower request, which spends the account's refresh token. True
+    /// when the user (or a preset whose provider keeps the original grant, RFC 6749 §6) declares the
+    /// provider safe for that; nil or false: narrowed requests are refused (`scope_narrowing_unsafe`).
+    public var allowNarrowing: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -60,7 +65,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
-        confirmCallers: Bool? = nil
+        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -86,6 +91,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.dpop = dpop
         self.allowExe = allowExe
         self.confirmCallers = confirmCallers
+        self.allowNarrowing = allowNarrowing
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -109,6 +115,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case dpop
         case allowExe = "allow_exe"
         case confirmCallers = "confirm_callers"
+        case allowNarrowing = "allow_narrowing"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -139,7 +146,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
             dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop),
             allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
-            confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers))
+            confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers),
+            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing))
     }
 }
 

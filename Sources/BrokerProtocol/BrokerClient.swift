@@ -16,11 +16,12 @@ public struct BrokerClient: Sendable {
     }
 
     /// Calls an operation that sends no body and decodes its typed answer. `query` may name only
-    /// the parameters the operation reads (`APIOperation.query`).
+    /// the parameters the operation reads (`APIOperation.query`); `narrowing` only the token's.
     public func call<Response>(
-        _ endpoint: APIEndpoint<APINoBody, Response>, query: [APIQueryParameter: Int] = [:], timeout: Double? = nil
+        _ endpoint: APIEndpoint<APINoBody, Response>, query: [APIQueryParameter: Int] = [:],
+        narrowing: TokenNarrowing = .none, timeout: Double? = nil
     ) throws(BrokerClientError) -> Response {
-        try call(endpoint, bytes: nil, query: query, timeout: timeout)
+        try call(endpoint, bytes: nil, query: query, narrowing: narrowing, timeout: timeout)
     }
 
     /// Calls an operation with its JSON body and decodes its typed answer.
@@ -38,32 +39,34 @@ public struct BrokerClient: Sendable {
     /// The token operation with `Accept: text/plain`: the token as one line of text (the fast path).
     public func text(
         _ endpoint: APIEndpoint<APINoBody, TokenGrant>, query: [APIQueryParameter: Int] = [:],
-        timeout: Double = CallerApproval.clientTimeout
+        narrowing: TokenNarrowing = .none, timeout: Double = CallerApproval.clientTimeout
     ) throws(BrokerClientError) -> String {
         let response = try exchange(
-            method: endpoint.operation.method, path: target(endpoint, query: query), body: nil, accept: "text/plain",
-            timeout: timeout)
+            method: endpoint.operation.method, path: target(endpoint, query: query, narrowing: narrowing), body: nil,
+            accept: "text/plain", timeout: timeout)
         var body = response.body[...]
         while body.last == 10 || body.last == 13 { body = body.dropLast() }
         return String(decoding: body, as: UTF8.self)
     }
 
     private func call<Body, Response>(
-        _ endpoint: APIEndpoint<Body, Response>, bytes: [UInt8]?, query: [APIQueryParameter: Int], timeout: Double?
+        _ endpoint: APIEndpoint<Body, Response>, bytes: [UInt8]?, query: [APIQueryParameter: Int],
+        narrowing: TokenNarrowing = .none, timeout: Double?
     ) throws(BrokerClientError) -> Response {
         let method = endpoint.operation.method
         // Reads answer fast; writes may wait on the provider (revocation, a first discovery); a
         // token may wait for a refresh or a `--confirm` approval.
         let tokenOperation = endpoint.operation == .token || endpoint.operation == .idToken
         let timeout = timeout ?? (tokenOperation ? CallerApproval.clientTimeout : method == "GET" ? 30 : 60)
-        let response = try exchange(method: method, path: target(endpoint, query: query), body: bytes, timeout: timeout)
+        let response = try exchange(method: method, path: target(endpoint, query: query, narrowing: narrowing), body: bytes,
+            timeout: timeout)
         if let none = APINoContent() as? Response { return none }
         return try decode(response, as: Response.self)
     }
 
     /// The request target: the checked path and the query the operation reads, in a fixed order.
     private func target<Body, Response>(
-        _ endpoint: APIEndpoint<Body, Response>, query: [APIQueryParameter: Int]
+        _ endpoint: APIEndpoint<Body, Response>, query: [APIQueryParameter: Int], narrowing: TokenNarrowing = .none
     ) throws(BrokerClientError) -> String {
         var target: String
         do { target = try endpoint.route.path() } catch {
@@ -76,7 +79,11 @@ public struct BrokerClient: Sendable {
         if let extra = query.keys.first(where: { !accepted.contains($0) }) {
             throw .protocolError("\(endpoint.operation.method) \(endpoint.route.template) takes no '\(extra.rawValue)'")
         }
+        if !narrowing.isEmpty, endpoint.operation != .token {
+            throw .protocolError("\(endpoint.operation.method) \(endpoint.route.template) takes no narrowing")
+        }
         let fields = APIQueryParameter.allCases.compactMap { name in query[name].map { "\(name.rawValue)=\($0)" } }
+            + narrowing.queryFields.map { "\($0.0)=\(FormURLEncoding.encodeComponent($0.1))" }
         if !fields.isEmpty { target += "?" + fields.joined(separator: "&") }
         return target
     }

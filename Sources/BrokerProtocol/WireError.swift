@@ -26,13 +26,20 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// A `--confirm` account's caller waited for `authctl approve` and no decision came in time.
     /// Like a login, it needs the user: exit 77, and the message names the approve command.
     case approvalRequired = "approval_required"
+    /// A narrowed token request named a scope the account was not granted: never widened.
+    case scopeNotGranted = "scope_not_granted"
+    /// A narrowed token request on an account whose provider is not known to keep the original
+    /// grant on a narrowed refresh (and which did not opt in with `--allow-narrowing`).
+    case scopeNarrowingUnsafe = "scope_narrowing_unsafe"
+    /// A refresh came back with fewer scopes than the account was granted: log in again.
+    case scopeLost = "scope_lost"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
         switch self {
         case .invalidRequest: 400
-        case .loginRequired, .loginPending: 401
-        case .forbidden, .callerNotAllowed, .approvalRequired: 403
+        case .loginRequired, .loginPending, .scopeLost: 401
+        case .forbidden, .callerNotAllowed, .approvalRequired, .scopeNotGranted, .scopeNarrowingUnsafe: 403
         case .unknownAccount: 404
         case .conflict, .notDPoP: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
@@ -45,10 +52,10 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
     public var exitCode: Int32 {
         switch self {
-        case .loginRequired, .loginPending, .approvalRequired: ExitCode.loginRequired
+        case .loginRequired, .loginPending, .approvalRequired, .scopeLost: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
         case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
-            .notDPoP, .callerNotAllowed:
+            .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe:
             ExitCode.failure
         }
     }

@@ -114,6 +114,14 @@ final class FakeBrokerService: BrokerService {
         return Self.grant
     }
 
+    func narrowedToken(account: AccountKey, narrowing: TokenNarrowing, minTTL: Double?) async throws(WireError)
+        -> TokenGrant
+    {
+        let asked = (narrowing.scopes + narrowing.resources + [narrowing.audience ?? "-"]).joined(separator: ",")
+        try record("narrowedToken(\(label(account)),\(asked),\(minTTL.map { String(Int($0)) } ?? "nil"))")
+        return Self.grant
+    }
+
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
         try record("startLogin(\(label(account)),\(request.timeoutSeconds.map(String.init) ?? "nil"))")
         return LoginStarted(loginID: "L1", authorizationURL: "https://idp.example/authorize?x=1", expiresAt: "2030-01-01T00:05:00Z")

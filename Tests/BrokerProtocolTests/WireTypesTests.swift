@@ -9,6 +9,7 @@ import Testing
         .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
         .notDPoP: 409,
         .callerNotAllowed: 403, .approvalRequired: 403,
+        .scopeNotGranted: 403, .scopeNarrowingUnsafe: 403, .scopeLost: 401,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
@@ -17,6 +18,8 @@ import Testing
     #expect(WireErrorCode.tlsPinMismatch.exitCode == 1)
     #expect(WireErrorCode.callerNotAllowed.exitCode == 1)
     #expect(WireErrorCode.approvalRequired.exitCode == 77)
+    #expect(WireErrorCode.scopeLost.exitCode == 77, "scope_lost needs a login")
+    #expect(WireErrorCode.scopeNotGranted.exitCode == 1)
 }
 
 /// docs/api.md's error table names every code once, with the status and exit code the code has.

@@ -31,6 +31,8 @@ final class MockProviderProcess: Sendable {
         var entraTokenTenants: [String]
         var parRequests: Int
         var refusedRequestURIs: Int
+        var refreshScopes: [String]
+        var refreshResources: [String]
     }
 
     /// Starts the mock with `configuration` (a JSON object of knobs) on an ephemeral port, or on

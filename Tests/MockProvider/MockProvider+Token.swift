@@ -71,11 +71,25 @@ extension MockProvider {
         if let bound, bound != jkt {
             return MockResponse.oauthError("invalid_grant", description: "the refresh token is bound to another DPoP key")
         }
-        guard let family = redeemRefreshToken(fields["refresh_token"]) else {
+        // A refused scope or resource leaves the refresh token as it was: checked before it is redeemed.
+        let peeked = state.withLock { state in fields["refresh_token"].flatMap { state.refreshTokens[$0]?.family } }
+        let scope: String?
+        switch peeked.map({ narrowedScope(fields, family: $0) }) ?? .success(nil) {
+        case .failure(let refusal): return refusal.response
+        case .success(let granted): scope = granted
+        }
+        let resource: String?
+        switch requestedResource(fields) {
+        case .failure(let refusal): return refusal.response
+        case .success(let named): resource = named
+        }
+        guard let family = redeemRefreshToken(fields["refresh_token"]), let scope else {
             return MockResponse.oauthError("invalid_grant", description: "refresh token is not valid")
         }
-        let scope = state.withLock { $0.families[family].scope }
-        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"], jkt: jkt)
+        if state.withLock({ $0.configuration.narrowsGrantOnRefresh }), fields["scope"] != nil {
+            state.withLock { $0.families[family].scope = scope }
+        }
+        return issueTokens(scope: scope, family: family, nonce: nil, reuse: fields["refresh_token"], jkt: jkt, resource: resource)
     }
 
     /// The family of a usable refresh token, retiring it when rotating; nil for an unknown,
@@ -131,10 +145,11 @@ extension MockProvider {
     /// access token is a JWT carrying `cnf.jkt`, `token_type` is DPoP and a new family is bound to it.
     private func issueTokens(
         scope: String, family: Int?, nonce: String?, reuse: String? = nil, jkt: String? = nil,
-        refreshTokenAllowed: Bool = true
+        refreshTokenAllowed: Bool = true, resource: String? = nil
     ) -> HTTPResponse {
         let google = configuration.google
-        let unbound = google ? Self.googleToken("at") : Self.randomToken("at")
+        let plain = google ? Self.googleToken("at") : Self.randomToken("at")
+        let unbound: String? = if let resource { try? mintResourceAccessToken(resource: resource, scope: scope) } else { plain }
         guard let accessToken = jkt.map({ try? mintBoundAccessToken(jkt: $0, scope: scope) }) ?? unbound else {
             return .plainText(status: 500, "cannot sign the access token")
         }
@@ -147,7 +162,7 @@ extension MockProvider {
                 family = state.families.count - 1
             }
             state.accessTokens[accessToken] = .init(
-                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.accessTokenLifetime)), jkt: jkt)
+                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.lifetime(resource: resource))), jkt: jkt)
             guard let family else { return (configuration, nil) }
             if let reuse, !configuration.rotates { return (configuration, reuse) }
             let refreshToken = google ? Self.googleToken("rt") : Self.randomToken("rt")
@@ -155,7 +170,7 @@ extension MockProvider {
             return (configuration, refreshToken)
         }
         var body: [String: Any] = ["access_token": accessToken, "token_type": jkt == nil ? "Bearer" : "DPoP", "scope": scope]
-        if configuration.includeExpiresIn { body["expires_in"] = configuration.accessTokenLifetime }
+        if configuration.includeExpiresIn { body["expires_in"] = configuration.lifetime(resource: resource) }
         // Without rotation the refresh token is not restated (RFC 6749 §6 allows either).
         if let refreshToken, refreshToken != reuse { body["refresh_token"] = refreshToken }
         if scope.split(separator: " ").contains("openid") {

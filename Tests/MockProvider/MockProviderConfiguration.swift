@@ -130,6 +130,17 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     public var advertiseRequirePAR = true
     /// Seconds a pushed `request_uri` stays usable (its `expires_in`).
     public var requestURILifetime = 60
+    /// A refresh that names a `scope` narrows the refresh token's grant for good: later refreshes
+    /// without a scope (or restating the original one) get only the narrowed scope, as
+    /// django-oauth-toolkit does. Off: the grant is kept (RFC 6749 §6: "the scope originally
+    /// granted"), and a scope outside it is `invalid_scope`.
+    public var narrowsGrantOnRefresh = false
+    /// RFC 8707 resources the token endpoint knows: a `resource` among them gets an access token
+    /// (a JWT) whose `aud` is that resource; any other is `invalid_target` (§2). Empty: `resource`
+    /// is ignored, as by a provider without RFC 8707.
+    public var resources: [String] = []
+    /// Access token lifetime (seconds) per RFC 8707 resource; a resource without one gets `accessTokenLifetime`.
+    public var resourceTokenLifetimes: [String: Int] = [:]
 
     public init() {}
 }
@@ -243,6 +254,9 @@ public struct MockProviderStats: Codable, Sendable, Equatable {
     /// authorization endpoint as unknown, reused or expired.
     public var parRequests = 0
     public var refusedRequestURIs = 0
+    /// Each refresh's `scope` and `resource` fields as sent ("-" when absent; resources joined by spaces).
+    public var refreshScopes: [String] = []
+    public var refreshResources: [String] = []
 
     public init() {}
 }

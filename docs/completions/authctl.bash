@@ -16,6 +16,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
+    --resource
     --account --ttl --par --par-endpoint --allow-exe --exe"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
@@ -111,14 +112,18 @@ _authctl() {
     case $command in
         login) options="--no-browser --browser --timeout --device --no-register --help"; accounts=yes ;;
         logout) options="--help"; accounts=yes ;;
-        token) options="--min-ttl --json --help"; accounts=yes ;;
+        token) options="--min-ttl --scope --resource --audience --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
-        exec) options="--env --min-ttl --help"; accounts=yes ;;
-        header) options="--header-name --scheme --min-ttl --help"; accounts=yes ;;
-        kube-credential) options="--id-token --min-ttl --help"; accounts=yes ;;
+        exec) options="--env --min-ttl --scope --resource --audience --help"; accounts=yes ;;
+        header) options="--header-name --scheme --min-ttl --scope --resource --audience --help"; accounts=yes ;;
+        kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         approve) options="--exe --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;
         git-credential)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--min-ttl --scope --resource --audience" -- "$cur"))
+                return
+            fi
             [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "get store erase" -- "$cur"))
             return ;;
         help)
@@ -132,7 +137,7 @@ _authctl() {
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-                    --par --par-endpoint --dpop --allow-exe --confirm" ;;
+                    --par --par-endpoint --dpop --allow-exe --confirm --allow-narrowing" ;;
                 update) options="--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file"; accounts=yes ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;

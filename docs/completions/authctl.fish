@@ -85,6 +85,9 @@ complete -c authctl -n '__authctl_using header' -l header-name -x -d 'the header
 complete -c authctl -n '__authctl_using header' -l scheme -x -d 'the scheme before the token'
 complete -c authctl -n '__authctl_using kube-credential' -l id-token -d 'send the ID token'
 complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
+complete -c authctl -n '__authctl_using token exec header kube-credential git-credential' -l scope -x -d 'a narrower token: this scope of the grant'
+complete -c authctl -n '__authctl_using token exec header kube-credential git-credential' -l resource -x -d 'a token for this resource (RFC 8707)'
+complete -c authctl -n '__authctl_using token exec header kube-credential git-credential' -l audience -x -d 'a token for this audience'
 complete -c authctl -n '__authctl_using login' -l no-browser -d 'only print the URL'
 complete -c authctl -n '__authctl_using login' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
 complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after SECONDS'
@@ -136,6 +139,7 @@ complete -c authctl -n '__authctl_account_sub add update' -l confirm -d 'each ne
 complete -c authctl -n '__authctl_account_sub update' -l no-allow-exe -d 'any program of the user gets the tokens'
 complete -c authctl -n '__authctl_account_sub update' -l no-confirm -d 'no approval asked'
 complete -c authctl -n '__authctl_account_sub update' -l client-secret-file -r -F -d 'a file holding the client secret'
+complete -c authctl -n '__authctl_account_sub add' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

@@ -32,7 +32,7 @@ expect "work" authctl --socket /up.sock login w
 expect "" authctl --socket /down.sock login ""
 expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
-expect "--min-ttl --json --help" authctl token --
+expect "--min-ttl --scope --resource --audience --json --help" authctl token --
 expect "add list show update remove apply register-handler" authctl account ""
 expect "add list remove" authctl socket ""
 expect "--account --ttl --persist" authctl socket add remote --
@@ -55,7 +55,7 @@ expect "--no-register" authctl login --no-r
 expect "--browser" authctl login work --b
 expect "git.example work" authctl login --browser firefox ""
 expect "git.example work" authctl exec ""
-expect "--env --min-ttl --help" authctl exec work --
+expect "--env --min-ttl --scope --resource --audience --help" authctl exec work --
 expect "" authctl exec work --env ""
 expect "--id-token" authctl kube-credential work --id
 expect "--header-name" authctl header work --header-n

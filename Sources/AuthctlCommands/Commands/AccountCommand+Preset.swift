@@ -57,6 +57,7 @@ extension AccountCommand {
         }
         if arguments.all("--scope").isEmpty { configuration.scopes = preset.scopes }
         configuration.tokenRequestFormat = configuration.tokenRequestFormat ?? preset.tokenRequestFormat
+        if preset.keepsGrantOnNarrowedRefresh { configuration.allowNarrowing = configuration.allowNarrowing ?? true }
         configuration.tokenEndpointAuthMethod = configuration.tokenEndpointAuthMethod ?? preset.tokenEndpointAuthMethod
         if preset.dpop { configuration.dpop = true }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }

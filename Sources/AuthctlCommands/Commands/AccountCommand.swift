@@ -84,6 +84,13 @@ enum AccountCommand: Command {
           --tenant-allow GUID          (repeatable) with a multi-tenant Microsoft Entra issuer
                                        (…/common/v2.0, organizations, consumers): only users
                                        of these tenants (tid) may log in (docs/providers.md)
+          --allow-narrowing            allow narrowed tokens (authctl token --scope/--resource/
+                                       --audience). Each spends the refresh token on a narrowed
+                                       refresh; a provider that then keeps only the narrowed
+                                       scope for good (django-oauth-toolkit does) loses the rest
+                                       until the next login. Only for providers that keep the
+                                       original grant (RFC 6749 §6); google and microsoft
+                                       presets allow it already
           --allow-exe PATH             (repeatable) only programs whose executable is PATH
                                        (absolute, as /proc/PID/exe names it: `readlink -f`) get
                                        the account's tokens; others get caller_not_allowed
@@ -99,7 +106,7 @@ enum AccountCommand: Command {
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username, browser, pin_sha256 and par (issuer, client id or secret, scopes,
+        git_url_prefix, git_username, browser, pin_sha256, par and allow_narrowing (issuer, client id or secret, scopes,
         audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
         its tokens.
 
@@ -122,7 +129,7 @@ enum AccountCommand: Command {
         .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
-        .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"),
+        .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
     ] + callerPolicyOptions
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -212,6 +219,7 @@ enum AccountCommand: Command {
         configuration.pinSHA256 = try pins(arguments)
         configuration.tenantAllow = try tenants(arguments)
         try applyCallerPolicy(arguments, to: &configuration)
+        if arguments.has("--allow-narrowing") { configuration.allowNarrowing = true }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }

@@ -7,7 +7,8 @@ enum ExecCommand: Command {
     static let name = "exec"
     static let summary = "run a command with the access token in an environment variable"
     static let help = """
-        usage: authctl exec NAME [--env VAR] [--min-ttl SECONDS] -- CMD [ARGS...]
+        usage: authctl exec NAME [--env VAR] [--min-ttl SECONDS] [--scope S]... [--resource URI]... [--audience A]
+                            -- CMD [ARGS...]
 
         Fetches the account's access token, puts it in VAR (default ACCESS_TOKEN) and replaces
         authctl with CMD (exec), so signals and the exit code are CMD's own.
@@ -15,10 +16,11 @@ enum ExecCommand: Command {
         options:
           --env VAR          the variable to set (default ACCESS_TOKEN)
           --min-ttl SECONDS  the token must stay valid at least this long (default 60)
+        \(NarrowingOptions.help)
 
         exit codes: CMD's; 127 when CMD cannot be run; authctl token's codes before that
         """
-    static let options: [CommandLineArguments.Option] = [.value("--env"), .value("--min-ttl")]
+    static let options: [CommandLineArguments.Option] = [.value("--env"), .value("--min-ttl")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl exec")
@@ -28,7 +30,9 @@ enum ExecCommand: Command {
         let variable = arguments.value("--env") ?? "ACCESS_TOKEN"
         guard isEnvironmentName(variable) else { throw UsageError("--env needs a variable name like ACCESS_TOKEN, got '\(variable)'") }
         let minTTL = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60
-        let token = try context.client.text(.token(account: try context.checked(account)), query: [.minTTL: minTTL])
+        let token = try context.client.text(
+            .token(account: try context.checked(account)), query: [.minTTL: minTTL],
+            narrowing: try NarrowingOptions.narrowing(arguments))
         setenv(variable, token, 1)
         let argv: [UnsafeMutablePointer<CChar>?] = program.map { strdup($0) } + [nil]
         execvp(executable, argv)
@@ -48,6 +52,7 @@ enum HeaderCommand: Command {
     static let summary = "print an HTTP header line carrying the access token"
     static let help = """
         usage: authctl header NAME [--header-name H] [--scheme S] [--min-ttl SECONDS]
+                              [--scope S]... [--resource URI]... [--audience A]
 
         Prints `Authorization: Bearer TOKEN` (or the header you name) on stdout, for tools that
         read headers from a file or stdin, e.g.  authctl header work | curl -H @- URL
@@ -58,8 +63,10 @@ enum HeaderCommand: Command {
           --scheme S         the scheme before the token (default Bearer for Authorization,
                              none for any other header; --scheme '' for none)
           --min-ttl SECONDS  the token must stay valid at least this long
+        \(NarrowingOptions.help)
         """
-    static let options: [CommandLineArguments.Option] = [.value("--header-name"), .value("--scheme"), .value("--min-ttl")]
+    static let options: [CommandLineArguments.Option] =
+        [.value("--header-name"), .value("--scheme"), .value("--min-ttl")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl header")
@@ -70,7 +77,8 @@ enum HeaderCommand: Command {
         let scheme = arguments.value("--scheme") ?? (name.lowercased() == "authorization" ? "Bearer" : "")
         guard scheme.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { throw UsageError("--scheme must be one word") }
         let query = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
-        let token = try context.client.text(.token(account: try context.checked(account)), query: query)
+        let token = try context.client.text(
+            .token(account: try context.checked(account)), query: query, narrowing: try NarrowingOptions.narrowing(arguments))
         Output.line("\(name): " + (scheme.isEmpty ? token : "\(scheme) \(token)"))
         return ExitCode.success
     }
@@ -82,6 +90,7 @@ enum KubeCredentialCommand: Command {
     static let summary = "print a kubectl ExecCredential (client.authentication.k8s.io/v1)"
     static let help = """
         usage: authctl kube-credential NAME [--id-token] [--min-ttl SECONDS]
+                                       [--scope S]... [--resource URI]... [--audience A]
 
         Prints an ExecCredential JSON object with status.token and status.expirationTimestamp,
         as kubectl's exec credential plugins do. In ~/.kube/config:
@@ -99,19 +108,22 @@ enum KubeCredentialCommand: Command {
           --id-token         send the OpenID Connect ID token instead of the access token, for
                              API servers configured with --oidc-issuer-url / --oidc-client-id
           --min-ttl SECONDS  the token must stay valid at least this long (default 60)
+        \(NarrowingOptions.help)
         """
-    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--id-token")]
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--id-token")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl kube-credential")
         let minTTL = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60
         let name = try context.checked(account)
+        let narrowing = try NarrowingOptions.narrowing(arguments)
         let status: ExecCredential.Status
         if arguments.has("--id-token") {
+            guard narrowing.isEmpty else { throw UsageError("--id-token takes no --scope, --resource or --audience") }
             let grant = try context.client.call(.idToken(account: name), query: [.minTTL: minTTL])
             status = .init(token: grant.idToken, expirationTimestamp: grant.expiresAt)
         } else {
-            let grant = try context.client.call(.token(account: name), query: [.minTTL: minTTL])
+            let grant = try context.client.call(.token(account: name), query: [.minTTL: minTTL], narrowing: narrowing)
             status = .init(token: grant.accessToken, expirationTimestamp: grant.expiresAt)
         }
         let credential = ExecCredential(status: status)

@@ -13,7 +13,7 @@ enum GitCredentialCommand: Command {
     static let name = "git-credential"
     static let summary = "git credential helper: access tokens as HTTPS passwords"
     static let help = """
-        usage: authctl git-credential get|store|erase
+        usage: authctl git-credential [--scope S]... [--resource URI]... [--audience A] get|store|erase
 
         A git credential helper. For a remote under an account's --git-url-prefix, `get`
         answers username (the account's --git-username, default oauth2), password (the access
@@ -25,9 +25,15 @@ enum GitCredentialCommand: Command {
           git config --global credential.https://git.example.com.useHttpPath true
 
         useHttpPath is needed only when an account's prefix has a path
-        (https://git.example.com/team/). The longest matching prefix wins.
+        (https://git.example.com/team/). The longest matching prefix wins. A narrower token for
+        one URL prefix: give that prefix's helper the options, e.g.
+          git config --global credential.https://git.example.com/team/.helper \\
+            '!authctl git-credential --scope read_repository'
+
+        options:
+        \(NarrowingOptions.help)
         """
-    static let options: [CommandLineArguments.Option] = [.value("--min-ttl")]
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         guard arguments.positionals.count == 1, let operation = arguments.positionals.first else {
@@ -36,7 +42,9 @@ enum GitCredentialCommand: Command {
         let input = GitCredentialInput.read(from: STDIN_FILENO)
         switch operation {
         case "get":
-            return try get(input, minTTL: try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60, context: context)
+            return try get(
+                input, minTTL: try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60,
+                narrowing: try NarrowingOptions.narrowing(arguments), context: context)
         case "store":
             return ExitCode.success
         case "erase":
@@ -47,11 +55,14 @@ enum GitCredentialCommand: Command {
         }
     }
 
-    static func get(_ input: GitCredentialInput, minTTL: Int, context: CommandContext) throws -> Int32 {
+    static func get(_ input: GitCredentialInput, minTTL: Int, narrowing: TokenNarrowing = .none, context: CommandContext)
+        throws -> Int32
+    {
         guard let remote = input.remote, let account = try matchingAccount(remote, context: context) else {
             return ExitCode.success
         }
-        let grant = try context.client.call(.token(account: try context.checked(account.name)), query: [.minTTL: minTTL])
+        let grant = try context.client.call(
+            .token(account: try context.checked(account.name)), query: [.minTTL: minTTL], narrowing: narrowing)
         var lines = [
             "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(grant.accessToken)",
         ]

@@ -5,7 +5,7 @@ enum TokenCommand: Command {
     static let name = "token"
     static let summary = "print an access token for an account"
     static let help = """
-        usage: authctl token NAME [--min-ttl SECONDS] [--json]
+        usage: authctl token NAME [--min-ttl SECONDS] [--scope S]... [--resource URI]... [--audience A] [--json]
 
         Prints the account's current access token and a newline on stdout, nothing else.
         Without --min-ttl the daemon answers from memory while the token is valid and outside
@@ -14,22 +14,24 @@ enum TokenCommand: Command {
 
         options:
           --min-ttl SECONDS  the token must stay valid at least this long (0-86400)
-          --json             print {"access_token","token_type","expires_at","scope"}
+        \(NarrowingOptions.help)
+          --json             print {"access_token","token_type","expires_at","scope"} (scope: as granted)
 
         exit codes: 0 ok, 1 unknown account, 69 daemon not running,
                     75 provider unreachable and no valid token, 77 login required
         """
-    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--json")]
+    static let options: [CommandLineArguments.Option] = [.value("--min-ttl"), .flag("--json")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl token")
         let endpoint = APIEndpoint.token(account: try context.checked(account))
         let query = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
+        let narrowing = try NarrowingOptions.narrowing(arguments)
         if arguments.has("--json") {
-            let grant = try context.client.call(endpoint, query: query)
+            let grant = try context.client.call(endpoint, query: query, narrowing: narrowing)
             Output.line(CommandContext.json(grant))
         } else {
-            let token = try context.client.text(endpoint, query: query)
+            let token = try context.client.text(endpoint, query: query, narrowing: narrowing)
             Output.line(token)
         }
         return ExitCode.success

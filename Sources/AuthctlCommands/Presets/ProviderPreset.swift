@@ -40,6 +40,10 @@ struct ProviderPreset: Sendable {
     var dpop = false
     /// The section of docs/providers.md that walks through this provider.
     let docsAnchor: String
+    /// The provider keeps the original grant when a refresh names a narrower scope or another
+    /// resource (RFC 6749 §6), so narrowed tokens (`authctl token --scope/--resource`) are allowed
+    /// without `--allow-narrowing`. Only where the provider documents it.
+    var keepsGrantOnNarrowedRefresh = false
 
     /// The presets, in the order `--provider help` lists them.
     static let all: [ProviderPreset] = [
@@ -103,7 +107,10 @@ struct ProviderPreset: Sendable {
             scopes: ["openid", "email"],
             // No refresh token without both (Google's "Using OAuth 2.0 for Installed Applications").
             parameters: ["access_type": "offline", "prompt": "consent"],
-            docsAnchor: "google"),
+            docsAnchor: "google",
+            // Google's refresh with a `scope` subset returns a narrower access token; the refresh
+            // token keeps every scope it was granted.
+            keepsGrantOnNarrowedRefresh: true),
         ProviderPreset(
             name: "microsoft", summary: "Microsoft Entra ID / Microsoft 365 (v2.0 endpoints)",
             options: [.tenant("--tenant", key: "tenant")],
@@ -111,7 +118,10 @@ struct ProviderPreset: Sendable {
             scopes: ["openid", "profile", "offline_access"],
             // The "Mobile and desktop applications" platform ignores a localhost redirect's port.
             redirectHost: "localhost",
-            docsAnchor: "microsoft-entra-id-azure-ad-microsoft-365"),
+            docsAnchor: "microsoft-entra-id-azure-ad-microsoft-365",
+            // Entra's refresh tokens are multi-resource: `scope=RESOURCE/.default` mints a token for
+            // each resource the user consented to, without changing the refresh token's grant.
+            keepsGrantOnNarrowedRefresh: true),
         ProviderPreset(
             name: "keycloak", summary: "Keycloak realm (public client, PKCE S256)",
             options: [.url("--realm-url", key: "realm_url", example: "https://sso.example.com/realms/REALM", what: "the realm's URL")],

@@ -86,6 +86,15 @@ struct RouterQuery {
         }
         return value
     }
+
+    /// The narrowed token's `scope`, `resource` and `audience`, validated (`TokenNarrowing`).
+    func narrowing() throws(WireError) -> TokenNarrowing {
+        do {
+            return try TokenNarrowing(scope: fields["scope"], resource: fields["resource"], audience: fields["audience"])
+        } catch {
+            throw WireError(code: .invalidRequest, message: error.description)
+        }
+    }
 }
 
 /// JSON request bodies, decoded as the operation's `APIEndpoint` types them.

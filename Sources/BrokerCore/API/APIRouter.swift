@@ -198,7 +198,10 @@ public struct APIRouter: HTTPHandler {
             let account = peer.account(name)
             let minTTL = try query.integer(.minTTL).map(Double.init)
             let caller = try await admittedCaller(account, peer: peer)
-            let grant = try await service.token(account: account, minTTL: minTTL)
+            let narrowing = try query.narrowing()
+            let grant = narrowing.isEmpty
+                ? try await service.token(account: account, minTTL: minTTL)
+                : try await service.narrowedToken(account: account, narrowing: narrowing, minTTL: minTTL)
             return served(grant, account: account, to: peer, caller: caller, request: request)
         case .idToken:
             let account = peer.account(name)

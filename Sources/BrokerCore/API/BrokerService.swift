@@ -43,6 +43,10 @@ public protocol BrokerService: Sendable {
     func decideApproval(_ decision: ApprovalDecision, owner: UInt32) async throws(WireError) -> ApprovalResult
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
     func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant
+    /// `GET /v1/accounts/{name}/token?scope=…&resource=…&audience=…`: a token narrower than the
+    /// account's (`TokenNarrowing`, never empty here), cached per key; `scope` reports what was granted.
+    func narrowedToken(account: AccountKey, narrowing: TokenNarrowing, minTTL: Double?) async throws(WireError)
+        -> TokenGrant
     /// `POST /v1/accounts/{name}/token/rejected`: a resource server refused `accessToken`; when it is the
     /// current one it is no longer served and the next request refreshes. Never a logout.
     func tokenRejected(account: AccountKey, accessToken: String) async throws(WireError) -> TokenRejectionResult

@@ -59,7 +59,7 @@ extension AccountStateMachine {
         else { return [.revoke(newTokens)] }
         let tokens = newTokens.carryingOver(from: old)
         lastRefreshAt = now
-        lastError = nil
+        lastError = errorAfterRefresh(from: old, to: tokens)
         return rearmingTimer(now: now) { $0.install(tokens, now: now) }
     }
 

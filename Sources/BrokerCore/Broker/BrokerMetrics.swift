@@ -20,6 +20,8 @@ final class BrokerMetrics: Sendable {
         var logins: [LoginOutcome: Int] = [:]
         var errors: [WireErrorCode: Int] = [:]
         var states: [AccountKey: AccountState] = [:]
+        var narrowedKeys: [AccountKey: Int] = [:]
+        var narrowedRefreshes = 0
     }
 
     private let counts = Mutex(Counts())
@@ -32,6 +34,11 @@ final class BrokerMetrics: Sendable {
     func login(_ outcome: LoginOutcome) { counts.withLock { $0.logins[outcome, default: 0] += 1 } }
     func error(_ code: WireErrorCode) { counts.withLock { $0.errors[code, default: 0] += 1 } }
     func state(_ state: AccountState?, account: AccountKey) { counts.withLock { $0.states[account] = state } }
+    /// How many narrowed tokens `account` has cached now (0 forgets the account).
+    func narrowedKeys(_ count: Int, account: AccountKey) {
+        counts.withLock { $0.narrowedKeys[account] = count == 0 ? nil : count }
+    }
+    func narrowedRefresh() { counts.withLock { $0.narrowedRefreshes += 1 } }
 
     /// The exposition text for `owner`; `cacheHits` are the tokens served by the fast path.
     func render(owner: UInt32, cacheHits: Int) -> String {
@@ -65,6 +72,10 @@ final class BrokerMetrics: Sendable {
             let count = counts.states.filter { $0.key.owner == owner && $0.value == state }.count
             text += "authbroker_accounts{state=\"\(state.rawValue)\"} \(count)\n"
         }
+        family("authbroker_narrowed_refreshes_total", "Refreshes that minted a narrowed token (scope, resource, audience).")
+        text += "authbroker_narrowed_refreshes_total \(counts.narrowedRefreshes)\n"
+        family("authbroker_narrowed_tokens", "Narrowed tokens cached in memory, one per key asked for.", "gauge")
+        text += "authbroker_narrowed_tokens \(counts.narrowedKeys.filter { $0.key.owner == owner }.values.reduce(0, +))\n"
         return text
     }
 }

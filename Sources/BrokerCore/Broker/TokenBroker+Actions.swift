@@ -62,9 +62,11 @@ extension TokenBroker {
         guard let runtime = accounts[key] else {
             cache.set(nil, account: key)
             counters.state(nil, account: key)
+            forgetNarrowed(key)
             return
         }
         let machine = runtime.machine
+        if machine.currentTokens == nil { forgetNarrowed(key) }
         let policy = options.refreshPolicy
         var entry: TokenCache.Entry?
         if let tokens = machine.currentTokens, policy.isValid(tokens, at: time) {

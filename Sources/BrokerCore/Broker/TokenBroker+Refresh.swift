@@ -10,6 +10,9 @@ extension TokenBroker {
     /// shutdown is drained, not cancelled: its answer carries the refresh token the provider now
     /// considers current, so it is committed before the daemon exits.
     func refresh(_ key: AccountKey, generation: UInt64, attempt: Int) async {
+        // After a narrowed refresh that holds the lease, `old` below is the set with its rotated token.
+        await acquireRefreshLease(key)
+        defer { releaseRefreshLease(key) }
         guard let runtime = accounts[key], case .refreshing(let old, _) = runtime.machine.state else { return }
         let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")

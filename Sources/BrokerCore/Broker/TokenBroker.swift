@@ -74,6 +74,9 @@ public actor TokenBroker: BrokerService {
     var unreadableAccounts: [AccountKey: UnreadableAccount] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
     var wakeUps = WakeUpSchedule()
+    /// Narrowed tokens per key (memory only), and the per-account lease every refresh takes.
+    var narrowed = NarrowedTokenCache()
+    var refreshLeases = RefreshLeases()
     /// The task that sleeps until `wakeUps.deadline`.
     var scheduler: Task<Void, Never>?
     var logins = LoginRegistry()

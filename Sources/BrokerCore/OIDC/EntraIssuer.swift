@@ -54,3 +54,11 @@ public enum EntraIssuer {
         return url.origin + "/" + tenantID + url.path.dropFirst(segment.count + 1) + (url.query.map { "?" + $0 } ?? "")
     }
 }
+
+extension EntraIssuer {
+    /// Whether `issuer` is a Microsoft Entra (v2.0) issuer, single- or multi-tenant.
+    static func isEntra(_ issuer: String) -> Bool {
+        guard let url = try? EndpointURL(parsing: issuer, what: "issuer") else { return false }
+        return url.scheme == "https" && url.host == host && url.path.hasSuffix("/v2.0")
+    }
+}

@@ -7,8 +7,9 @@ import BrokerProtocol
 enum TokenEndpointGrant {
     /// RFC 6749 §4.1.3 + RFC 7636 §4.5.
     case authorizationCode(code: Secret, codeVerifier: Secret, redirectURI: String)
-    /// RFC 6749 §6; `scope` restated so the grant keeps its scope (form only).
-    case refreshToken(Secret, scope: String?)
+    /// RFC 6749 §6; `scope` restated so the grant keeps its scope (form only). A narrowed refresh
+    /// names a narrower `scope`, RFC 8707 `resource`s and/or an `audience` (Auth0).
+    case refreshToken(Secret, scope: String?, resources: [String] = [], audience: String? = nil)
     /// RFC 8628 §3.4. Always a form post, like the device authorization request before it: the
     /// JSON-bodied authenticate endpoint has no device grant.
     case deviceCode(Secret)
@@ -27,8 +28,9 @@ enum TokenEndpointGrant {
         case .authorizationCode(let code, let verifier, let redirectURI):
             [("grant_type", "authorization_code"), ("code", code.revealString()), ("redirect_uri", redirectURI),
              ("code_verifier", verifier.revealString())]
-        case .refreshToken(let token, let scope):
+        case .refreshToken(let token, let scope, let resources, let audience):
             [("grant_type", "refresh_token"), ("refresh_token", token.revealString())] + (scope.map { [("scope", $0)] } ?? [])
+                + resources.map { ("resource", $0) } + (audience.map { [("audience", $0)] } ?? [])
         case .deviceCode(let code):
             [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", code.revealString())]
         }
@@ -40,7 +42,7 @@ enum TokenEndpointGrant {
         switch self {
         case .authorizationCode(let code, let verifier, _):
             [("grant_type", "authorization_code"), ("code", code.revealString()), ("code_verifier", verifier.revealString())]
-        case .refreshToken(let token, _):
+        case .refreshToken(let token, _, _, _):
             [("grant_type", "refresh_token"), ("refresh_token", token.revealString())]
         case .deviceCode:
             nil

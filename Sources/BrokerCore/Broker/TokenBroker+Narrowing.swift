@@ -1,0 +1,181 @@
+import BrokerProtocol
+import BrokerStore
+
+// Narrowed tokens (`GET /v1/accounts/{name}/token?scope=…&resource=…&audience=…`): one login, many
+// narrower tokens, each cached under its own key (`NarrowedTokenCache`), all minted from the
+// account's one refresh token under the account's refresh lease (`RefreshLeases`).
+extension TokenBroker {
+    public func narrowedToken(account key: AccountKey, narrowing: TokenNarrowing, minTTL: Double?) async throws(WireError)
+        -> TokenGrant
+    {
+        guard !narrowing.isEmpty else { return try await token(account: key, minTTL: minTTL) }
+        if let minTTL, !minTTL.isFinite || minTTL < 0 {
+            throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
+        }
+        guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        try checkNarrowingAllowed(runtime)
+        // The account's own errors (login_required, login_pending, provider_unavailable) come first.
+        _ = try await token(account: key, minTTL: nil)
+        let cacheKey = NarrowedTokenCache.Key(account: key, narrowing: narrowing)
+        if let grant = try cachedNarrowed(cacheKey, minTTL: minTTL) { return grant }
+        await acquireRefreshLease(key)
+        defer { releaseRefreshLease(key) }
+        // Another caller may have minted this key while this one waited for the lease.
+        if let grant = try cachedNarrowed(cacheKey, minTTL: minTTL) { return grant }
+        return try await mintNarrowed(cacheKey)
+    }
+
+    /// A cached narrowed token still good for `minTTL`, after dropping expired keys; throws
+    /// `scope_not_granted` for a scope outside the account's current grant.
+    private func cachedNarrowed(_ cacheKey: NarrowedTokenCache.Key, minTTL: Double?) throws(WireError) -> TokenGrant? {
+        let key = cacheKey.account
+        guard let runtime = accounts[key], let tokens = runtime.machine.currentTokens else {
+            throw fail(accounts[key]?.machine.unavailableError(now: now()) ?? unknownAccount(key))
+        }
+        try checkGranted(cacheKey.narrowing, tokens: tokens, runtime: runtime)
+        let time = now()
+        pruneNarrowed(key, now: time)
+        guard let entry = narrowed.fresh(cacheKey, generation: runtime.machine.generation, now: time, minTTL: minTTL)
+        else { return nil }
+        counters.tokensServed(1)
+        return entry.grant
+    }
+
+    /// One narrowed refresh (the lease is held): the rotated refresh token is committed as the
+    /// account's before the narrowed token is cached or served.
+    private func mintNarrowed(_ cacheKey: NarrowedTokenCache.Key) async throws(WireError) -> TokenGrant {
+        let key = cacheKey.account
+        guard let runtime = accounts[key], let tokens = runtime.machine.currentTokens, tokens.canRefresh else {
+            throw fail(accounts[key]?.machine.unavailableError(now: now()) ?? unknownAccount(key))
+        }
+        let generation = runtime.machine.generation
+        let log = logger.with(key)
+        log.info("refreshing for a narrowed token", ["scopes": String(cacheKey.narrowing.scopes.count),
+            "resources": String(cacheKey.narrowing.resources.count)])
+        let answer: TokenSet
+        do throws(OIDCError) {
+            let metadata = try await metadata(for: key)
+            guard let runtime = accounts[key], runtime.machine.generation == generation else { throw .cancelled }
+            answer = try await oidcClient(for: runtime.configuration).refresh(
+                tokens, narrowedTo: cacheKey.narrowing, metadata: metadata, client: runtime.client,
+                previousSubject: runtime.subject)
+        } catch {
+            log.warning("the narrowed refresh failed: \(error)")
+            throw fail(Self.narrowedFailure(error, account: key.name))
+        }
+        counters.narrowedRefresh()
+        try await adoptRotatedRefreshToken(answer, spent: tokens, generation: generation, account: key)
+        let policy = options.refreshPolicy
+        let expiry = policy.effectiveExpiry(of: answer)
+        var minted = answer
+        (minted.refreshToken, minted.idToken) = (nil, nil)
+        let time = now()
+        let entry = NarrowedTokenCache.Entry(
+            tokens: minted, generation: generation, expiresAt: expiry,
+            refreshAt: expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: answer) ?? 0) } ?? .infinity,
+            lastRequestedAt: time)
+        narrowed.store(entry, for: cacheKey)
+        counters.narrowedKeys(narrowed.count(account: key), account: key)
+        counters.tokensServed(1)
+        return entry.grant
+    }
+
+    /// The narrowed answer's refresh token, when the provider rotated it, becomes the account's:
+    /// committed to the vault first (a kill after the answer must not lose it), then adopted by
+    /// the machine so the next refresh presents it.
+    private func adoptRotatedRefreshToken(_ answer: TokenSet, spent: TokenSet, generation: UInt64, account key: AccountKey)
+        async throws(WireError)
+    {
+        guard let rotated = answer.refreshToken, rotated != spent.refreshToken,
+            var tokens = accounts[key]?.machine.currentTokens
+        else { return }
+        tokens.refreshToken = rotated
+        let status = accounts[key]?.status ?? TokenStatus()
+        let stored = await persist(tokens, status: status, account: key)
+        guard accounts[key]?.machine.generation == generation else {
+            throw fail(WireError(code: .conflict, message: "Account '\(key.name)' changed during the request; ask again."))
+        }
+        _ = accounts[key]?.machine.refreshTokenRotated(rotated)
+        guard stored else {
+            // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
+            event(key) { machine, now in machine.tokensNotStored(tokens, reason: "narrowed refresh", now: now) }
+            throw fail(WireError(
+                code: .storageFailed,
+                message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
+        }
+        sync(key, now: now())
+    }
+
+    /// `scope_narrowing_unsafe` unless the account (or its preset) declares narrowing safe.
+    private func checkNarrowingAllowed(_ runtime: AccountRuntime) throws(WireError) {
+        let name = runtime.name
+        guard runtime.configuration.allowNarrowing == true else {
+            throw fail(WireError(
+                code: .scopeNarrowingUnsafe,
+                message: "Narrowed tokens for '\(name)' are off: a narrowed refresh spends the account's refresh token, "
+                    + "and some providers then keep only the narrowed scope for good. If this provider keeps the "
+                    + "original grant (RFC 6749 §6), set \"allow_narrowing\": true on the account (authctl account apply, "
+                    + "or add it again with --allow-narrowing)."))
+        }
+        guard runtime.configuration.tokenRequestFormat != .json else {
+            throw fail(WireError(
+                code: .invalidRequest,
+                message: "The provider of '\(name)' takes no scope or resource on refresh (JSON token requests)."))
+        }
+    }
+
+    /// Every scope asked for must be in the account's grant (as the provider stated it, else as
+    /// configured): narrowing never widens.
+    private func checkGranted(_ narrowing: TokenNarrowing, tokens: TokenSet, runtime: AccountRuntime) throws(WireError) {
+        let granted = Set(tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? runtime.configuration.scopes)
+        let missing = narrowing.scopes.filter { !granted.contains($0) }
+        guard !missing.isEmpty else { return }
+        let name = runtime.name
+        throw fail(WireError(
+            code: .scopeNotGranted,
+            message: "Account '\(name)' was not granted \(missing.joined(separator: " ")) (granted: "
+                + "\(granted.sorted().joined(separator: " "))). Ask for a subset, or configure the scope and log in again: "
+                + "authctl login \(name)"))
+    }
+
+    /// Drops `key`'s expired narrowed tokens and keeps the gauge in step.
+    func pruneNarrowed(_ key: AccountKey, now time: Double) {
+        narrowed.prune(now: time)
+        counters.narrowedKeys(narrowed.count(account: key), account: key)
+    }
+
+    /// Forgets `key`'s narrowed tokens (no tokens, logged out, removed).
+    func forgetNarrowed(_ key: AccountKey) {
+        guard narrowed.count(account: key) > 0 else { return }
+        narrowed.remove(account: key)
+        counters.narrowedKeys(0, account: key)
+    }
+
+    /// Waits for `key`'s refresh lease (see `RefreshLeases`).
+    func acquireRefreshLease(_ key: AccountKey) async {
+        if refreshLeases.tryAcquire(key) { return }
+        await withCheckedContinuation { continuation in refreshLeases.enqueue(key, continuation) }
+    }
+
+    func releaseRefreshLease(_ key: AccountKey) {
+        refreshLeases.release(key)?.resume()
+    }
+
+    /// A failed narrowed refresh for the caller. The provider's refusal of the narrowed request
+    /// (`invalid_scope`, RFC 8707's `invalid_target`) says nothing about the account's grant, so it
+    /// never logs the account out; a dead refresh token shows at the account's next refresh.
+    static func narrowedFailure(_ error: OIDCError, account name: String) -> WireError {
+        if case .oauthError(let answer, _, _) = error, answer.error == "invalid_target" || answer.error == "invalid_scope" {
+            return WireError(code: .invalidRequest, message: "The provider refused the narrowed token for '\(name)': \(error)")
+        }
+        switch error.refreshDisposition {
+        case .terminal:
+            return WireError(
+                code: .loginRequired,
+                message: "The provider refused the refresh token of '\(name)' (\(error)). Log in with: authctl login \(name)")
+        case .transient:
+            return WireError(
+                code: .providerUnavailable, message: "The provider did not give a narrowed token for '\(name)' (\(error)); try again.")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+@testable import BrokerCore
+import BrokerCrypto
+import BrokerProtocol
+import BrokerStore
+import Testing
+
+/// What narrowed tokens need of the account machine: a rotated refresh token adopted without
+/// touching the account's own access token, and `scope_lost` when a refresh returns less.
+@Suite struct AccountStateMachineNarrowingTests {
+    func tokens(_ access: String, scope: String?, obtainedAt: Double, refresh: String = "refresh-1") -> TokenSet {
+        TokenSet(
+            accessToken: Secret(access), refreshToken: Secret(refresh), scope: scope, expiresAt: obtainedAt + 300,
+            obtainedAt: obtainedAt)
+    }
+
+    /// A machine holding `held`, its refresh of it in flight.
+    func refreshing(_ held: TokenSet) -> AccountStateMachine {
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        _ = machine.timerFired(now: 1_280)
+        return machine
+    }
+
+    @Test func aRefreshThatLosesScopesReportsScopeLostUntilTheNextLogin() {
+        var machine = refreshing(tokens("access-1", scope: "openid profile email", obtainedAt: 1_000))
+        _ = machine.refreshSucceeded(tokens("access-2", scope: "openid", obtainedAt: 1_281), generation: 0, now: 1_281)
+        #expect(machine.lastError?.code == .scopeLost)
+        #expect(machine.lastError?.message.contains("profile email") == true)
+        #expect(machine.lastError?.message.contains("authctl login") == true)
+        // The next refresh keeps what is left: nothing more is lost, but the report stays.
+        _ = machine.timerFired(now: 1_560)
+        _ = machine.refreshSucceeded(tokens("access-3", scope: "openid", obtainedAt: 1_561), generation: 0, now: 1_561)
+        #expect(machine.lastError?.code == .scopeLost)
+        _ = machine.loginStarted(
+            AccountStateMachine.PendingLogin(loginID: "l", authorizationURL: "https://x/", deadline: 9_999), now: 1_562)
+        _ = machine.loginSucceeded(loginID: "l", tokens: tokens("access-4", scope: "openid profile email", obtainedAt: 1_563), now: 1_563)
+        #expect(machine.lastError == nil)
+    }
+
+    @Test func aRefreshThatKeepsOrDoesNotStateTheScopeReportsNothing() {
+        var machine = refreshing(tokens("access-1", scope: "openid profile", obtainedAt: 1_000))
+        _ = machine.refreshSucceeded(tokens("access-2", scope: "profile openid", obtainedAt: 1_281), generation: 0, now: 1_281)
+        #expect(machine.lastError == nil)
+        _ = machine.timerFired(now: 1_560)
+        _ = machine.refreshSucceeded(tokens("access-3", scope: nil, obtainedAt: 1_561), generation: 0, now: 1_561)
+        #expect(machine.lastError == nil, "no scope in the answer means the grant is unchanged")
+    }
+
+    @Test func aRotatedRefreshTokenReplacesOnlyTheRefreshToken() {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let updated = machine.refreshTokenRotated(Secret("refresh-2"))
+        #expect(updated?.refreshToken == Secret("refresh-2"))
+        #expect(machine.currentTokens?.accessToken == Secret("access-1"))
+        #expect(machine.currentTokens?.refreshToken == Secret("refresh-2"))
+        // The next plain refresh presents the rotated token.
+        #expect(machine.timerFired(now: 1_280).contains(.startRefresh(refreshToken: Secret("refresh-2"), generation: 0, attempt: 1)))
+        var empty = Fixture.machine()
+        #expect(empty.refreshTokenRotated(Secret("refresh-3")) == nil)
+    }
+
+    @Test func entraResourcesBecomeDefaultScopesAndOthersAreRFC8707Resources() throws {
+        let narrowing = try TokenNarrowing(scope: "openid", resource: "https://graph.microsoft.com/", audience: nil)
+        let entra = OIDCClient.narrowedRequest(
+            narrowing, issuer: "https://login.microsoftonline.com/common/v2.0", configuredScopes: ["openid", "offline_access"])
+        #expect(entra.scope == "openid https://graph.microsoft.com/.default")
+        #expect(entra.resources.isEmpty)
+        let other = OIDCClient.narrowedRequest(
+            try TokenNarrowing(scope: nil, resource: "https://api.example/", audience: nil), issuer: "https://id.example",
+            configuredScopes: ["openid", "offline_access"])
+        #expect(other.scope == "openid offline_access", "a resource-only request restates the configured scope")
+        #expect(other.resources == ["https://api.example/"])
+    }
+}
