@@ -7,7 +7,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case ping, status
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
-    case token, idToken, tokenRejected
+    case token, idToken, tokenRejected, dpopProof
     case login, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
@@ -16,7 +16,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     public var method: String {
         switch self {
         case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets: "GET"
-        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket: "POST"
+        case .addAccount, .tokenRejected, .dpopProof, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket: "POST"
         case .updateAccount: "PUT"
         case .removeAccount, .removeSocket: "DELETE"
         }
@@ -33,6 +33,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .token: .token(parameter)
         case .idToken: .idToken(parameter)
         case .tokenRejected: .tokenRejected(parameter)
+        case .dpopProof: .dpopProof(parameter)
         case .login: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
         case .loginCallback: .loginCallback
@@ -62,7 +63,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket: []
         case .token, .idToken: [.minTTL]
         case .loginStatus: [.wait]
-        case .loginCallback, .discovery: []
+        case .loginCallback, .discovery, .dpopProof: []
         case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
         }
     }
@@ -70,7 +71,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket: .required
+        case .addAccount, .updateAccount, .tokenRejected, .dpopProof, .loginCallback, .discovery, .addSocket: .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
             .listSockets, .removeSocket:
