@@ -166,3 +166,9 @@ public struct ECPublicJWK: Sendable, Equatable, Encodable {
     /// The RFC 7638 SHA-256 thumbprint: the value of `cnf.jkt` and `dpop_jkt`.
     public var thumbprint: String { JWKThumbprint.sha256(json) }
 }
+
+/// Two keys are equal when their public keys are: a P-256 public point has one private scalar, so
+/// token sets compare equal exactly when they are bound to the same key.
+extension ECSigningKey: Equatable {
+    public static func == (lhs: ECSigningKey, rhs: ECSigningKey) -> Bool { lhs.publicJWK == rhs.publicJWK }
+}

@@ -27,8 +27,8 @@ extension AccountConfiguration {
     }
 
     /// Normalised so that an absent and a default value compare equal: no scopes means `defaultScopes`,
-    /// redirect host 127.0.0.1, path /callback and the form token
-    /// request format are the defaults, empty manual endpoints and an empty tenant allow-list are none.
+    /// redirect host 127.0.0.1, path /callback, the form token
+    /// request format and `dpop` false are the defaults, empty manual endpoints and an empty tenant allow-list are none.
     public var securityProfile: SecurityProfile {
         var normalised = self
         if normalised.scopes.isEmpty { normalised.scopes = defaultScopes }
@@ -37,6 +37,8 @@ extension AccountConfiguration {
         normalised.endpoints = endpoints.flatMap { $0.isEmpty ? nil : $0 }
         if normalised.tokenRequestFormat == .form { normalised.tokenRequestFormat = nil }
         if normalised.tenantAllow?.isEmpty == true { normalised.tenantAllow = nil }
+        // `dpop` is in the profile: Bearer tokens must not be served as DPoP ones, nor the reverse.
+        if normalised.dpop == false { normalised.dpop = nil }
         guard case .object(let fields)? = try? WireJSON.encodeValue(normalised) else {
             return SecurityProfile(fields: nil)
         }

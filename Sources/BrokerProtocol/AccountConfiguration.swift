@@ -42,6 +42,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     public var tokenEndpointAuthMethod: TokenEndpointAuthMethod?
     /// `--par`: pushed authorization requests (RFC 9126) for browser logins; nil is `auto`.
     public var pushedAuthorization: PushedAuthorizationMode?
+    /// `--dpop`: sender-constrained tokens (RFC 9449): each login makes a P-256 key, kept sealed in
+    /// the vault, that signs a proof for every token-endpoint call; nil or false: Bearer tokens.
+    public var dpop: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -50,7 +53,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         discoveryURL: String? = nil, gitURLPrefix: String? = nil, gitUsername: String? = nil,
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
-        pushedAuthorization: PushedAuthorizationMode? = nil
+        pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -73,6 +76,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.tenantAllow = tenantAllow
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.pushedAuthorization = pushedAuthorization
+        self.dpop = dpop
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -93,6 +97,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case tenantAllow = "tenant_allow"
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case pushedAuthorization = "par"
+        case dpop
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -120,7 +125,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
             tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
-            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization))
+            pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
+            dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop))
     }
 }
 

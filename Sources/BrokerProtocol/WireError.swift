@@ -17,6 +17,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// The provider's verified certificate chain carries none of the account's `--pin-sha256`
     /// keys: the provider changed keys, or someone intercepts. Needs a person; never retried blindly.
     case tlsPinMismatch = "tls_pin_mismatch"
+    /// A DPoP proof was asked for an account that is not set up for DPoP (`--dpop`): its tokens
+    /// are Bearer tokens and need no proof. Use `authctl token`, or set the account up with `--dpop`.
+    case notDPoP = "not_dpop"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
@@ -25,7 +28,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         case .loginRequired, .loginPending: 401
         case .forbidden: 403
         case .unknownAccount: 404
-        case .conflict: 409
+        case .conflict, .notDPoP: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
         case .providerUnavailable: 503
         case .tlsPinMismatch: 502
@@ -38,7 +41,8 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .loginRequired, .loginPending: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
-        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch:
+        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
+            .notDPoP:
             ExitCode.failure
         }
     }

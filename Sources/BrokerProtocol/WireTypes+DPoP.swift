@@ -1,12 +1,13 @@
-/// `POST /v1/accounts/{name}/dpop-proof`'s answer: the DPoP-bound access token and a fresh proof
-/// (RFC 9449 §7.1) for one request: send `Authorization: DPoP <access_token>` and `DPoP: <proof>`.
-/// The proof carries `ath` for this token; the key that signed it never leaves the daemon.
-public struct DPoPProofGrant: Codable, Sendable {
+/// A DPoP-bound access token with a proof for one resource request, as served by
+/// `POST /v1/accounts/{name}/dpop-proof` (RFC 9449 §7.1): send `Authorization: DPoP <access_token>`
+/// and `DPoP: <proof>`. The proof's `ath` binds it to this access token; the key never leaves the daemon.
+public struct DPoPProofGrant: Codable, Sendable, Equatable {
     public var accessToken: String
-    /// `DPoP`.
+    /// Always "DPoP".
     public var tokenType: String
+    /// The compact JWS for the request's `DPoP` header.
     public var proof: String
-    /// RFC 3339 UTC expiry of the access token, nil when the provider gave no lifetime.
+    /// RFC 3339 UTC, or nil when the provider gave no lifetime.
     public var expiresAt: String?
 
     public init(accessToken: String, tokenType: String, proof: String, expiresAt: String?) {

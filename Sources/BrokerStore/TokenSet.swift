@@ -20,10 +20,13 @@ public struct TokenSet: Sendable, Equatable {
     public var expiresAt: Double?
     /// When the token endpoint answered: the start of the access token's lifetime.
     public var obtainedAt: Double
+    /// The DPoP key (RFC 9449) these tokens are bound to; nil for Bearer tokens. Made at login,
+    /// carried over on refresh, stored sealed in the same row (`dpop_key`), never exported.
+    public var dpopKey: ECSigningKey?
 
     public init(
         accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, tokenType: String = "Bearer",
-        scope: String? = nil, expiresAt: Double? = nil, obtainedAt: Double
+        scope: String? = nil, expiresAt: Double? = nil, obtainedAt: Double, dpopKey: ECSigningKey? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -32,5 +35,6 @@ public struct TokenSet: Sendable, Equatable {
         self.scope = scope
         self.expiresAt = expiresAt
         self.obtainedAt = obtainedAt
+        self.dpopKey = dpopKey
     }
 }

@@ -82,10 +82,12 @@ extension Vault {
     private func resealTokens(to newKey: SymmetricKey) throws {
         let rows = try connection.query(
             """
-            SELECT t.account_id, a.name, t.access_token, t.refresh_token, t.id_token
+            SELECT t.account_id, a.name, t.access_token, t.refresh_token, t.id_token, t.dpop_key
             FROM tokens t JOIN accounts a ON a.id = t.account_id
             """
-        ) { (id: $0.int64(0), name: $0.text(1), sealed: [$0.optionalBlob(2), $0.optionalBlob(3), $0.optionalBlob(4)]) }
+        ) { row in
+            (id: row.int64(0), name: row.text(1), sealed: (2...5).map { row.optionalBlob($0) })
+        }
         for row in rows {
             var resealed: [SQLValue] = []
             for (field, sealed) in zip(SealedField.tokenFields, row.sealed) {
@@ -93,7 +95,7 @@ extension Vault {
                 resealed.append(.optional(try secret.map { try seal($0, accountID: row.id, field: field, key: newKey) }))
             }
             try connection.run(
-                "UPDATE tokens SET access_token = ?, refresh_token = ?, id_token = ? WHERE account_id = ?",
+                "UPDATE tokens SET access_token = ?, refresh_token = ?, id_token = ?, dpop_key = ? WHERE account_id = ?",
                 resealed + [.integer(row.id)])
         }
     }

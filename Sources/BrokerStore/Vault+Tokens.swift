@@ -14,20 +14,22 @@ extension Vault {
             let access = try seal(tokens.accessToken, accountID: accountID, field: .accessToken)
             let refresh = try tokens.refreshToken.map { try seal($0, accountID: accountID, field: .refreshToken) }
             let id = try tokens.idToken.map { try seal($0, accountID: accountID, field: .idToken) }
+            let dpopKey = try tokens.dpopKey.map { try seal(try exportKey($0), accountID: accountID, field: .dpopKey) }
             try connection.run(
                 """
                 INSERT INTO tokens (account_id, access_token, refresh_token, id_token, token_type, scope, expires_at,
-                                    obtained_at, last_error_code, last_error_message)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
+                                    obtained_at, dpop_key, last_error_code, last_error_message)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
                 ON CONFLICT (account_id) DO UPDATE SET
                     access_token = excluded.access_token, refresh_token = excluded.refresh_token,
                     id_token = excluded.id_token, token_type = excluded.token_type, scope = excluded.scope,
                     expires_at = excluded.expires_at, obtained_at = excluded.obtained_at,
-                    last_error_code = NULL, last_error_message = NULL
+                    dpop_key = excluded.dpop_key, last_error_code = NULL, last_error_message = NULL
                 """,
                 [
                     .integer(accountID), .blob(access), .optional(refresh), .optional(id), .text(tokens.tokenType),
                     .optional(tokens.scope), .optional(tokens.expiresAt), .real(tokens.obtainedAt),
+                    .optional(dpopKey),
                 ])
         }
     }
@@ -37,14 +39,16 @@ extension Vault {
     public func loadTokens(accountID: Int64) throws -> TokenSet? {
         let rows = try connection.query(
             """
-            SELECT a.name, t.access_token, t.refresh_token, t.id_token, t.token_type, t.scope, t.expires_at, t.obtained_at
+            SELECT a.name, t.access_token, t.refresh_token, t.id_token, t.token_type, t.scope, t.expires_at, t.obtained_at,
+                   t.dpop_key
             FROM tokens t JOIN accounts a ON a.id = t.account_id
             WHERE t.account_id = ? AND t.access_token IS NOT NULL
             """, [.integer(accountID)]
         ) { row in
             (
                 name: row.text(0), access: row.blob(1), refresh: row.optionalBlob(2), id: row.optionalBlob(3),
-                type: row.text(4), scope: row.optionalText(5), expiresAt: row.optionalDouble(6), obtainedAt: row.double(7)
+                type: row.text(4), scope: row.optionalText(5), expiresAt: row.optionalDouble(6), obtainedAt: row.double(7),
+                dpopKey: row.optionalBlob(8)
             )
         }
         guard let row = rows.first else { return nil }
@@ -52,7 +56,18 @@ extension Vault {
             accessToken: try open(row.access, accountID: accountID, accountName: row.name, field: .accessToken),
             refreshToken: try openOptional(row.refresh, accountID: accountID, accountName: row.name, field: .refreshToken),
             idToken: try openOptional(row.id, accountID: accountID, accountName: row.name, field: .idToken),
-            tokenType: row.type, scope: row.scope, expiresAt: row.expiresAt, obtainedAt: row.obtainedAt)
+            tokenType: row.type, scope: row.scope, expiresAt: row.expiresAt, obtainedAt: row.obtainedAt,
+            dpopKey: try openOptional(row.dpopKey, accountID: accountID, accountName: row.name, field: .dpopKey)
+                .map { try importKey($0, accountName: row.name) })
+    }
+
+    private func exportKey(_ key: ECSigningKey) throws -> Secret {
+        do { return try key.exportPKCS8() } catch { throw StoreError.crypto(error) }
+    }
+
+    /// A sealed key that opens but is not a P-256 key is as unusable as one that does not open.
+    private func importKey(_ pkcs8: Secret, accountName: String) throws -> ECSigningKey {
+        do { return try ECSigningKey(pkcs8: pkcs8) } catch { throw StoreError.cannotDecrypt(account: accountName, field: SealedField.dpopKey.rawValue) }
     }
 
     /// Logout: forgets the account's tokens and status.

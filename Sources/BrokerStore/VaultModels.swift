@@ -51,8 +51,11 @@ public enum SealedField: String, Sendable, CaseIterable {
     case refreshToken = "refresh_token"
     case idToken = "id_token"
     case clientSecret = "client_secret"
+    /// The account's DPoP private key (PKCS#8), in the same row as the tokens bound to it.
+    case dpopKey = "dpop_key"
 
-    static let tokenFields: [SealedField] = [.accessToken, .refreshToken, .idToken]
+    /// The sealed columns of the `tokens` table, in the order `rekey` reads them.
+    static let tokenFields: [SealedField] = [.accessToken, .refreshToken, .idToken, .dpopKey]
 
     /// "authbroker/v1/<account id>/<field>": binds a ciphertext to its account and column, so a
     /// value moved to another row or column fails authentication.

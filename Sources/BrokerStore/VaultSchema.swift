@@ -83,6 +83,9 @@ enum VaultSchema {
                     expires_at REAL
                 ) STRICT;
                 """),
+        // The DPoP key lives in the tokens row: it is saved, replaced and deleted with the tokens
+        // bound to it, in the same statement (no window where tokens and key disagree).
+        Migration(name: "dpop-key", sql: "ALTER TABLE tokens ADD COLUMN dpop_key BLOB;"),
     ] }
 
     /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
+import Foundation
 import Testing
 
 /// `POST /v1/accounts/{name}/dpop-proof` (docs/api.md, docs/dpop.md): the body is checked before
@@ -99,5 +100,32 @@ import Testing
             "POST", Self.path, body: Self.body(), connection: RouterFixture.connection(uid: RouterFixture.daemonUID + 1))
         #expect(stranger.status == 403)
         #expect(fixture.service.recorded.count == 1)
+    }
+}
+
+/// docs/api.md's error table for the proof route names real codes with their real statuses.
+@Suite struct DPoPProofErrorTableTests {
+    static func rows() throws -> [(status: Int, code: String)] {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        let doc = try String(contentsOfFile: url.path + "/docs/api.md", encoding: .utf8)
+        let section = try #require(doc.range(of: "### POST /v1/accounts/{name}/dpop-proof"))
+        let rest = doc[section.upperBound...]
+        let body = rest[..<(rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex)]
+        return body.split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, let status = Int(cells[0]) else { return nil }
+            return (status, cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")))
+        }
+    }
+
+    @Test func everyDocumentedCodeExistsWithItsStatus() throws {
+        let rows = try Self.rows()
+        #expect(rows.count >= 5)
+        for row in rows {
+            let code = try #require(WireErrorCode(rawValue: row.code), "docs/api.md names an unknown code \(row.code)")
+            #expect(code.httpStatus == row.status, "\(row.code)")
+        }
+        #expect(rows.contains { $0.code == "not_dpop" } && rows.contains { $0.code == "invalid_request" })
     }
 }

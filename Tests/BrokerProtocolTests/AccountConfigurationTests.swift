@@ -16,7 +16,7 @@ import Testing
         gitURLPrefix: "https://git.example.com/", gitUsername: "bot", tokenRequestFormat: .json,
         browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
         tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"],
-        tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always)
+        tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {

@@ -7,6 +7,7 @@ import Testing
         .invalidRequest: 400, .loginRequired: 401, .loginPending: 401, .forbidden: 403,
         .unknownAccount: 404, .conflict: 409, .internal: 500, .storageFailed: 500,
         .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
+        .notDPoP: 409,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)

@@ -16,7 +16,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-    --account --ttl --par --par-endpoint"
+    --account --ttl --par --par-endpoint --method --url --nonce"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -24,7 +24,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token status account socket exec header kube-credential git-credential callback rekey
+_authctl_commands="login logout token status account socket exec header curl kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -114,7 +114,8 @@ _authctl() {
         token) options="--min-ttl --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
         exec) options="--env --min-ttl --help"; accounts=yes ;;
-        header) options="--header-name --scheme --min-ttl --help"; accounts=yes ;;
+        header) options="--header-name --scheme --min-ttl --method --url --nonce --help"; accounts=yes ;;
+        curl) options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --help"; accounts=yes ;;
         git-credential)
             [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "get store erase" -- "$cur"))

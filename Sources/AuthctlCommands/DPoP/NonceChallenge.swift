@@ -5,7 +5,8 @@ import BrokerProtocol
 /// `error="use_dpop_nonce"`, and whose `DPoP-Nonce` is a valid nonce. Anything else: nil.
 enum NonceChallenge {
     static func nonce(in dump: String) -> String? {
-        let lines = dump.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift: split on both forms of a line end.
+        let lines = dump.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\r\n" || $0 == "\n" })
         guard let start = lines.lastIndex(where: { $0.hasPrefix("HTTP/") }) else { return nil }
         let status = lines[start].split(separator: " ").dropFirst().first
         guard status == "401" else { return nil }
