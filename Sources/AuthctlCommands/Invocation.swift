@@ -37,7 +37,7 @@ enum Invocation {
             return
         }
         let parsed = try CommandLineArguments(
-            rest, command: "authctl \(name)", options: found.options, stopAtFirstPositional: found == AccountCommand.self || found == SocketCommand.self)
+            rest, command: "authctl \(name)", options: found.options, stopAtFirstPositional: found == AccountCommand.self || found == SocketCommand.self || found == CurlCommand.self)
         self = .run(found, parsed, global: global)
     }
 }

@@ -68,6 +68,11 @@ extension APIEndpoint where Body == TokenRejection, Response == TokenRejectionRe
     public static func tokenRejected(account name: String) -> Self { Self(.tokenRejected, name) }
 }
 
+extension APIEndpoint where Body == DPoPProofRequest, Response == DPoPProofGrant {
+    /// The access token and a DPoP proof for one request (`Authorization: DPoP …` + `DPoP: …`).
+    public static func dpopProof(account name: String) -> Self { Self(.dpopProof, name) }
+}
+
 extension APIEndpoint where Body == LoginRequest, Response == LoginStarted {
     public static func login(account name: String) -> Self { Self(.login, name) }
 }

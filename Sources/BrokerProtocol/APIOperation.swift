@@ -7,7 +7,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case ping, status
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
-    case token, idToken, tokenRejected
+    case token, idToken, tokenRejected, dpopProof
     case login, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
@@ -19,7 +19,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets,
             .listApprovals:
             "GET"
-        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket,
+        case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket, .dpopProof,
             .decideApproval:
             "POST"
         case .updateAccount: "PUT"
@@ -38,6 +38,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .token: .token(parameter)
         case .idToken: .idToken(parameter)
         case .tokenRejected: .tokenRejected(parameter)
+        case .dpopProof: .dpopProof(parameter)
         case .login: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
         case .loginCallback: .loginCallback
@@ -71,7 +72,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .token: [.minTTL, .scope, .resource, .audience]
         case .idToken: [.minTTL]
         case .loginStatus: [.wait]
-        case .loginCallback, .discovery: []
+        case .loginCallback, .discovery, .dpopProof: []
         case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
         }
     }
@@ -79,7 +80,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket, .decideApproval:
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket, .decideApproval, .dpopProof:
             .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,

@@ -13,6 +13,8 @@ public enum APIRoute: Equatable, Sendable {
     case token(String)
     case idToken(String)
     case tokenRejected(String)
+    /// A DPoP proof (and the token it binds) for one request to a resource server.
+    case dpopProof(String)
     case login(String)
     case loginStatus(String)
     /// A private-use scheme redirect handed over by `authctl callback`.
@@ -38,6 +40,7 @@ public enum APIRoute: Equatable, Sendable {
         case .token: "/v1/accounts/{name}/token"
         case .idToken: "/v1/accounts/{name}/id_token"
         case .tokenRejected: "/v1/accounts/{name}/token/rejected"
+        case .dpopProof: "/v1/accounts/{name}/dpop-proof"
         case .login: "/v1/accounts/{name}/login"
         case .loginStatus: "/v1/logins/{id}"
         case .loginCallback: "/v1/logins/callback"
@@ -55,7 +58,7 @@ public enum APIRoute: Equatable, Sendable {
     public var parameter: String? {
         switch self {
         case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery, .sockets, .approvals: nil
-        case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .login(let value),
+        case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .dpopProof(let value), .login(let value),
             .loginStatus(let value), .logout(let value), .socket(let value):
             value
         }
@@ -108,6 +111,7 @@ public enum APIRoute: Equatable, Sendable {
             case "id_token": return .idToken(name)
             case "login": return .login(name)
             case "logout": return .logout(name)
+            case "dpop-proof": return .dpopProof(name)
             default: throw .unknown
             }
         case 5 where segments[0] == "v1" && segments[1] == "accounts" && segments[3] == "token" && segments[4] == "rejected":

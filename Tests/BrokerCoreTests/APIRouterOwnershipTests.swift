@@ -23,6 +23,7 @@ import Testing
                 ("GET", "/v1/accounts/work/token?min_ttl=5", nil), ("GET", "/v1/accounts/work/id_token", nil),
                 ("POST", "/v1/accounts/work/token/rejected", #"{"access_token":"\#(aliceToken)"}"#),
                 ("POST", "/v1/accounts/work/login", "{}"), ("POST", "/v1/accounts/work/logout", "{}"),
+                ("POST", "/v1/accounts/work/dpop-proof", #"{"method":"GET","url":"https://api.example/"}"#),
                 ("PUT", "/v1/accounts/work", fixture.configuration("work", owner: intruder, gitUsername: "mallory")),
                 ("DELETE", "/v1/accounts/work", nil),
             ] {

@@ -122,6 +122,15 @@ final class FakeBrokerService: BrokerService {
         return Self.grant
     }
 
+    static let proof = "fake-dpop-proof-9be41d"
+
+    func dpopProof(account: AccountKey, method: String, url: String, nonce: String?) async throws(WireError)
+        -> DPoPProofGrant
+    {
+        try record("dpopProof(\(label(account)),\(method),\(url),\(nonce ?? "nil"))")
+        return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.proof, expiresAt: "2030-01-01T00:00:00Z")
+    }
+
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
         try record("startLogin(\(label(account)),\(request.timeoutSeconds.map(String.init) ?? "nil"))")
         return LoginStarted(loginID: "L1", authorizationURL: "https://idp.example/authorize?x=1", expiresAt: "2030-01-01T00:05:00Z")

@@ -13,12 +13,12 @@ import Testing
         RestrictedGrant(name: "remote", owner: owner, accounts: accounts)
     }
 
-    @Test func everyOperationIsDecidedAndOnlyPingAndTheTokenAreServed() {
+    @Test func everyOperationIsDecidedAndOnlyPingTheTokenAndItsProofsAreServed() {
         let grant = Self.grant()
         for operation in APIOperation.allCases {
             let refusal = RestrictedRouteFilter.refusal(
                 operation: operation, route: operation.route("work"), peerUID: Self.owner, grant: grant)
-            let served = operation == .ping || operation == .token
+            let served = operation == .ping || operation == .token || operation == .dpopProof
             #expect((refusal == nil) == served, "\(operation)")
         }
     }

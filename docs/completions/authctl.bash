@@ -17,7 +17,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
     --resource
-    --account --ttl --par --par-endpoint --allow-exe --exe"
+    --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -25,7 +25,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token status account socket approve approvals exec header kube-credential git-credential callback rekey
+_authctl_commands="login logout token status account socket approve approvals exec header curl kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -115,7 +115,8 @@ _authctl() {
         token) options="--min-ttl --scope --resource --audience --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
         exec) options="--env --min-ttl --scope --resource --audience --help"; accounts=yes ;;
-        header) options="--header-name --scheme --min-ttl --scope --resource --audience --help"; accounts=yes ;;
+        header) options="--header-name --scheme --min-ttl --method --url --nonce --scope --resource --audience --help"; accounts=yes ;;
+        curl) options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         approve) options="--exe --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;

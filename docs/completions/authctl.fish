@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account socket approve approvals exec header kube-credential git-credential callback rekey ping version help
+set -l __authctl_commands login logout token status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -69,6 +69,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a approvals -d 'list programs waiting for approval'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a curl -d 'run curl with the token (and a DPoP proof)'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a git-credential -d 'git credential helper'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a callback -d 'hand a redirect URL to the waiting login'
@@ -77,12 +78,15 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a help -d 'show help'
 
-complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using login logout token status exec header curl kube-credential' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -l help -d 'show help'
 complete -c authctl -n '__authctl_using exec header kube-credential' -l min-ttl -x -d 'the token must stay valid this long'
 complete -c authctl -n '__authctl_using exec' -l env -x -d 'the variable to set'
 complete -c authctl -n '__authctl_using header' -l header-name -x -d 'the header name'
 complete -c authctl -n '__authctl_using header' -l scheme -x -d 'the scheme before the token'
+complete -c authctl -n '__authctl_using header' -l method -x -d 'the HTTP method of the request'
+complete -c authctl -n '__authctl_using header' -l url -x -d 'the request URL'
+complete -c authctl -n '__authctl_using header' -l nonce -x -d "the resource server's DPoP-Nonce"
 complete -c authctl -n '__authctl_using kube-credential' -l id-token -d 'send the ID token'
 complete -c authctl -n '__authctl_using git-credential' -a 'get store erase'
 complete -c authctl -n '__authctl_using token exec header kube-credential git-credential' -l scope -x -d 'a narrower token: this scope of the grant'

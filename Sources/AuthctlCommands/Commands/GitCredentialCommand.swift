@@ -63,8 +63,9 @@ enum GitCredentialCommand: Command {
         }
         let grant = try context.client.call(
             .token(account: try context.checked(account.name)), query: [.minTTL: minTTL], narrowing: narrowing)
+        let password = try grant.bareToken(account: account.name, adapter: "authctl git-credential (git)")
         var lines = [
-            "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(grant.accessToken)",
+            "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(password)",
         ]
         if let expiry = grant.expiresAt.flatMap(RFC3339.parse) { lines.append("password_expiry_utc=\(Int64(expiry))") }
         Output.write(lines.joined(separator: "\n") + "\n", to: STDOUT_FILENO)

@@ -216,6 +216,8 @@ public struct APIRouter: HTTPHandler {
             let body = try RouterBody.required(.tokenRejected(account: name), from: request)
             let result = try await service.tokenRejected(account: peer.account(name), accessToken: body.accessToken)
             return try Self.json(.tokenRejected(account: name), result)
+        case .dpopProof:
+            return try await answerDPoPProof(account: peer.account(name), request: request, peer: peer)
         case .login:
             let body = try RouterBody.optional(.login(account: name), from: request) ?? LoginRequest()
             return try Self.json(.login(account: name), await service.startLogin(account: peer.account(name), request: body))
@@ -270,18 +272,21 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
+    /// `audit: KIND account=NAME [method=M origin=O] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
     /// the owner too; `socket` is `main` or the restricted socket's name it was served on.
     /// `caller`: the identity the caller policy was checked against, when it was read already.
-    private func audit(_ kind: String, account: AccountKey, peer: PeerCredentials, caller: ProcessIdentity?) {
+    func audit(
+        _ kind: String, account: AccountKey, peer: PeerCredentials, caller: ProcessIdentity?,
+        _ request: KeyValuePairs<String, String> = [:]
+    ) {
         let identity = caller ?? process(peer.pid)
-        logger.info(
+        // `request` (a proof's method and origin) goes right after the account, as docs/api.md shows.
+        logger.with(["account": account.name]).with(request).info(
             "audit: \(kind)",
             [
-                "account": account.name, "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable,
-                "comm": identity.command, "start": identity.startTime, "socket": configuration.scope.auditName,
-                "owner": String(account.owner),
+                "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable, "comm": identity.command,
+                "start": identity.startTime, "socket": configuration.scope.auditName, "owner": String(account.owner),
             ])
     }
 

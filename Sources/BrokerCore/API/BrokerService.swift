@@ -53,6 +53,11 @@ public protocol BrokerService: Sendable {
     /// `GET /v1/accounts/{name}/id_token?min_ttl=S`: the current ID token while it has `minTTL` seconds
     /// left (its own `exp`), else after a refresh; `login_required` when there is none.
     func idToken(account: AccountKey, minTTL: Double?) async throws(WireError) -> IDTokenGrant
+    /// `POST /v1/accounts/{name}/dpop-proof`: the account's access token and a proof signed with its
+    /// DPoP key for `method` and `url`, with `ath` and the resource server's `nonce` when given (the
+    /// router has checked all three with `DPoPProofRequest.problem`). The key never leaves the daemon.
+    func dpopProof(account: AccountKey, method: String, url: String, nonce: String?) async throws(WireError)
+        -> DPoPProofGrant
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted

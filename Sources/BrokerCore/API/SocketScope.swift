@@ -2,7 +2,7 @@ import BrokerProtocol
 import Synchronization
 
 /// Which listener a request came in on: the main socket (the whole API) or a restricted socket,
-/// which serves `GET /v1/ping` and the token of its accounts and nothing else (docs/remote.md).
+/// which serves `GET /v1/ping`, the token of its accounts (and DPoP proofs for them) and nothing else (docs/remote.md).
 /// The router decides this before routing, from the listener alone — never from the request.
 public enum SocketScope: Sendable {
     case main
@@ -67,6 +67,10 @@ enum RestrictedRouteFilter {
             return true
         case .token:
             guard case .token(let name) = route else { return false }
+            return peerUID == grant.owner && grant.grants(name)
+        case .dpopProof:
+            // A proof comes with the token it binds: a token-class answer, for the same accounts.
+            guard case .dpopProof(let name) = route else { return false }
             return peerUID == grant.owner && grant.grants(name)
         case .status, .listAccounts, .addAccount, .getAccount, .updateAccount, .removeAccount, .idToken, .tokenRejected,
             .login, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,

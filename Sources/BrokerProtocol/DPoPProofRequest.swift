@@ -1,0 +1,92 @@
+/// `POST /v1/accounts/{name}/dpop-proof`'s body: the request a caller is about to send to a
+/// resource server, for which the daemon signs a proof (docs/dpop.md).
+///
+/// Checked on both sides before anything is signed (`problem`): `method` an RFC 9110 token of at
+/// most 32 bytes, `url` an absolute https URL (http only for a loopback host) of at most
+/// `maximumURLLength` bytes without user info, `nonce` the resource server's `DPoP-Nonce`
+/// (RFC 9449 §8.1 NQCHARs, at most 512 bytes).
+public struct DPoPProofRequest: Codable, Sendable, Equatable {
+    public static let maximumURLLength = 8192
+    public static let maximumMethodLength = 32
+    public static let maximumNonceLength = 512
+
+    public var method: String
+    public var url: String
+    public var nonce: String?
+
+    public init(method: String, url: String, nonce: String? = nil) {
+        self.method = method
+        self.url = url
+        self.nonce = nonce
+    }
+
+    /// Why the request cannot be signed (one sentence saying what to pass), nil when it can.
+    public var problem: String? {
+        if !Self.isToken(method) {
+            return "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."
+        }
+        if let nonce, !Self.isNonce(nonce) {
+            return "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."
+        }
+        if case .failure(let why) = Self.origin(of: url) { return "The URL cannot be signed: \(why)." }
+        return nil
+    }
+
+    /// `scheme://host[:port]` of the URL, for audit lines (never the path or query: they may carry
+    /// identifiers the log does not need), or why the URL is refused.
+    public static func origin(of url: String) -> Result<String, URLProblem> {
+        let bytes = url.utf8
+        guard bytes.count <= maximumURLLength else { return .failure(.init("it is longer than \(maximumURLLength) bytes")) }
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+            return .failure(.init("it has spaces, quotes, backslashes or non-ASCII characters (percent-encode them)"))
+        }
+        guard let separator = url.firstRange(of: "://") else {
+            return .failure(.init("it is not absolute; pass https://host/path"))
+        }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty else { return .failure(.init("it has no host")) }
+        guard !authority.contains("@") else { return .failure(.init("it has user info (user@host); remove it")) }
+        let host = hostPart(authority).lowercased()
+        switch scheme {
+        case "https": break
+        case "http" where isLoopback(host): break
+        case "http": return .failure(.init("http is allowed only for a loopback host (127.0.0.1, [::1], localhost); use https"))
+        default: return .failure(.init("the scheme must be https"))
+        }
+        return .success(scheme + "://" + authority.lowercased())
+    }
+
+    /// Why a URL is refused, as a phrase.
+    public struct URLProblem: Error, Equatable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func hostPart(_ authority: Substring) -> Substring {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return authority[...close] }
+        return authority.prefix { $0 != ":" }
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && Int(part)! <= 255 }
+    }
+
+    /// RFC 9110 §5.6.2 token: visible ASCII except delimiters.
+    public static func isToken(_ method: String) -> Bool {
+        let delimiters = Array("\"(),/:;<=>?@[\\]{}".utf8)
+        let bytes = method.utf8
+        return (1...maximumMethodLength).contains(bytes.count)
+            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !delimiters.contains($0) }
+    }
+
+    /// RFC 9449 §8.1: `nonce = 1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E.
+    public static func isNonce(_ nonce: String) -> Bool {
+        let bytes = nonce.utf8
+        return (1...maximumNonceLength).contains(bytes.count)
+            && bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
+    }
+}
