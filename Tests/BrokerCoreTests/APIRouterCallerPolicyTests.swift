@@ -46,4 +46,20 @@ import Testing
         let response = await fixture.send("GET", "/v1/accounts/home/token", connection: RouterFixture.connection(pid: 78))
         #expect(response.status == 200)
     }
+
+    /// A DPoP proof's answer carries the access token: the same policy, before anything is signed.
+    @Test func theProofRouteRefusesACallerOffTheListBeforeSigning() async throws {
+        let fixture = RouterFixture(policies: Self.policy)
+        let body = #"{"method":"GET","url":"https://api.example/v1/orders"}"#
+        let refused = await fixture.send(
+            "POST", "/v1/accounts/work/dpop-proof", body: body, connection: RouterFixture.connection(pid: 78))
+        #expect(refused.status == 403)
+        #expect(refused.wireError?.code == .callerNotAllowed)
+        #expect(fixture.service.recorded.isEmpty)
+        #expect(!String(decoding: refused.body, as: UTF8.self).contains(FakeBrokerService.token))
+        let served = await fixture.send(
+            "POST", "/v1/accounts/work/dpop-proof", body: body, connection: RouterFixture.connection(pid: 77))
+        #expect(served.status == 200)
+        #expect(fixture.service.recorded.contains { $0.hasPrefix("dpopProof(") })
+    }
 }
