@@ -234,10 +234,12 @@ struct BrokerHarness {
 
     /// Adds "work" and logs it in; returns the login's final status.
     func addAndLogin(
-        _ broker: TokenBroker, name: String = "work", clientSecret: String? = nil, pins: [String]? = nil
+        _ broker: TokenBroker, name: String = "work", clientSecret: String? = nil, pins: [String]? = nil,
+        dpop: Bool? = nil, allowNarrowing: Bool? = nil
     ) async throws -> LoginStatus {
         _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(
-            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins))
+            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins, dpop: dpop,
+            allowNarrowing: allowNarrowing))
         let started = try await broker.startLogin(account: name, request: LoginRequest())
         var status = try await broker.loginStatus(id: started.loginID, wait: 5)
         for _ in 0..<50 where status.outcome == .pending {

@@ -24,6 +24,17 @@ extension AccountStateMachine {
         }
     }
 
+    /// A narrowed refresh under `generation` was told the refresh token is dead (`invalid_grant`):
+    /// the account learns it now, exactly as from its own refresh, not at its next plain refresh.
+    /// A later login (another generation) is left alone.
+    public mutating func narrowedRefreshRejected(_ message: String, generation: UInt64, now: Double) -> [Action] {
+        guard generation == self.generation else { return [] }
+        switch state {
+        case .active, .refreshing: return refreshTokenRejected(message, now: now)
+        case .loggedOut, .loginRequired: return []
+        }
+    }
+
     /// The scopes of `old`'s grant that `new` no longer has (RFC 6749 §6: a refresh keeps the
     /// original grant; some providers narrow it for good after one narrowed refresh). Empty when
     /// either set does not state its scope.

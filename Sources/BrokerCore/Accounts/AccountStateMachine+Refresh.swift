@@ -89,14 +89,20 @@ extension AccountStateMachine {
                 return machine.settleWaiters(now: now)
             }
         case .terminal(let message):
-            let reason = LoginRequiredReason.refreshRejected(message)
-            lastError = loginRequiredError(reason)
-            return rearmingTimer(now: now) { machine in
-                machine.state = .loginRequired(reason)
-                let note = Notification(
-                    account: machine.account, reason: reason.message, url: machine.pendingLogin?.authorizationURL)
-                return [.deleteTokens] + machine.settleWaiters(now: now) + [.notifyUser(note)]
-            }
+            return refreshTokenRejected(message, now: now)
+        }
+    }
+
+    /// The provider refused the refresh token itself (`invalid_grant`): the tokens are deleted and
+    /// the account needs a login. Also reached from a narrowed refresh, which spends the same token.
+    mutating func refreshTokenRejected(_ message: String, now: Double) -> [Action] {
+        let reason = LoginRequiredReason.refreshRejected(message)
+        lastError = loginRequiredError(reason)
+        return rearmingTimer(now: now) { machine in
+            machine.state = .loginRequired(reason)
+            let note = Notification(
+                account: machine.account, reason: reason.message, url: machine.pendingLogin?.authorizationURL)
+            return [.deleteTokens] + machine.settleWaiters(now: now) + [.notifyUser(note)]
         }
     }
 

@@ -18,11 +18,34 @@ extension TokenBroker {
         _ = try await token(account: key, minTTL: nil)
         let cacheKey = NarrowedTokenCache.Key(account: key, narrowing: narrowing)
         if let grant = try cachedNarrowed(cacheKey, minTTL: minTTL) { return grant }
-        await acquireRefreshLease(key)
-        defer { releaseRefreshLease(key) }
-        // Another caller may have minted this key while this one waited for the lease.
-        if let grant = try cachedNarrowed(cacheKey, minTTL: minTTL) { return grant }
-        return try await mintNarrowed(cacheKey)
+        return try await drainedNarrowed(cacheKey, minTTL: minTTL).get()
+    }
+
+    /// The lease and the narrowed refresh run as drained background work, not in the caller's
+    /// request: a shutdown waits for it like for a plain refresh, so a refresh token the provider
+    /// has just rotated is committed to the vault before the daemon exits.
+    private func drainedNarrowed(_ cacheKey: NarrowedTokenCache.Key, minTTL: Double?) async -> Result<TokenGrant, WireError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<TokenGrant, WireError>, Never>) in
+            let started = background(drain: true) { broker in
+                let key = cacheKey.account
+                await broker.acquireRefreshLease(key)
+                defer { broker.releaseRefreshLease(key) }
+                do throws(WireError) {
+                    // Another caller may have minted this key while this one waited for the lease.
+                    if let grant = try broker.cachedNarrowed(cacheKey, minTTL: minTTL) {
+                        continuation.resume(returning: .success(grant))
+                    } else {
+                        continuation.resume(returning: .success(try await broker.mintNarrowed(cacheKey)))
+                    }
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            if started == nil {
+                continuation.resume(returning: .failure(fail(WireError(
+                    code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))))
+            }
+        }
     }
 
     /// A cached narrowed token still good for `minTTL`, after dropping expired keys; throws
@@ -61,7 +84,14 @@ extension TokenBroker {
                 previousSubject: runtime.subject)
         } catch {
             log.warning("the narrowed refresh failed: \(error)")
-            throw fail(Self.narrowedFailure(error, account: key.name))
+            let failure = Self.narrowedFailure(error, account: key.name)
+            if failure.code == .loginRequired {
+                // The refresh token is dead for the plain refresh too: the account learns it now.
+                event(key) { machine, now in
+                    machine.narrowedRefreshRejected(error.description, generation: generation, now: now)
+                }
+            }
+            throw fail(failure)
         }
         counters.narrowedRefresh()
         try await adoptRotatedRefreshToken(answer, spent: tokens, generation: generation, account: key)
@@ -117,6 +147,14 @@ extension TokenBroker {
                     + "original grant (RFC 6749 §6), set \"allow_narrowing\": true on the account (authctl account apply, "
                     + "or add it again with --allow-narrowing)."))
         }
+        guard runtime.configuration.dpop != true else {
+            // A narrowed token would have to be minted with a proof and served DPoP-bound, with its
+            // own key binding in the cache: not built, so refused rather than served half-right.
+            throw fail(WireError(
+                code: .invalidRequest,
+                message: "Narrowed tokens are not available for DPoP accounts like '\(name)'. Ask without "
+                    + "--scope/--resource/--audience, or add a separate account with the narrower scope."))
+        }
         guard runtime.configuration.tokenRequestFormat != .json else {
             throw fail(WireError(
                 code: .invalidRequest,
@@ -163,7 +201,7 @@ extension TokenBroker {
 
     /// A failed narrowed refresh for the caller. The provider's refusal of the narrowed request
     /// (`invalid_scope`, RFC 8707's `invalid_target`) says nothing about the account's grant, so it
-    /// never logs the account out; a dead refresh token shows at the account's next refresh.
+    /// never logs the account out; a rejected refresh token (`login_required`) does, at once.
     static func narrowedFailure(_ error: OIDCError, account name: String) -> WireError {
         if case .oauthError(let answer, _, _) = error, answer.error == "invalid_target" || answer.error == "invalid_scope" {
             return WireError(code: .invalidRequest, message: "The provider refused the narrowed token for '\(name)': \(error)")
