@@ -99,4 +99,38 @@ struct DaemonDPoPServingTests {
         #expect(audits.count == 4 && audits.allSatisfy { $0.contains("method=GET origin=\(origin)") }, "\(log)")
         await provider.stop()
     }
+
+    /// docs/dpop.md's `sh` examples, run as written with the doc's `https://api.example/items`
+    /// replaced by the mock's resource: the socket route answers a proof, `authctl header` its two
+    /// lines, and each `authctl curl` the resource's body (the POST one as POST).
+    @Test func theDocExamplesRunAsWritten() async throws {
+        let (provider, harness, daemon) = try await Self.loggedIn()
+        defer { harness.remove() }
+        let doc = try String(contentsOfFile: SystemdUnitsDocTests.root + "/docs/dpop.md", encoding: .utf8)
+        let blocks = doc.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let lines = blocks.flatMap { $0.split(separator: "\n").map(String.init) }
+        let commands = lines.filter { $0.hasPrefix("authctl ") }.map { $0.components(separatedBy: "   #")[0] }
+        try #require(blocks.count == 2 && commands.count == 3, "\(blocks)")
+        let bin = URL(fileURLWithPath: try DaemonHarness.binary("authctl")).deletingLastPathComponent().path
+        // The doc's commands find the socket at its default path, $XDG_RUNTIME_DIR/authbroker/authbroker.sock.
+        let runtime = harness.root + "/doc-run"
+        try FileManager.default.createDirectory(
+            atPath: runtime + "/authbroker", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createSymbolicLink(atPath: runtime + "/authbroker/authbroker.sock", withDestinationPath: harness.socket)
+        let path = ["PATH": bin + ":/usr/local/bin:/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime]
+        func run(_ script: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+            let script = script.replacingOccurrences(of: "https://api.example/items", with: provider.url("resource"))
+            return try await harness.run(["/bin/sh", "-c", script], environment: path)
+        }
+        let route = try await run(blocks[0])
+        #expect(route.status == 0 && route.stdout.contains("\"proof\"") && route.stdout.contains("\"DPoP\""), "\(route)")
+        let header = try await run(commands[0])
+        #expect(header.status == 0 && header.stdout.hasPrefix("Authorization: DPoP ") && header.stdout.contains("\nDPoP: "), "\(header)")
+        let get = try await run(commands[1])
+        #expect(get.status == 0 && get.stdout.contains("\"method\":\"GET\""), "\(get)")
+        let post = try await run(commands[2])
+        #expect(post.status == 0 && post.stdout.contains("\"method\":\"POST\""), "\(post)")
+        #expect(try await daemon.stop() == 0)
+        await provider.stop()
+    }
 }
