@@ -41,13 +41,13 @@ start_daemon() {
 
 stop_daemon() { kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; }
 
-# Adds account "bench" for the mock's confidential client (with any extra `account add` options
-# given) and signs in.
+# Adds account "bench" (or $account when set) for the mock's confidential client (with any extra
+# `account add` options given) and signs in.
 sign_in() {
     printf 's3cret' >"$work/secret"; chmod 600 "$work/secret"
-    authctl account add bench --issuer "$issuer" --client-id mock-client --client-secret-file "$work/secret" \
+    authctl account add "${account:-bench}" --issuer "$issuer" --client-id mock-client --client-secret-file "$work/secret" \
         --scope openid --scope offline_access "$@" >/dev/null
-    authctl login bench --no-browser --timeout 30 >"$work/login.out" 2>&1 &
+    authctl login "${account:-bench}" --no-browser --timeout 30 >"$work/login.out" 2>&1 &
     local login=$!
     for _ in $(seq 100); do grep -q '^http' "$work/login.out" && break; sleep 0.02; done
     python3 "$helper" browse "$(grep '^http' "$work/login.out")"

@@ -3,6 +3,9 @@
 //   socket-bench --token SOCKET ACCOUNT [seconds-per-run=3] [client counts=16]
 //     token mode: `GET /v1/accounts/ACCOUNT/token` (Accept: text/plain) against a running
 //     authbrokerd, best of 3 runs per client count (bench/socket-api.sh)
+//   socket-bench --dpop SOCKET ACCOUNT URL [requests=5000]
+//     proof mode: one keep-alive client, REQUESTS `POST /v1/accounts/ACCOUNT/dpop-proof` for
+//     `GET URL` and as many `GET …/token`, in alternating rounds of 500 (bench/dpop-proof.sh)
 // Each client thread holds one keep-alive connection and sends GET requests back to back.
 // The echo server reads until CRLFCRLF and writes a canned response: the floor any HTTP server
 // on this socket type can reach with thread-per-connection blocking I/O.
@@ -11,6 +14,7 @@ import Foundation
 import Glibc
 
 let tokenMode = CommandLine.arguments.count > 3 && CommandLine.arguments[1] == "--token"
+let proofMode = CommandLine.arguments.count > 4 && CommandLine.arguments[1] == "--dpop"
 let arguments = tokenMode ? [CommandLine.arguments[0]] + CommandLine.arguments.dropFirst(4) : CommandLine.arguments
 let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 3 : 3
 let clientCounts = arguments.count > 2 ? arguments[2].split(separator: ",").compactMap { Int($0) } : tokenMode ? [16] : [1, 16]
@@ -106,7 +110,9 @@ func readResponse(_ fd: Int32, _ buffer: inout [UInt8], _ pending: inout [UInt8]
 }
 
 /// Latencies (ns) of one client's requests until `deadline`.
-func runClient(path: String, until deadline: ContinuousClock.Instant) -> [Int64] {
+func runClient(
+    path: String, until deadline: ContinuousClock.Instant, request: [UInt8] = request, limit: Int = .max
+) -> [Int64] {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = unixAddress(path)
@@ -116,7 +122,7 @@ func runClient(path: String, until deadline: ContinuousClock.Instant) -> [Int64]
     var latencies: [Int64] = []
     latencies.reserveCapacity(1 << 20)
     let clock = ContinuousClock()
-    while clock.now < deadline {
+    while clock.now < deadline && latencies.count < limit {
         let start = clock.now
         guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count,
             readResponse(fd, &buffer, &pending)
@@ -169,6 +175,11 @@ func row(_ name: String, _ clients: Int, _ result: Result) {
     let p50 = String(format: "%8.1f", result.p50)
     let p99 = String(format: "%8.1f", result.p99)
     print("\(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(String(format: "%3d", clients))  \(rate)  \(p50)  \(p99)")
+}
+
+if proofMode {
+    runProofMode()
+    exit(0)
 }
 
 if tokenMode {
