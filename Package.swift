@@ -4,6 +4,14 @@
 // libsqlite3 and OpenSSL 3 through the system-library targets below.
 import PackageDescription
 
+// For the modules linked into the static authctl, whose start-up is most of `authctl token`'s
+// time (docs/BENCHMARKS.md, "authctl start-up"): reference concrete generic types' metadata
+// through direct accessors instead of mangled names that the runtime demangles on first use (and
+// checks generic requirements for by scanning every protocol conformance in the binary).
+let startUpSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+]
+
 let package = Package(
     name: "authbroker",
     products: [
@@ -20,12 +28,13 @@ let package = Package(
 
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
         // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
-        .target(name: "JSONLimits"),
+        .target(name: "JSONLimits", swiftSettings: startUpSettings),
         // The one seam for raw system calls: EINTR retries and errno text. Glibc only, so the
         // static CLI and every layer above can use it.
-        .target(name: "SystemCalls"),
+        .target(name: "SystemCalls", swiftSettings: startUpSettings),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
-        .target(name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"]),
+        .target(
+            name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"], swiftSettings: startUpSettings),
         // The only importer of COpenSSL for cryptography.
         .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault. Stores the
@@ -33,7 +42,7 @@ let package = Package(
         .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls"]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
-        .target(name: "HTTPCodec"),
+        .target(name: "HTTPCodec", swiftSettings: startUpSettings),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
         .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"]),
         // The domain: OIDC engine, accounts, socket API routes.
@@ -48,12 +57,12 @@ let package = Package(
         .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
-        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"]),
+        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"], swiftSettings: startUpSettings),
         // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
         // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
-            name: "authctl", dependencies: ["AuthctlCommands"],
+            name: "authctl", dependencies: ["AuthctlCommands"], swiftSettings: startUpSettings,
             linkerSettings: [.unsafeFlags(["-static-executable"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.

@@ -68,6 +68,14 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// What both socket readers pass (a slice of their receive buffer). Concrete, so the copy is
+    /// specialized here: the generic version called from another module runs unspecialized and
+    /// resolves `C`'s associated types at run time — a third of `authctl token`'s own instructions.
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
     /// Tells the parser the peer closed its side: a pending message is now truncated, or complete
     /// if its body runs until close.
     mutating func finishInput() { inputClosed = true }

@@ -21,6 +21,9 @@ public struct HTTPRequestParser: Sendable {
     /// Adds received bytes.
     public mutating func append<C: Collection<UInt8>>(_ bytes: C) { core.append(bytes) }
 
+    /// The same for a slice of a receive buffer, specialized (see HTTPMessageParser.append).
+    public mutating func append(_ bytes: ArraySlice<UInt8>) { core.append(bytes) }
+
     /// Tells the parser the peer closed its side; a partial request then throws `.truncated`.
     public mutating func finishInput() { core.finishInput() }
 

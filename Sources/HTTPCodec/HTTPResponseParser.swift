@@ -16,6 +16,9 @@ public struct HTTPResponseParser: Sendable {
     /// Adds received bytes.
     public mutating func append<C: Collection<UInt8>>(_ bytes: C) { core.append(bytes) }
 
+    /// The same for a slice of a receive buffer, specialized (see HTTPMessageParser.append).
+    public mutating func append(_ bytes: ArraySlice<UInt8>) { core.append(bytes) }
+
     /// Tells the parser the server closed its side.
     public mutating func finishInput() { core.finishInput() }
 
