@@ -54,6 +54,9 @@ install: build install-files
 	install -d $(BINDIR)
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authbrokerd $(BINDIR)/authbrokerd
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authctl $(BINDIR)/authctl
+	# The full CLI the authctl front runs for everything but `authctl token NAME`: it must stay
+	# beside authctl (Sources/authctl/Front.swift).
+	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authctl-full $(BINDIR)/authctl-full
 
 # Everything but the binaries: units, sysusers.d file, man pages, completions.
 install-files:
@@ -81,7 +84,7 @@ check-completions:
 	docs/completions/check-bash-completion.sh
 
 uninstall:
-	rm -f $(BINDIR)/authbrokerd $(BINDIR)/authctl
+	rm -f $(BINDIR)/authbrokerd $(BINDIR)/authctl $(BINDIR)/authctl-full
 	rm -f $(USERUNITDIR)/authbrokerd.service $(USERUNITDIR)/authbrokerd.socket
 	rm -f $(SYSTEMUNITDIR)/authbrokerd.service $(SYSTEMUNITDIR)/authbrokerd.socket
 	rm -f $(SYSUSERSDIR)/authbroker.conf $(MAN1DIR)/authctl.1 $(MAN8DIR)/authbrokerd.8

@@ -2,6 +2,7 @@
 // authbroker: a local OAuth 2.0 / OpenID Connect token broker for Linux.
 // No package dependencies, ever: only the toolchain and the system libraries
 // libsqlite3 and OpenSSL 3 through the system-library targets below.
+import Foundation  // the manifest only: locating the toolchain's resource directory
 import PackageDescription
 
 // For the modules linked into the static authctl, whose start-up is most of `authctl token`'s
@@ -12,11 +13,30 @@ let startUpSettings: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
 ]
 
+// authctl's front is Embedded Swift (Sources/authctl/Front.swift). `--static-swift-stdlib` points
+// every compile at the toolchain's static resource directory, which has no Embedded standard
+// library: the front is given the regular one, found next to the `swiftc` on PATH.
+let toolchainResourceDirectory: [String] = {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        let swiftc = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc").resolvingSymlinksInPath()
+        let resources = swiftc.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib/swift")
+        if FileManager.default.fileExists(atPath: resources.appendingPathComponent("embedded").path) {
+            return ["-Xfrontend", "-resource-dir", "-Xfrontend", resources.path]
+        }
+    }
+    return []
+}()
+let embeddedSettings: [SwiftSetting] = [
+    .enableExperimentalFeature("Embedded"), .enableExperimentalFeature("Extern"),
+    .unsafeFlags(["-wmo", "-Osize"] + toolchainResourceDirectory),
+]
+
 let package = Package(
     name: "authbroker",
     products: [
         .executable(name: "authbrokerd", targets: ["authbrokerd"]),
         .executable(name: "authctl", targets: ["authctl"]),
+        .executable(name: "authctl-full", targets: ["authctl-full"]),
     ],
     targets: [
         .systemLibrary(
@@ -58,12 +78,15 @@ let package = Package(
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
         .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"], swiftSettings: startUpSettings),
-        // Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite): start-up is most of
-        // `authctl token`'s time, and this halves it (docs/BENCHMARKS.md, "authctl start-up").
+        // The whole command line. Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite):
+        // start-up is most of a short command's time (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
         .executableTarget(
-            name: "authctl", dependencies: ["AuthctlCommands"], swiftSettings: startUpSettings,
+            name: "authctl-full", dependencies: ["AuthctlCommands"], swiftSettings: startUpSettings,
             linkerSettings: [.unsafeFlags(["-static-executable"])]),
+        // authctl: an Embedded Swift front that answers `authctl token NAME` itself and runs
+        // authctl-full for everything else (Sources/authctl/Front.swift). Static, libc only.
+        .executableTarget(name: "authctl", swiftSettings: embeddedSettings, linkerSettings: [.unsafeFlags(["-Xclang-linker", "-static"])]),
 
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(

@@ -5,7 +5,9 @@
 #   /bin/true                                  the target's reference (process start, dynamic libc)
 #   bench/floor/token-client.c                 the same exchange as a static C program: the floor
 #   bench/floor/token-client-embedded.swift    the same exchange in Embedded Swift, static
-#   authctl --socket STUB token bench           the real client (release, static, as installed)
+#   authctl --socket STUB token bench           the real client: the Embedded Swift front (release)
+#   authctl-full --socket STUB token bench      the same command in the full CLI (what authctl
+#                                               runs for every other command)
 # and prints median/p99 with each one's ratio to /bin/true's median, then (when valgrind is
 # installed) the user-space instructions and page faults of one run of each — instruction counts
 # are deterministic, so they compare builds on a shared machine where times do not.
@@ -20,7 +22,9 @@ trap cleanup EXIT
 
 cd "$root"
 swift build -c release --static-swift-stdlib --product authctl >&2
+swift build -c release --static-swift-stdlib --product authctl-full >&2
 authctl="$(swift build -c release --static-swift-stdlib --show-bin-path)/authctl"
+full="$(swift build -c release --static-swift-stdlib --show-bin-path)/authctl-full"
 cc -O2 -Wall bench/floor/token-stub.c -o "$work/token-stub"
 cc -O2 -Wall -static bench/floor/token-client.c -o "$work/token-client"
 swiftc -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize -parse-as-library \
@@ -30,17 +34,19 @@ swiftc -enable-experimental-feature Embedded -enable-experimental-feature Extern
 stub_pid=$!
 for _ in $(seq 50); do grep -q ready "$work/stub.log" 2>/dev/null && break; sleep 0.1; done
 expected=$("$authctl" --socket "$work/stub.sock" token bench)
+[[ $("$full" --socket "$work/stub.sock" token bench) == "$expected" ]] || { echo "authctl-full printed something else" >&2; exit 1; }
 for client in "$work/token-client" "$work/token-client-embedded"; do
     [[ $("$client" "$work/stub.sock" bench) == "$expected" ]] || { echo "$client printed something else" >&2; exit 1; }
 done
 
 echo "authctl token, client side only, $runs interleaved runs each, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
-echo "authctl: $(stat -c %s "$authctl") bytes"
+echo "authctl: $(stat -c %s "$authctl") bytes, authctl-full: $(stat -c %s "$full") bytes"
 echo
 echo "| command | median ms | p99 ms | median vs /bin/true |"
 echo "|---|---|---|---|"
 python3 - "$runs" /bin/true -- "$work/token-client" "$work/stub.sock" bench -- \
-    "$work/token-client-embedded" "$work/stub.sock" bench -- "$authctl" --socket "$work/stub.sock" token bench <<'PY'
+    "$work/token-client-embedded" "$work/stub.sock" bench -- "$authctl" --socket "$work/stub.sock" token bench -- \
+    "$full" --socket "$work/stub.sock" token bench <<'PY'
 import os, sys, time
 runs = int(sys.argv[1])
 commands, current = [], []
@@ -49,7 +55,8 @@ for word in sys.argv[2:] + ["--"]:
         commands.append(current); current = []
     else:
         current.append(word)
-labels = ["`/bin/true`", "static C client (floor)", "Embedded Swift client, static", "`authctl token bench`"]
+labels = ["`/bin/true`", "static C client (floor)", "Embedded Swift client, static", "`authctl token bench` (the front)",
+    "`authctl-full token bench`"]
 devnull = os.open(os.devnull, os.O_WRONLY)
 actions = [(os.POSIX_SPAWN_DUP2, devnull, 1)]
 times = [[] for _ in commands]
@@ -80,5 +87,6 @@ if command -v valgrind >/dev/null; then
     count "\`/bin/true\`" /bin/true
     count "static C client" "$work/token-client" "$work/stub.sock" bench
     count "Embedded Swift client" "$work/token-client-embedded" "$work/stub.sock" bench
-    count "\`authctl token bench\`" "$authctl" --socket "$work/stub.sock" token bench
+    count "\`authctl token bench\` (the front)" "$authctl" --socket "$work/stub.sock" token bench
+    count "\`authctl-full token bench\`" "$full" --socket "$work/stub.sock" token bench
 fi

@@ -28,6 +28,17 @@ public enum CallerExecutable {
         return allowed.contains(executable)
     }
 
+    /// authctl is installed as two executables side by side: the front, `authctl` (the token
+    /// fast path, Sources/authctl), and the full CLI it runs for everything else, `authctl-full`.
+    /// For the policy they are one program, named by the front: `DIR/authctl-full` is checked,
+    /// approved and named in messages as `DIR/authctl`. This allows nothing new: whoever can
+    /// place a file in DIR can replace `DIR/authctl` too. Audit lines keep the real executable.
+    public static func policyName(of executable: String) -> String {
+        let full = "/authctl-full"
+        guard executable.hasSuffix(full) else { return executable }
+        return String(executable.dropLast(full.utf8.count)) + "/authctl"
+    }
+
     private static func problem(withPath path: String) -> String? {
         let bytes = Array(path.utf8)
         guard bytes.first == UInt8(ascii: "/") else { return "is not an absolute path" }

@@ -33,4 +33,15 @@ import Testing
         #expect(!CallerExecutable.matches("/usr/bin/git (deleted)", allowed: ["/usr/bin/git (deleted)"]))
         #expect(!CallerExecutable.matches("unknown", allowed: allowed + ["unknown"]))
     }
+
+    /// The front and the full CLI it runs are one program for the policy: authctl-full is named
+    /// as the authctl beside it; nothing else is renamed.
+    @Test func authctlFullIsNamedAsTheAuthctlBesideIt() {
+        #expect(CallerExecutable.policyName(of: "/usr/local/bin/authctl-full") == "/usr/local/bin/authctl")
+        #expect(CallerExecutable.policyName(of: "/usr/local/bin/authctl") == "/usr/local/bin/authctl")
+        #expect(CallerExecutable.policyName(of: "/usr/bin/git") == "/usr/bin/git")
+        #expect(CallerExecutable.policyName(of: "/opt/my-authctl-fuller") == "/opt/my-authctl-fuller")
+        #expect(CallerExecutable.policyName(of: "/usr/bin/authctl-full (deleted)") == "/usr/bin/authctl-full (deleted)")
+        #expect(CallerExecutable.matches(CallerExecutable.policyName(of: "/usr/bin/authctl-full"), allowed: ["/usr/bin/authctl"]))
+    }
 }

@@ -1,17 +1,17 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--allow-exe` and `--confirm` end to end (docs/guide.md and docs/security.md, "Caller policy"):
 /// the real daemon and authctl against the mock. /proc/PID/exe resolves symlinks, so the allowed
-/// program is the real authctl binary and the refused one a byte-identical copy elsewhere.
+/// program is the real authctl binary and the refused one a byte-identical copy elsewhere (each
+/// with the authctl-full it runs beside it: the policy treats the pair as one program).
 @Suite(.serialized) struct CallerPolicyTests {
     /// The built authctl as /proc/PID/exe names it, and a copy of it under the harness root.
     static func programs(_ harness: BrokerHarness) throws -> (allowed: String, copy: String) {
         let allowed = URL(fileURLWithPath: try BrokerHarness.binary("authctl")).resolvingSymlinksInPath().path
-        let copy = harness.root + "/elsewhere/authctl"
         try FileManager.default.createDirectory(atPath: harness.root + "/elsewhere", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: allowed, toPath: copy)
-        return (allowed, copy)
+        return (allowed, try ProductBinary.copyAuthctl(to: harness.root + "/elsewhere"))
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -32,8 +32,10 @@ import Testing
             #expect(refused.stderr.contains("authctl account update work --allow-exe \(allowed) --allow-exe \(copy)"), "\(refused)")
             #expect(refused.stdout.isEmpty)
         }
+        // Audit lines name the real executable: the front served `token`, authctl-full the rest.
         let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: ") }
-        #expect(!audits.isEmpty && audits.allSatisfy { $0.contains("exe=\(allowed) ") }, "\(audits)")
+        #expect(!audits.isEmpty && audits.allSatisfy { $0.contains("exe=\(allowed) ") || $0.contains("exe=\(allowed)-full ") }, "\(audits)")
+        #expect(audits.contains { $0.contains("exe=\(allowed) ") } && audits.contains { $0.contains("exe=\(allowed)-full ") }, "\(audits)")
 
         #expect(try await harness.authctl(["account", "update", "work", "--no-allow-exe"]).status == 0)
         #expect(try await harness.authctl(["token", "work"], authctlPath: copy).status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The whole desktop chain with real tools (issue 11, "Real desktop plumbing in CI"): `authctl
@@ -114,7 +115,7 @@ import Testing
         let harness = desktop.harness
         let directory = harness.root + "/my tools/it's $HOME"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try BrokerHarness.binary("authctl"), toPath: directory + "/authctl")
+        try ProductBinary.copyAuthctl(to: directory)
         try await mode.addAccount("acct", harness, provider)
         let login = try harness.spawnAuthctl(["login", "acct", "--no-browser", "--timeout", "60"], authctlPath: directory + "/authctl")
         let location = try await provider.redirect(for: try await harness.authorizationURL(printedBy: login))

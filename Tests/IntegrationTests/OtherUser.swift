@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Another real local user for system-mode tests: `authctl` runs as it through
 /// `setpriv --reuid --regid --clear-groups`, so the daemon sees its uid in SO_PEERCRED.
@@ -56,11 +57,6 @@ struct OtherUser: Sendable, CustomStringConvertible {
             path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         }
         if reachable { return built }
-        let copy = directory + "/authctl-for-others"
-        if !FileManager.default.fileExists(atPath: copy) {
-            try FileManager.default.copyItem(atPath: built, toPath: copy)
-            chmod(copy, 0o755)
-        }
-        return copy
+        return try ProductBinary.copyAuthctl(to: directory, name: "authctl-for-others")
     }
 }

@@ -99,6 +99,10 @@ enum HandlerRegistration {
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.hasSuffix(" (deleted)") ? nil : path
+        guard !path.hasSuffix(" (deleted)") else { return nil }
+        // This is authctl-full, run by the authctl front beside it: the entry names the front,
+        // the command users know (it runs authctl-full for `callback`).
+        let front = CallerExecutable.policyName(of: path)
+        return front != path && access(front, X_OK) == 0 ? front : path
     }
 }

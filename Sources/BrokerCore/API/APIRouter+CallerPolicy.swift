@@ -16,14 +16,15 @@ extension APIRouter {
     func callerCheck(_ account: AccountKey, peer: PeerCredentials) -> CallerAdmission {
         guard let policy = service.callerPolicy(account: account) else { return .serve(nil) }
         let identity = process(peer.pid)
-        let approval = policy.confirm ? service.callerApproval(account: account, executable: identity.executable) : nil
-        switch policy.verdict(executable: identity.executable, account: account.name, approval: approval) {
+        let executable = CallerExecutable.policyName(of: identity.executable)
+        let approval = policy.confirm ? service.callerApproval(account: account, executable: executable) : nil
+        switch policy.verdict(executable: executable, account: account.name, approval: approval) {
         case .serve:
             return .serve(identity)
         case .askApproval:
             return .askApproval(identity)
         case .refuse(let refusal):
-            logCallerRefusal(account, peer: peer, executable: identity.executable)
+            logCallerRefusal(account, peer: peer, executable: executable)
             return .refuse(refusal)
         }
     }
@@ -36,7 +37,7 @@ extension APIRouter {
         case .refuse(let refusal):
             throw refusal
         case .askApproval(let identity):
-            let executable = identity.executable
+            let executable = CallerExecutable.policyName(of: identity.executable)
             switch await service.awaitCallerApproval(account: account, executable: executable, pid: peer.pid) {
             case .approved: return identity
             case .denied: throw CallerPolicy.denied(executable, account: account.name)

@@ -1,0 +1,102 @@
+/// `authctl [--socket PATH] token NAME` answered by the daemon with a 200: the token printed as
+/// the full CLI prints it (the body without trailing CR/LF, then one newline).
+enum TokenFastPath {
+    /// The full CLI's timeout for a token (CallerApproval.clientTimeout: a `--confirm` approval
+    /// may take 60 s, plus 30 s).
+    static let answerTimeoutSeconds = 90
+    static let maximumAnswerBytes = 16_384
+
+    struct Request {
+        /// NUL-free bytes of each.
+        let socketPath: [UInt8]
+        let account: [UInt8]
+
+        /// Nil unless the arguments are exactly the fast path's, the name passes the full CLI's
+        /// rule, and the socket is one the front may connect to without the full CLI's checks.
+        init?(argc: Int, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+            let words = (0..<argc).map { argv[$0] }
+            let flag: UnsafeMutablePointer<CChar>?
+            let name: UnsafeMutablePointer<CChar>?
+            switch argc {
+            case 3 where Self.equal(words[1], "token"): (flag, name) = (nil, words[2])
+            case 5 where Self.equal(words[1], "--socket") && Self.equal(words[3], "token"): (flag, name) = (words[2], words[4])
+            default: return nil
+            }
+            guard let name, let account = AccountName.checked(Self.bytes(UnsafePointer(name))),
+                let socketPath = SocketLocation.resolve(flag: flag.map { Self.bytes(UnsafePointer($0)) })
+            else { return nil }
+            self.socketPath = socketPath
+            self.account = account
+        }
+
+        static func bytes(_ text: UnsafePointer<CChar>) -> [UInt8] {
+            Array(UnsafeRawBufferPointer(start: text, count: c_strlen(text)))
+        }
+
+        static func equal(_ word: UnsafeMutablePointer<CChar>?, _ expected: StaticString) -> Bool {
+            guard let word else { return false }
+            let count = c_strlen(word)
+            guard count == expected.utf8CodeUnitCount else { return false }
+            return UnsafeRawBufferPointer(start: word, count: count).elementsEqual(
+                UnsafeRawBufferPointer(start: expected.utf8Start, count: count))
+        }
+    }
+
+    /// True when the token was printed; false hands the request to the full CLI.
+    static func run(_ request: Request) -> Bool {
+        guard let connection = DaemonConnection(path: request.socketPath) else { return false }
+        defer { connection.close() }
+        var wire = Array("GET /v1/accounts/".utf8)
+        wire.append(contentsOf: request.account)
+        wire.append(contentsOf: "/token HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n".utf8)
+        guard connection.send(wire), let answer = connection.receiveAnswer(limit: maximumAnswerBytes),
+            let token = TokenAnswer.token(in: answer)
+        else { return false }
+        var line = token
+        line.append(10)
+        return Stream.standardOutput.write(line)
+    }
+}
+
+/// The full CLI's account-name rule (BrokerProtocol's AccountName): 1–64 of letters, digits,
+/// '-', '_' and '.', not starting with '-' or '.'. Anything else goes to the full CLI, which
+/// says what is wrong; the name becomes part of the request target only after this check.
+enum AccountName {
+    static func checked(_ name: [UInt8]) -> [UInt8]? {
+        guard !name.isEmpty, name.count <= 64, name[0] != 45, name[0] != 46 else { return nil }
+        for byte in name {
+            let letter = (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90)
+            guard letter || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95 || byte == 46 else { return nil }
+        }
+        return name
+    }
+}
+
+/// BrokerProtocol's SocketPath rule — `--socket` beats `AUTHBROKER_SOCKET` beats
+/// `$XDG_RUNTIME_DIR/authbroker/authbroker.sock` — for the locations the front handles itself.
+/// Without XDG_RUNTIME_DIR the default is a temp-dir fallback (`authbroker-UID`) that anyone could
+/// have created first: the full CLI connects there through its checked directory, so any path
+/// whose directory is named `authbroker-…` is left to it.
+enum SocketLocation {
+    static func resolve(flag: [UInt8]?) -> [UInt8]? {
+        let path: [UInt8]
+        if let flag, !flag.isEmpty {
+            path = flag
+        } else if let variable = c_getenv("AUTHBROKER_SOCKET"), c_strlen(variable) > 0 {
+            path = TokenFastPath.Request.bytes(variable)
+        } else if let runtime = c_getenv("XDG_RUNTIME_DIR"), runtime.pointee == 47 {
+            path = TokenFastPath.Request.bytes(runtime) + Array("/authbroker/authbroker.sock".utf8)
+        } else {
+            return nil
+        }
+        guard path.count < LibC.socketPathCapacity, !path.contains(0), !inFallbackDirectory(path) else { return nil }
+        return path
+    }
+
+    static func inFallbackDirectory(_ path: [UInt8]) -> Bool {
+        guard let slash = path.lastIndex(of: 47) else { return false }
+        let directory = path[..<slash]
+        let start = directory.lastIndex(of: 47).map { $0 + 1 } ?? directory.startIndex
+        return directory[start...].starts(with: "authbroker-".utf8)
+    }
+}

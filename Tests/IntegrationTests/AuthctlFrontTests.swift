@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// authctl's Embedded Swift front (Sources/authctl): it answers the success path of `authctl
+/// [--socket PATH] token NAME` itself and runs authctl-full, with the same arguments, for
+/// everything else. Which binary served a token is visible in the daemon's audit line (`exe=`).
+@Suite struct AuthctlFrontTests {
+    static let front = URL(fileURLWithPath: (try? BrokerHarness.binary("authctl")) ?? "").resolvingSymlinksInPath().path
+    static var full: String { front + "-full" }
+
+    /// The `exe=` of each `audit: token` line so far.
+    static func tokenAudits(_ harness: BrokerHarness) -> [String] {
+        harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: token ") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("exe=") }.map { String($0.dropFirst(4)) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func theFrontServesAPlainTokenItselfAndPrintsExactlyWhatTheFullCLIPrints() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
+        let byFront = try await harness.authctl(["token", "work"])
+        let byFull = try await harness.authctl(["token", "work"], authctlPath: Self.full)
+        #expect(byFront.status == 0 && byFull.status == 0, "\(byFront) \(byFull)")
+        #expect(!byFront.line.isEmpty && byFront.stdout == byFull.stdout && byFront.stderr.isEmpty, "\(byFront) \(byFull)")
+        #expect(Self.tokenAudits(harness) == [Self.front, Self.full], "\(harness.daemonLog)")
+        // AUTHBROKER_SOCKET instead of --socket: the same path, still the front.
+        let process = try SpawnedProcess(
+            [try BrokerHarness.binary("authctl"), "token", "work"],
+            environment: harness.environment.merging(["AUTHBROKER_SOCKET": harness.socket]) { $1 },
+            stdoutPath: harness.root + "/env.out", stderrPath: harness.root + "/env.err")
+        #expect(await process.waitForExit(timeout: 30) == 0 && process.stdout == byFull.stdout, "\(process.stderr)")
+        #expect(Self.tokenAudits(harness).last == Self.front)
+        #expect(await harness.stopDaemon() == 0)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func everythingElseIsTheFullCLIsWithItsMessagesAndExitCodes() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
+        try await harness.addAccount("spare", provider: provider)
+        // Other options, unknown and signed-out accounts, bad names: the same answer from both.
+        for arguments in [
+            ["token", "work", "--json"], ["token", "work", "--min-ttl", "60"], ["token", "nosuch"], ["token", "spare"],
+            ["token", "bad name"], ["token", "-work"], ["token"], ["status"], [],
+        ] {
+            let viaFront = try await harness.authctl(arguments)
+            let direct = try await harness.authctl(arguments, authctlPath: Self.full)
+            #expect(viaFront.status == direct.status, "\(arguments): \(viaFront) vs \(direct)")
+            #expect(viaFront.stderr == direct.stderr, "\(arguments): \(viaFront.stderr) vs \(direct.stderr)")
+            if arguments.first != "token" || arguments.count > 2 { continue }
+            #expect(viaFront.stdout == direct.stdout, "\(arguments)")
+        }
+        // Every token served in the loop was served to authctl-full: the front handed the --json
+        // and --min-ttl requests over without asking for a token itself.
+        #expect(Set(Self.tokenAudits(harness)) == [Self.full], "\(Self.tokenAudits(harness))")
+        await harness.stopDaemon()
+        let stopped = try await harness.authctl(["token", "work"])
+        let stoppedDirect = try await harness.authctl(["token", "work"], authctlPath: Self.full)
+        #expect(stopped.status == 69 && stopped.stderr == stoppedDirect.stderr, "\(stopped) vs \(stoppedDirect)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFrontWithoutAuthctlFullBesideItSaysWhatIsWrong() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let lone = directory.path + "/authctl"
+        try ProductBinary.copyExecutable(try BrokerHarness.binary("authctl"), to: lone)
+        let process = try SpawnedProcess(
+            [lone, "version"], environment: ["PATH": "/usr/bin:/bin"],
+            stdoutPath: directory.path + "/out", stderrPath: directory.path + "/err")
+        #expect(await process.waitForExit(timeout: 30) == 1)
+        #expect(process.stdout.isEmpty)
+        #expect(process.stderr.contains("cannot run \(directory.path)/authctl-full") && process.stderr.contains("reinstall"), "\(process.stderr)")
+    }
+}
