@@ -4,7 +4,8 @@
 // has no runtime metadata, so this binary starts like a C program.
 //
 // The contract is narrow on purpose: the front answers only the success path of exactly
-// `authctl [--socket PATH] token NAME` — and only after the same checks the full CLI makes. For
+// `authctl [--socket PATH] token NAME [--min-ttl SECONDS]` — and only after the same checks the
+// full CLI makes. For
 // anything else (another command or option, an odd name or socket location, a daemon that is not
 // ours, any answer but a well-formed 200) it runs the full CLI, authctl-full next to it, with the
 // same arguments, which does everything as before: messages, exit codes, the temp-dir socket

@@ -1,5 +1,5 @@
-/// `authctl [--socket PATH] token NAME` answered by the daemon with a 200: the token printed as
-/// the full CLI prints it (the body without trailing CR/LF, then one newline).
+/// `authctl [--socket PATH] token NAME [--min-ttl SECONDS]` answered by the daemon with a 200: the
+/// token printed as the full CLI prints it (the body without trailing CR/LF, then one newline).
 enum TokenFastPath {
     /// The full CLI's timeout for a token (CallerApproval.clientTimeout: a `--confirm` approval
     /// may take 60 s, plus 30 s).
@@ -10,23 +10,39 @@ enum TokenFastPath {
         /// NUL-free bytes of each.
         let socketPath: [UInt8]
         let account: [UInt8]
+        /// `--min-ttl`'s digits, canonical (no sign, no leading zero) and within 0…86400.
+        let minTTL: [UInt8]?
 
         /// Nil unless the arguments are exactly the fast path's, the name passes the full CLI's
         /// rule, and the socket is one the front may connect to without the full CLI's checks.
         init?(argc: Int, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
-            let words = (0..<argc).map { argv[$0] }
-            let flag: UnsafeMutablePointer<CChar>?
-            let name: UnsafeMutablePointer<CChar>?
-            switch argc {
-            case 3 where Self.equal(words[1], "token"): (flag, name) = (nil, words[2])
-            case 5 where Self.equal(words[1], "--socket") && Self.equal(words[3], "token"): (flag, name) = (words[2], words[4])
-            default: return nil
+            var words = (1..<max(argc, 1)).map { argv[$0] }
+            var flag: UnsafeMutablePointer<CChar>?
+            if words.count >= 2, Self.equal(words[0], "--socket") {
+                flag = words[1]
+                words.removeFirst(2)
             }
-            guard let name, let account = AccountName.checked(Self.bytes(UnsafePointer(name))),
+            var minTTL: [UInt8]?
+            if words.count == 4, Self.equal(words[2], "--min-ttl"), let value = words[3] {
+                guard let seconds = Self.seconds(Self.bytes(UnsafePointer(value))) else { return nil }
+                minTTL = seconds
+                words.removeLast(2)
+            }
+            guard words.count == 2, Self.equal(words[0], "token"), let name = words[1],
+                let account = AccountName.checked(Self.bytes(UnsafePointer(name))),
                 let socketPath = SocketLocation.resolve(flag: flag.map { Self.bytes(UnsafePointer($0)) })
             else { return nil }
             self.socketPath = socketPath
             self.account = account
+            self.minTTL = minTTL
+        }
+
+        /// The digits when they are a canonical decimal in the full CLI's range for --min-ttl.
+        static func seconds(_ digits: [UInt8]) -> [UInt8]? {
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                digits.count == 1 || digits[0] != 48
+            else { return nil }
+            return digits.reduce(0) { $0 * 10 + Int($1 - 48) } <= 86_400 ? digits : nil
         }
 
         static func bytes(_ text: UnsafePointer<CChar>) -> [UInt8] {
@@ -48,7 +64,12 @@ enum TokenFastPath {
         defer { connection.close() }
         var wire = Array("GET /v1/accounts/".utf8)
         wire.append(contentsOf: request.account)
-        wire.append(contentsOf: "/token HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n".utf8)
+        wire.append(contentsOf: "/token".utf8)
+        if let minTTL = request.minTTL {
+            wire.append(contentsOf: "?min_ttl=".utf8)
+            wire.append(contentsOf: minTTL)
+        }
+        wire.append(contentsOf: " HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n".utf8)
         guard connection.send(wire), let answer = connection.receiveAnswer(limit: maximumAnswerBytes),
             let token = TokenAnswer.token(in: answer)
         else { return false }

@@ -32,6 +32,11 @@ import TestSupport
             stdoutPath: harness.root + "/env.out", stderrPath: harness.root + "/env.err")
         #expect(await process.waitForExit(timeout: 30) == 0 && process.stdout == byFull.stdout, "\(process.stderr)")
         #expect(Self.tokenAudits(harness).last == Self.front)
+        // --min-ttl after the name (a refresh when less remains): the front too, same output.
+        let fresh = try await harness.authctl(["token", "work", "--min-ttl", "86400"])
+        let freshFull = try await harness.authctl(["token", "work", "--min-ttl", "86400"], authctlPath: Self.full)
+        #expect(fresh.status == 0 && freshFull.status == 0 && fresh.stdout.count == byFull.stdout.count, "\(fresh) \(freshFull)")
+        #expect(Array(Self.tokenAudits(harness).suffix(2)) == [Self.front, Self.full], "\(harness.daemonLog)")
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -42,7 +47,8 @@ import TestSupport
         try await harness.addAccount("spare", provider: provider)
         // Other options, unknown and signed-out accounts, bad names: the same answer from both.
         for arguments in [
-            ["token", "work", "--json"], ["token", "work", "--min-ttl", "60"], ["token", "nosuch"], ["token", "spare"],
+            ["token", "work", "--json"], ["token", "work", "--min-ttl", "060"], ["token", "work", "--min-ttl", "86401"],
+            ["token", "--min-ttl", "60", "work"], ["token", "nosuch"], ["token", "spare"],
             ["token", "bad name"], ["token", "-work"], ["token"], ["status"], [],
         ] {
             let viaFront = try await harness.authctl(arguments)
@@ -53,7 +59,7 @@ import TestSupport
             #expect(viaFront.stdout == direct.stdout, "\(arguments)")
         }
         // Every token served in the loop was served to authctl-full: the front handed the --json
-        // and --min-ttl requests over without asking for a token itself.
+        // request and the --min-ttl spellings it does not take over without asking itself.
         #expect(Set(Self.tokenAudits(harness)) == [Self.full], "\(Self.tokenAudits(harness))")
         await harness.stopDaemon()
         let stopped = try await harness.authctl(["token", "work"])

@@ -126,6 +126,15 @@ struct MockRouter: HTTPHandler {
     let provider: MockProvider
 
     func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        guard let log = provider.configuration.timingLog else { return await route(request, connection: connection) }
+        let start = ContinuousClock.now
+        let response = await route(request, connection: connection)
+        let elapsed = (ContinuousClock.now - start).components
+        MockTimingLog.append("\(request.method) \(request.path) \(elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000)\n", to: log)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
         guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
             return .plainText(status: 404, "no such endpoint")

@@ -141,6 +141,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     public var resources: [String] = []
     /// Access token lifetime (seconds) per RFC 8707 resource; a resource without one gets `accessTokenLifetime`.
     public var resourceTokenLifetimes: [String: Int] = [:]
+    /// A file the mock appends one line to per request, `METHOD PATH MICROSECONDS`: its own time
+    /// from the parsed request to the built answer (bench/forced-refresh.sh: "the provider's
+    /// time, from its log"). Nil: no log.
+    public var timingLog: String?
 
     public init() {}
 }
