@@ -53,8 +53,10 @@ import Testing
         /// Runs one example; nil for one left running in the background.
         func run(_ example: DocExample) async throws -> BrokerHarness.Run? {
             let command = placeholders(example.command)
-            if command.hasSuffix("&") || command.contains("& ") && command.contains("#") && !command.contains("&&") {
-                let script = String(command.prefix { $0 != "&" })
+            // `CMD &   # comment`: the comment is not part of the command, the `&` is.
+            let code = command.components(separatedBy: " #")[0].trimmingCharacters(in: .whitespaces)
+            if code.hasSuffix("&"), !code.hasSuffix("&&") {
+                let script = String(code.dropLast())
                 let name = harness.root + "/doc-bg-\(background.count)"
                 background.append(try SpawnedProcess(["/bin/sh", "-c", script], environment: environment, stdoutPath: name + ".out", stderrPath: name + ".err"))
                 return nil
