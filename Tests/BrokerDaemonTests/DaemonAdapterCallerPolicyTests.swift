@@ -39,7 +39,8 @@ struct DaemonAdapterCallerPolicyTests {
         #expect(fill.status == 0, "\(fill.stderr)\n\(daemon.log)")
         let token = try #require(fill.stdout.split(separator: "\n").first { $0.hasPrefix("password=") }?.dropFirst(9))
         let audit = daemon.log.split(separator: "\n").first { $0.contains("audit: token") }
-        #expect(audit?.contains("via=\(GitWorkspace.git) ") == true && audit?.contains("exe=\(authctl) ") == true, "\(daemon.log)")
+        // The adapter runs as authctl-full (the front execs it), which the policy names as authctl.
+        #expect(audit?.contains("via=\(GitWorkspace.git) ") == true && audit?.contains("exe=\(authctl)-full ") == true, "\(daemon.log)")
 
         // A plain `authctl token` from this test: refused, naming authctl and this test process.
         let parent = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
