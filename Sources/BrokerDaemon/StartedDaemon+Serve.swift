@@ -16,7 +16,8 @@ extension StartedDaemon {
         let router = APIRouter(
             service: broker,
             configuration: .init(
-                policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt, sockets: sockets),
+                policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt, sockets: sockets,
+                adapter: Self.adapter),
             logger: logger)
         let server = HTTPServer.start(listener: listener, handler: router)
         let status = await statusLine(context)
@@ -55,9 +56,21 @@ extension StartedDaemon {
         let logger = context.logger
         return RestrictedSocketManager(directory: socketDirectory, broker: broker, logger: logger) { scope in
             APIRouter(
-                service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope), logger: logger)
+                service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope, adapter: Self.adapter),
+                logger: logger)
         }
     }
+
+    /// This installation's authctl: the `authctl` beside this authbrokerd, symlinks resolved (as
+    /// `/proc/PID/exe` names a running one). By path, not by inode: a package upgrade replaces both
+    /// files and a running daemon must still know the new authctl. Nil when there is none.
+    static let adapter: String? = {
+        let daemon = ProcessIdentity.of(pid: getpid()).executable
+        guard daemon.hasPrefix("/"), let slash = daemon.lastIndex(of: "/") else { return nil }
+        guard let resolved = realpath(String(daemon[...slash]) + "authctl", nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }()
 
     /// SIGHUP: a new HTTPS client from the CA file, the configured log level back.
     private func reload(_ context: DaemonContext) async {

@@ -47,6 +47,23 @@ import Testing
         #expect(response.status == 200)
     }
 
+    /// Reporting a rejected token can make the broker refresh: only a caller that may get the
+    /// token may report it, so a refused program cannot spend refreshes (git's `erase`).
+    @Test func theRejectedTokenRouteRefusesACallerOffTheListBeforeTheBrokerIsAsked() async throws {
+        let fixture = RouterFixture(policies: Self.policy)
+        let body = #"{"access_token":"\#(FakeBrokerService.token)"}"#
+        let refused = await fixture.send(
+            "POST", "/v1/accounts/work/token/rejected", body: body, connection: RouterFixture.connection(pid: 78))
+        #expect(refused.status == 403)
+        #expect(refused.wireError?.code == .callerNotAllowed)
+        #expect(refused.wireError?.message.contains("/usr/bin/prog-78") == true)
+        #expect(fixture.service.recorded.isEmpty)
+        let served = await fixture.send(
+            "POST", "/v1/accounts/work/token/rejected", body: body, connection: RouterFixture.connection(pid: 77))
+        #expect(served.status == 200)
+        #expect(fixture.service.recorded == ["tokenRejected(work,current)"])
+    }
+
     /// A DPoP proof's answer carries the access token: the same policy, before anything is signed.
     @Test func theProofRouteRefusesACallerOffTheListBeforeSigning() async throws {
         let fixture = RouterFixture(policies: Self.policy)

@@ -26,6 +26,20 @@ import TestSupport
         #expect(ProcessIdentity.parseStat(Array(") (".utf8)) == nil)
     }
 
+    /// Field 4 (the parent's pid), counted from the last ")" like the start time: a comm with
+    /// spaces, parentheses and digits cannot shift it; a line cut inside the field is refused.
+    @Test func parentIDIsField4CountedFromTheLastParenthesis() {
+        #expect(ProcessIdentity.parseParentID(Self.statLine(comm: "a) S 99 (b")) == 1)
+        #expect(ProcessIdentity.parseParentID(Self.statLine(comm: "sh -c x) Z 55 8")) == 1)
+        #expect(ProcessIdentity.parseParentID(Array("31 (git) S 4242 7 0\n".utf8)) == 4242)
+        #expect(ProcessIdentity.parseParentID(Array("31 (git) S 4242".utf8)) == nil)  // truncated inside the field
+        #expect(ProcessIdentity.parseParentID(Array("31 (git) S".utf8)) == nil)
+        #expect(ProcessIdentity.parseParentID(Array("31 (git S 4242 7\n".utf8)) == nil)  // no ")"
+        #expect(ProcessIdentity.parseParentID(Array("31 (git) S -1 7\n".utf8)) == nil)
+        #expect(ProcessIdentity.parseParentID(Array("31 (git) S 99999999999 7\n".utf8)) == nil)  // beyond Int32
+        #expect(ProcessIdentity.parseParentID([]) == nil)
+    }
+
     /// The comm is whatever name the process was started under: a link named like a stat field
     /// list must not shift the start time, and exe still names the real file.
     @Test func aLiveProcessWithATrickyNameIsRecorded() async throws {

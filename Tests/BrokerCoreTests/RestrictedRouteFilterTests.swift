@@ -53,6 +53,7 @@ import Testing
             ("GET", "/v1/accounts/other/token"), ("GET", "/v1/nowhere"), ("POST", "/v1/ping"), ("GET", "/v1/status"),
             ("GET", "/v1/accounts/work/id_token"), ("POST", "/v1/accounts/work/logout"), ("GET", "/metrics"),
             ("GET", "/v1/sockets"), ("DELETE", "/v1/accounts/work"), ("GET", "/v1/accounts/bad%2Fname/token"),
+            ("POST", "/v1/accounts/work/token/rejected"),
         ] {
             let response = await fixture.send(method, target)
             #expect(response.status == 403 && response.wireError?.code == .forbidden, "\(method) \(target)")

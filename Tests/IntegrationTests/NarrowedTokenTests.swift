@@ -164,4 +164,38 @@ import Testing
         #expect(after.contains("authbroker_narrowed_tokens 1\n"), "\(after)")
         #expect(try await provider.stats.refreshes == refreshes)
     }
+
+    /// SIGTERM while a narrowed refresh is at the provider (its token endpoint slowed to 2 s,
+    /// rotating refresh tokens with reuse detection): the daemon waits for the answer, commits the
+    /// rotated refresh token, hands the narrowed token to the waiting caller and exits 0. Restarted,
+    /// the account refreshes with the rotated refresh token: the provider sees no reuse.
+    @Test(.timeLimit(.minutes(2)))
+    func aNarrowedRefreshInterruptedBySIGTERMKeepsTheRotatedRefreshToken() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"rotateRefreshTokens": true, "detectRefreshTokenReuse": true, "accessTokenLifetime": 60}"#)
+        try await Self.add(harness, provider, ["--allow-narrowing"])
+        try await provider.configure(#"{"faults": {"token": {"kind": "slow", "delayMilliseconds": 2000, "remaining": 1}}}"#)
+        let caller = try harness.spawnAuthctl(["token", "work", "--scope", "profile"])
+        // The refresh has reached the provider (the fault is taken on arrival): stop now.
+        let arrived = try await SpawnedProcess.eventually(timeout: 20) {
+            try await provider.configurationJSON.contains(#""remaining":0"#)
+        }
+        try #require(arrived, "the narrowed refresh never reached the provider:\n\(harness.daemonLog)")
+        #expect(await harness.stopDaemon() == 0, "\(harness.daemonLog)")
+        #expect(await caller.waitForExit(timeout: 10) == 0, "the waiting caller got no token: \(caller.stderr)")
+        let narrowed = caller.stdout.trimmingCharacters(in: .newlines)
+        #expect(try await provider.accepts(narrowed))
+        #expect(try await provider.stats.refreshScopes == ["profile"])
+
+        // Narrowed keys live in memory only: the restarted daemon mints this one again, with the
+        // refresh token the interrupted refresh rotated in.
+        try await harness.startDaemon()
+        let again = try await harness.token("work", ["--scope", "profile"])
+        #expect(again != narrowed)
+        #expect(try await provider.accepts(again))
+        let stats = try await provider.stats
+        #expect(stats.refreshScopes == ["profile", "profile"] && stats.familyRevocations == 0, "the rotated refresh token was not kept: \(stats)")
+        #expect(try await harness.authctl(["status", "work", "--json"]).stdout.contains("\"active\""))
+        #expect(await harness.stopDaemon() == 0)
+    }
 }

@@ -15,16 +15,19 @@ extension APIRouter {
     /// caller never triggers a refresh). The identity checked is the one the audit line records.
     func callerCheck(_ account: AccountKey, peer: PeerCredentials) -> CallerAdmission {
         guard let policy = service.callerPolicy(account: account) else { return .serve(nil) }
-        let identity = process(peer.pid)
+        var identity = process(peer.pid)
         let executable = CallerExecutable.policyName(of: identity.executable)
+        if policy.looksPastAdapter(executable, adapter: configuration.adapter) {
+            identity.via = policy.speaker(among: ProcessAncestry(pid: peer.pid))
+        }
         let approval = policy.confirm ? service.callerApproval(account: account, executable: executable) : nil
-        switch policy.verdict(executable: executable, account: account.name, approval: approval) {
+        switch policy.verdict(executable: executable, via: identity.via, account: account.name, approval: approval) {
         case .serve:
             return .serve(identity)
         case .askApproval:
             return .askApproval(identity)
         case .refuse(let refusal):
-            logCallerRefusal(account, peer: peer, executable: executable)
+            logCallerRefusal(account, peer: peer, executable: executable, via: identity.via)
             return .refuse(refusal)
         }
     }
@@ -61,9 +64,9 @@ extension APIRouter {
     }
 
     // Throttled like peer refusals: a looping script must not flood the journal.
-    private func logCallerRefusal(_ account: AccountKey, peer: PeerCredentials, executable: String) {
+    private func logCallerRefusal(_ account: AccountKey, peer: PeerCredentials, executable: String, via: String?) {
         guard refusals.shouldLog(uid: peer.uid, now: now()) else { return }
-        logger.warning(
+        logger.with(via.map { ["via": $0] } ?? [:]).warning(
             "refused a token: caller policy (logged once a minute per uid)",
             ["account": account.name, "pid": String(peer.pid), "exe": executable, "owner": String(account.owner)])
     }

@@ -31,16 +31,20 @@ public struct APIRouter: HTTPHandler {
         public var scope: SocketScope
         /// Restricted socket management (`/v1/sockets`); nil where the daemon offers none.
         public var sockets: (any RestrictedSocketService)?
+        /// This installation's authctl as `/proc/PID/exe` names it: a caller running it is an
+        /// adapter, matched against `--allow-exe` by the program that runs it (`CallerPolicy.speaker`).
+        public var adapter: String?
 
         public init(
             policy: PeerPolicy = PeerPolicy(), processID: Int32 = getpid(), startedAt: Double, scope: SocketScope = .main,
-            sockets: (any RestrictedSocketService)? = nil
+            sockets: (any RestrictedSocketService)? = nil, adapter: String? = nil
         ) {
             self.policy = policy
             self.processID = processID
             self.startedAt = startedAt
             self.scope = scope
             self.sockets = sockets
+            self.adapter = adapter
         }
     }
 
@@ -213,6 +217,8 @@ public struct APIRouter: HTTPHandler {
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
         case .tokenRejected:
+            // A rejected token can trigger a refresh: only a caller that may get the token may report it.
+            _ = try await admittedCaller(peer.account(name), peer: peer)
             let body = try RouterBody.required(.tokenRejected(account: name), from: request)
             let result = try await service.tokenRejected(account: peer.account(name), accessToken: body.accessToken)
             return try Self.json(.tokenRejected(account: name), result)
@@ -272,9 +278,10 @@ public struct APIRouter: HTTPHandler {
         return response
     }
 
-    /// `audit: KIND account=NAME [method=M origin=O] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
+    /// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
-    /// the owner too; `socket` is `main` or the restricted socket's name it was served on.
+    /// the owner too; `socket` is `main` or the restricted socket's name it was served on; `via`
+    /// the program an adapter ran for, when the caller policy looked (`CallerPolicy.speaker`).
     /// `caller`: the identity the caller policy was checked against, when it was read already.
     func audit(
         _ kind: String, account: AccountKey, peer: PeerCredentials, caller: ProcessIdentity?,
@@ -282,7 +289,7 @@ public struct APIRouter: HTTPHandler {
     ) {
         let identity = caller ?? process(peer.pid)
         // `request` (a proof's method and origin) goes right after the account, as docs/api.md shows.
-        logger.with(["account": account.name]).with(request).info(
+        logger.with(["account": account.name]).with(request).with(identity.via.map { ["via": $0] } ?? [:]).info(
             "audit: \(kind)",
             [
                 "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable, "comm": identity.command,

@@ -35,19 +35,18 @@ public struct CallerPolicy: Sendable, Equatable {
         case askApproval
     }
 
-    func verdict(executable: String, account: String, approval: Bool?) -> Verdict {
+    /// `via`: for an adapter, the ancestor it runs for (`speaker`); nil for any other program.
+    func verdict(executable: String, via: String? = nil, account: String, approval: Bool?) -> Verdict {
         guard executable.hasPrefix("/"), !executable.hasSuffix(CallerExecutable.deletedSuffix) else {
             return .refuse(WireError(
                 code: .callerNotAllowed,
                 message: "'\(account)' serves only programs it can name, and the calling program cannot be "
                     + "determined (\(executable)): it exited or its file was replaced. Run it again from its installed path."))
         }
-        if !allowedExecutables.isEmpty, !CallerExecutable.matches(executable, allowed: allowedExecutables) {
-            let list = (allowedExecutables + [executable]).map { "--allow-exe \($0)" }.joined(separator: " ")
-            return .refuse(WireError(
-                code: .callerNotAllowed,
-                message: "'\(account)' serves only its --allow-exe programs, not \(executable). "
-                    + "To allow it: authctl account update \(account) \(list)"))
+        if !allowedExecutables.isEmpty, !CallerExecutable.matches(executable, allowed: allowedExecutables),
+            !(via.map { CallerExecutable.matches($0, allowed: allowedExecutables) } ?? false)
+        {
+            return .refuse(notAllowed(executable, via: via, account: account))
         }
         guard confirm else { return .serve }
         switch approval {
@@ -55,6 +54,43 @@ public struct CallerPolicy: Sendable, Equatable {
         case false?: return .refuse(Self.denied(executable, account: account))
         case nil: return .askApproval
         }
+    }
+
+    private func notAllowed(_ executable: String, via: String?, account: String) -> WireError {
+        // An adapter is allowed for the program that ran it: suggest that one, when it can be named.
+        let suggested = via.flatMap { $0.hasPrefix("/") && CallerExecutable.problem(with: [$0]) == nil ? $0 : nil } ?? executable
+        let list = (allowedExecutables + [suggested]).map { "--allow-exe \($0)" }.joined(separator: " ")
+        let caller = via.map { "\(executable) run by \($0) (authctl is matched by the program that runs it)" } ?? executable
+        return WireError(
+            code: .callerNotAllowed,
+            message: "'\(account)' serves only its --allow-exe programs, not \(caller). "
+                + "To allow it: authctl account update \(account) \(list)")
+    }
+
+    /// How many of an adapter's ancestors are looked at: its parent and, through shells, two more
+    /// (git runs a `!authctl git-credential` helper through `sh -c`: authctl → sh → git-remote-https).
+    static let maximumAncestors = 3
+    /// Programs that only pass a request on (a helper's `sh -c`, a wrapper script): the walk goes past them.
+    static let shells: Set<String> = ["sh", "dash", "bash", "zsh", "ksh", "mksh", "ash"]
+
+    /// True when `executable` is `adapter` (this installation's authctl, which connects for git,
+    /// kubectl, …) and not allowed itself: then the program it runs for decides (`speaker`).
+    func looksPastAdapter(_ executable: String, adapter: String?) -> Bool {
+        guard let adapter, !allowedExecutables.isEmpty, executable == adapter else { return false }
+        return !CallerExecutable.matches(executable, allowed: allowedExecutables)
+    }
+
+    /// The ancestor an adapter speaks for: walking up from its parent, the first that is allowed or
+    /// is not a shell, within `maximumAncestors`. Otherwise the last shell looked at, or "unknown"
+    /// when there was none (the parent exited or is pid 1): neither is allowed (fail closed).
+    func speaker(among ancestors: some Sequence<String>) -> String {
+        var last = "unknown"
+        for executable in ancestors.prefix(Self.maximumAncestors) {
+            last = executable
+            let name = executable.split(separator: "/").last.map(String.init) ?? executable
+            if CallerExecutable.matches(executable, allowed: allowedExecutables) || !Self.shells.contains(name) { return executable }
+        }
+        return last
     }
 
     static func denied(_ executable: String, account: String) -> WireError {

@@ -19,6 +19,9 @@ public struct ProcessIdentity: Sendable, Equatable {
     public var command: String
     /// Field 22 of `/proc/PID/stat` (start time in clock ticks after boot), or "unknown".
     public var startTime: String
+    /// For an adapter (this installation's authctl), the ancestor it ran for as the caller policy
+    /// found it (`ProcessAncestry`, `CallerPolicy.speaker`); nil when no one looked.
+    public var via: String?
 
     public init(executable: String, command: String, startTime: String) {
         self.executable = executable
@@ -42,15 +45,28 @@ public struct ProcessIdentity: Sendable, Equatable {
     }
 
     /// `comm` and start time from a `/proc/PID/stat` line: "PID (COMM) STATE PPID … STARTTIME …".
-    /// `comm` may itself contain spaces and parentheses, so it runs from the first "(" to the
-    /// *last* ")"; the numbered fields are counted from there (field 3 is the state, field 22 the
-    /// start time). Nil when the line does not have that shape.
+    /// Nil when the line does not have that shape (`statField`).
     static func parseStat(_ line: [UInt8]) -> (command: String, startTime: String)? {
-        guard let open = line.firstIndex(of: UInt8(ascii: "(")), let close = line.lastIndex(of: UInt8(ascii: ")")),
+        guard let start = statField(22, of: line), let open = line.firstIndex(of: UInt8(ascii: "(")),
+            let close = line.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
+        return (String(decoding: line[(open + 1)..<close], as: UTF8.self), String(decoding: start, as: UTF8.self))
+    }
+
+    /// Field 4 of a `/proc/PID/stat` line, the parent's pid; nil when the line does not have that shape.
+    static func parseParentID(_ line: [UInt8]) -> Int32? {
+        guard let field = statField(4, of: line), field.count <= 10 else { return nil }
+        return Int32(String(decoding: field, as: UTF8.self))
+    }
+
+    /// Numbered field `number` (4 or more: the numeric ones) of a `/proc/PID/stat` line, when it is
+    /// all digits (at most 20) and ends inside the line. `comm` (field 2) may itself contain
+    /// spaces and parentheses, so it runs from the first "(" to the *last* ")" and the fields are
+    /// counted from there. One pass over the bytes (this runs for every token handed out).
+    static func statField(_ number: Int, of line: [UInt8]) -> ArraySlice<UInt8>? {
+        guard number >= 4, let open = line.firstIndex(of: UInt8(ascii: "(")), let close = line.lastIndex(of: UInt8(ascii: ")")),
             open < close
         else { return nil }
-        // One pass over the bytes after ")" (this runs for every token handed out): find the
-        // start and end of field 22, counting fields from 3.
         var field = 2
         var start: Int?
         var index = close + 1
@@ -60,16 +76,16 @@ public struct ProcessIdentity: Sendable, Equatable {
                 if start != nil { break }
             } else if index == close + 1 || line[index - 1] == UInt8(ascii: " ") {
                 field += 1
-                if field == 22 { start = index }
+                if field == number { start = index }
             }
-            if start == nil, field > 22 { break }
+            if start == nil, field > number { break }
             index += 1
         }
-        guard let start, index - start <= 20,
-            line[start..<index].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-        else { return nil }
-        let command = String(decoding: line[(open + 1)..<close], as: UTF8.self)
-        return (command, String(decoding: line[start..<index], as: UTF8.self))
+        // A line cut short inside the field (a truncated read) ends without its terminator.
+        guard let start, index < line.count, index - start <= 20 else { return nil }
+        let value = line[start..<index]
+        guard value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return value
     }
 
     /// The path, or "unknown". (Linux appends " (deleted)" when the file was replaced since the
@@ -87,7 +103,11 @@ public struct ProcessIdentity: Sendable, Equatable {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        // One read: /proc files are generated whole on the first read of the open file.
+        return readStatLine(fd)
+    }
+
+    /// One read of an open stat file: /proc files are generated whole on the first read of the open file.
+    static func readStatLine(_ fd: Int32) -> [UInt8]? {
         let line = [UInt8](unsafeUninitializedCapacity: 1024) { buffer, count in
             let result = SystemCall.retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) }
             count = max(0, result)

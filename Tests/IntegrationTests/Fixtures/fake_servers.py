@@ -11,6 +11,10 @@
                                   an API on 127.0.0.1 (a GraphQL endpoint, say) that appends each
                                   request as one JSON line {method, path, headers, body} to LOGFILE
                                   and answers {"data": {}}.
+  fake_servers.py forward LISTEN TARGET
+                                  what `ssh -R LISTEN:TARGET` does on the server: a Unix socket at
+                                  LISTEN (0600) whose connections are relayed to the Unix socket
+                                  TARGET, so the daemon's peer is this process, as it is ssh.
 
 All print "ready PORT-OR-PATH" on stdout and exit when stdin closes.
 """
@@ -147,6 +151,33 @@ class Recorder(Quiet):
     do_GET = do_POST = handle_any
 
 
+class Forward(socketserver.BaseRequestHandler):
+    target = ""
+
+    def handle(self):
+        import socket
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        upstream.connect(Forward.target)
+
+        def pump(source, sink):
+            try:
+                while data := source.recv(65536):
+                    sink.sendall(data)
+            except OSError:
+                pass
+            finally:
+                try:
+                    sink.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+
+        back = threading.Thread(target=pump, args=(upstream, self.request), daemon=True)
+        back.start()
+        pump(self.request, upstream)
+        back.join(30)
+        upstream.close()
+
+
 class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
@@ -159,6 +190,12 @@ def main():
     if sys.argv[1] == "daemon":
         server = UnixServer(sys.argv[2], FakeDaemon)
         os.chmod(sys.argv[2], 0o600)
+        address = sys.argv[2]
+    elif sys.argv[1] == "forward":
+        Forward.target = sys.argv[3]
+        old = os.umask(0o177)  # sshd's default StreamLocalBindMask: the socket is 0600 from the start
+        server = UnixServer(sys.argv[2], Forward)
+        os.umask(old)
         address = sys.argv[2]
     elif sys.argv[1] == "recorder":
         Recorder.log = sys.argv[2]
