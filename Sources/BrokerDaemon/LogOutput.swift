@@ -34,10 +34,9 @@ public final class LogOutput: Sendable {
 
     func write(_ level: Logger.Level, _ line: String) {
         guard level >= currentLevel else { return }
-        let text = Self.format(level, line, journal: journal)
-        text.utf8CString.withUnsafeBytes { buffer in
-            let line = UnsafeRawBufferPointer(rebasing: buffer.dropLast())  // without the NUL
-            _ = SystemCall.writeAll(line) { Glibc.write(fd, $0.baseAddress, $0.count) }
+        var text = Self.format(level, line, journal: journal)
+        text.withUTF8 { bytes in
+            _ = SystemCall.writeAll(UnsafeRawBufferPointer(bytes)) { Glibc.write(fd, $0.baseAddress, $0.count) }
         }
     }
 

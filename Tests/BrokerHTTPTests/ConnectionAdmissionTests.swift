@@ -148,7 +148,7 @@ import TestSupport
 
     /// A server on `DIR/api.sock`; `forOthers` opens the directory and socket to other uids (the
     /// file mode is only the first fence: the tests are about what the server does).
-    private func withServer(
+    func withServer(
         configuration: HTTPServerConfiguration, handler: any HTTPHandler = OKHandler(), forOthers: Bool = false,
         _ body: (HTTPServer, String) async throws -> Void
     ) async throws {

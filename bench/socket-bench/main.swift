@@ -6,6 +6,9 @@
 //   socket-bench --dpop SOCKET ACCOUNT URL [requests=5000]
 //     proof mode: one keep-alive client, REQUESTS `POST /v1/accounts/ACCOUNT/dpop-proof` for
 //     `GET URL` and as many `GET …/token`, in alternating rounds of 500 (bench/dpop-proof.sh)
+//   socket-bench --token-route SOCKET ACCOUNT [seconds-per-run=2]
+//     the token route against the echo floor in one run, keep-alive and a new connection per
+//     request, 1 and 16 clients (bench/token-route.sh; TokenRouteMode.swift)
 // Each client thread holds one keep-alive connection and sends GET requests back to back.
 // The echo server reads until CRLFCRLF and writes a canned response: the floor any HTTP server
 // on this socket type can reach with thread-per-connection blocking I/O.
@@ -76,8 +79,11 @@ func echoConnection(_ fd: Int32) {
         if count <= 0 { return }
         pending.append(contentsOf: buffer[0..<count])
         while let end = headerEnd(pending) {
+            // `Connection: close` (the new-connection-per-request mode): answer, then close.
+            let closing = String(decoding: pending[..<end], as: UTF8.self).contains("Connection: close")
             pending.removeFirst(end)
-            guard send(fd, cannedResponse, cannedResponse.count, Int32(MSG_NOSIGNAL)) == cannedResponse.count else { return }
+            guard send(fd, cannedResponse, cannedResponse.count, Int32(MSG_NOSIGNAL)) == cannedResponse.count, !closing
+            else { return }
         }
     }
 }
@@ -144,8 +150,15 @@ final class Collected: @unchecked Sendable {  // guarded by `lock`
     var latencies: [Int64] = []
 }
 
-func measure(path: String, clients: Int) -> Result {
-    _ = runClient(path: path, until: .now + .milliseconds(200))  // warm-up
+func measure(
+    path: String, clients: Int, seconds: Double = seconds, request: [UInt8] = request, newConnection: Bool = false
+) -> Result {
+    let client: @Sendable (ContinuousClock.Instant) -> [Int64] = { deadline in
+        newConnection
+            ? runNewConnectionClient(path: path, until: deadline, request: request)
+            : runClient(path: path, until: deadline, request: request)
+    }
+    _ = client(.now + .milliseconds(200))  // warm-up
     let collected = Collected()
     let group = DispatchGroup()
     let start = ContinuousClock.now
@@ -153,7 +166,7 @@ func measure(path: String, clients: Int) -> Result {
     for _ in 0..<clients {
         group.enter()
         Thread {
-            let latencies = runClient(path: path, until: deadline)
+            let latencies = client(deadline)
             collected.lock.lock()
             collected.latencies += latencies
             collected.lock.unlock()
@@ -179,6 +192,11 @@ func row(_ name: String, _ clients: Int, _ result: Result) {
 
 if proofMode {
     runProofMode()
+    exit(0)
+}
+
+if CommandLine.arguments.count > 3 && CommandLine.arguments[1] == "--token-route" {
+    runTokenRouteMode()
     exit(0)
 }
 

@@ -52,7 +52,8 @@ public struct APIRouter: HTTPHandler {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Double
-    let process: @Sendable (Int32) -> ProcessIdentity
+    /// Per request: the lookup below, remembered for the request's connection (`serving`).
+    private(set) var process: @Sendable (Int32) -> ProcessIdentity
     let refusals = RefusalThrottle()
 
     /// - Parameters:
@@ -80,14 +81,15 @@ public struct APIRouter: HTTPHandler {
         }
         guard case .token(let name) = route, request.query == nil else { return nil }
         let account = peer.account(name)
+        let router = serving(connection)
         let caller: ProcessIdentity?
-        switch callerCheck(account, peer: peer) {
+        switch router.callerCheck(account, peer: peer) {
         case .refuse(let refusal): return Self.errorResponse(refusal)
         case .askApproval: return nil  // `handle` waits for the decision
         case .serve(let identity): caller = identity
         }
         guard let grant = service.cachedToken(account: account, now: now()) else { return nil }
-        return served(grant, account: account, to: peer, caller: caller, request: request)
+        return router.served(grant, account: account, to: peer, caller: caller, request: request)
     }
 
     public func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
@@ -96,11 +98,30 @@ public struct APIRouter: HTTPHandler {
             return refusal.response
         case .success(let (peer, operation, route)):
             do {
-                return try await answer(operation, route, request: request, peer: peer)
+                return try await serving(connection).answer(operation, route, request: request, peer: peer)
             } catch {
                 return Self.errorResponse(error)
             }
         }
+    }
+
+    /// Reads who connected (`PeerIdentity`) as soon as the connection is admitted, before its
+    /// first request: the record is of the program that called `connect()`, not of whatever the
+    /// pid runs by the time a token is asked for (a client that connects, then execs an allowed
+    /// program, is still the program that connected).
+    public func connectionStarted(_ connection: ConnectionInfo) {
+        guard let peer = configuration.policy.admit(connection) else { return }
+        _ = PeerIdentity.of(peer.pid, on: connection, resolve: process)
+    }
+
+    /// This router with its /proc lookup remembered in `connection` (`PeerIdentity`): the caller
+    /// policy and the audit lines of all requests on one connection see the identity read for the
+    /// first that needed it.
+    private func serving(_ connection: ConnectionInfo) -> APIRouter {
+        var router = self
+        let resolve = process
+        router.process = { pid in PeerIdentity.of(pid, on: connection, resolve: resolve) }
+        return router
     }
 
     /// The peer check at accept: a uid that may not use the API is answered 403 and closed at

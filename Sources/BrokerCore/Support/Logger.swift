@@ -67,9 +67,10 @@ public struct Logger: Sendable {
         guard level >= minimumLevel else { return }
         // One event, one line: a newline in a message (e.g. from a provider's error text) is escaped.
         var line = message().replacingNewlines()
-        for (key, value) in baseMetadata + metadata.map({ ($0.key, $0.value) }) {
-            line += " \(key)=\(Self.quoted(value))"
-        }
+        // Appended piece by piece, with no array of all pairs: this runs for every token served
+        // (the audit line), and the temporaries were most of its cost (docs/BENCHMARKS.md).
+        for (key, value) in baseMetadata { line.appendPair(key, Self.quoted(value)) }
+        for (key, value) in metadata { line.appendPair(key, Self.quoted(value)) }
         sink(level, line)
     }
 
@@ -91,7 +92,7 @@ public struct Logger: Sendable {
 
     /// Values with spaces, quotes or control characters are quoted and escaped, so one event stays one line.
     static func quoted(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 32 && $0.value < 127 && $0 != "\"" }
+        let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "\"") }
         if plain { return value }
         var escaped = "\""
         for scalar in value.unicodeScalars {
@@ -131,7 +132,16 @@ public final class LogCapture: Sendable {
 }
 
 extension String {
+    fileprivate mutating func appendPair(_ key: String, _ value: String) {
+        append(" ")
+        append(key)
+        append("=")
+        append(value)
+    }
+
     fileprivate func replacingNewlines() -> String {
+        // Printable ASCII has no newline: skip the per-Character scan for the usual message.
+        if utf8.allSatisfy({ $0 >= 32 && $0 < 127 }) { return self }
         guard contains(where: \.isNewline) else { return self }
         return split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: "\\n")
     }

@@ -16,6 +16,7 @@ struct HTTPConnection: Sendable {
 
     func run() {
         defer { server.finish(info.id, fd: fd) }
+        server.handler.connectionStarted(info)
         // Idle waits are a plain blocking recv bounded by SO_RCVTIMEO (one syscall per request);
         // partial requests and the first one pay for poll() with the exact remaining deadline.
         Socket.setReceiveTimeout(fd, server.configuration.idleTimeout)

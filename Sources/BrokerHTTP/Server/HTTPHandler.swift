@@ -14,11 +14,15 @@ public protocol HTTPHandler: Sendable {
     /// response means "refuse this peer" — it is sent without blocking and the connection closed
     /// at once (a uid that may not use the socket API cannot hold a slot). Must not block.
     func refusal(for connection: ConnectionInfo) -> HTTPResponse?
+    /// Called on the connection's thread once it is admitted, before its first request is read
+    /// (the socket API records who connected in `connection.memo` here). Must not block for long.
+    func connectionStarted(_ connection: ConnectionInfo)
 }
 
 extension HTTPHandler {
     public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? { nil }
     public func refusal(for connection: ConnectionInfo) -> HTTPResponse? { nil }
+    public func connectionStarted(_ connection: ConnectionInfo) {}
 }
 
 /// An `HTTPHandler` made of a closure, for small servers and tests.
@@ -46,10 +50,18 @@ public struct ConnectionInfo: Sendable, Equatable {
     /// Unique per server, increasing.
     public let id: UInt64
     public let peer: Peer
+    /// What the handler keeps for this connection's later requests (one per connection).
+    public let memo: ConnectionMemo
 
-    public init(id: UInt64, peer: Peer) {
+    public init(id: UInt64, peer: Peer, memo: ConnectionMemo = ConnectionMemo()) {
         self.id = id
         self.peer = peer
+        self.memo = memo
+    }
+
+    /// The same connection: id and peer (the memo is a cache, not part of the identity).
+    public static func == (lhs: ConnectionInfo, rhs: ConnectionInfo) -> Bool {
+        lhs.id == rhs.id && lhs.peer == rhs.peer
     }
 
     /// The Unix peer's credentials, nil for TCP.

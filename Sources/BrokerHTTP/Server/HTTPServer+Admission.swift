@@ -33,7 +33,7 @@ extension HTTPServer {
         }
         running.enter()
         let connection = HTTPConnection(server: self, state: state, info: ConnectionInfo(id: id, peer: peer))
-        Self.spawn(name: "http-conn") {
+        threads.run {
             connection.run()
             self.running.leave()
         }

@@ -14,7 +14,7 @@ import SystemCalls
 /// await server.stop()
 /// ```
 ///
-/// Each connection gets its own thread, which parses requests (keep-alive, pipelining), calls
+/// Each connection gets its own thread (a parked one when available: `ConnectionThreadPool`), which parses requests (keep-alive, pipelining), calls
 /// the handler, and writes each response with one `send()`. Malformed input gets its 4xx with
 /// `Connection: close`. `stop()` wakes the accept thread, closes idle keep-alive connections and
 /// lets in-flight requests finish until `drainTimeout`.
@@ -67,6 +67,8 @@ public final class HTTPServer: Sendable {
     let stopping = Atomic<Bool>(false)
     /// Entered by the accept thread and every connection thread; `stop` waits on it.
     let running = DispatchGroup()
+    /// The threads connections run on (parked between connections).
+    let threads = ConnectionThreadPool()
 
     private init(listener: HTTPListener, configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.listener = listener
@@ -111,6 +113,7 @@ public final class HTTPServer: Sendable {
                 _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
             }
         }
+        threads.close()
         waitForThreads()
     }
 
@@ -167,10 +170,13 @@ public final class HTTPServer: Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    /// A dedicated pthread per accept loop and connection (blocking I/O never runs on the Swift
-    /// cooperative pool). If the system refuses a thread, Dispatch's own pool runs it instead.
+    static let threadStackSize = 512 * 1024
+
+    /// A dedicated pthread for the accept loop and for `stop` (blocking I/O never runs on the Swift
+    /// cooperative pool; connections run on `threads`). If the system refuses a thread,
+    /// Dispatch's own pool runs it instead.
     static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-        if !BlockingThread.start(stackSize: 512 * 1024, body) {
+        if !BlockingThread.start(stackSize: threadStackSize, body) {
             DispatchQueue.global().async(execute: body)
         }
     }
