@@ -141,6 +141,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     public var resources: [String] = []
     /// Access token lifetime (seconds) per RFC 8707 resource; a resource without one gets `accessTokenLifetime`.
     public var resourceTokenLifetimes: [String: Int] = [:]
+    /// With `dpop` on, `/revoke` asks for a DPoP proof (RFC 9449 §4.3, nonces included) to revoke a
+    /// DPoP-bound token, as Okta does: without one, or with a proof of another key, it answers
+    /// `400 invalid_dpop_proof` and the token stays valid (`MockProvider+DPoPRevocation.swift`).
+    public var revocationRequiresDPoP = false
 
     public init() {}
 }
