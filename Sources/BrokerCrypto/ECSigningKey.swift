@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// A P-256 private key that signs JWS ES256 (RFC 7518 §3.4): the DPoP key of an account.
 ///
@@ -6,9 +7,10 @@ import COpenSSL
 /// can be sealed in the vault like a refresh token; it is never part of a description, a mirror
 /// or an error. `publicJWK` is the half a server may see.
 ///
-/// `@unchecked Sendable` is sound: the `EVP_PKEY` is fully built in the factory methods, never
-/// modified afterwards, and OpenSSL 3 allows concurrent signing with one key (each signature has
-/// its own `EVP_MD_CTX`); it is freed in `deinit`, after the last reference is gone.
+/// `@unchecked Sendable` is sound: the `EVP_PKEY` and the signing template are fully built in the
+/// factory methods and never modified afterwards; OpenSSL 3 allows concurrent signing with one key
+/// (each signature has its own `EVP_MD_CTX`, copied from the template under a lock); both are
+/// freed in `deinit`, after the last reference is gone.
 public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -20,6 +22,12 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
     private let key: OpaquePointer
     /// The public key, read once: signing proofs needs it every time.
     public let publicJWK: ECPublicJWK
+    /// An `EVP_MD_CTX` set up once by `EVP_DigestSignInit` for this key; each signature works on a
+    /// copy. Why: OpenSSL 3's init fetches the signature and digest algorithms from the provider
+    /// store on every call, a large share of a DPoP proof's cost (docs/BENCHMARKS.md, "DPoP
+    /// proofs"). `templateLock` serialises the copies, the only use of the template after init.
+    private let signTemplate: OpaquePointer
+    private let templateLock = Mutex(())
 
     private init(key: OpaquePointer) throws(CryptoError) {
         self.key = key
@@ -27,13 +35,26 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
             publicJWK = ECPublicJWK(
                 x: Base64URL.encode(try Self.coordinate(key, OSSL_PKEY_PARAM_EC_PUB_X)),
                 y: Base64URL.encode(try Self.coordinate(key, OSSL_PKEY_PARAM_EC_PUB_Y)))
+            signTemplate = try Self.signContext(key)
         } catch {
             EVP_PKEY_free(key)
             throw error
         }
     }
 
-    deinit { EVP_PKEY_free(key) }
+    deinit {
+        EVP_MD_CTX_free(signTemplate)
+        EVP_PKEY_free(key)
+    }
+
+    private static func signContext(_ key: OpaquePointer) throws(CryptoError) -> OpaquePointer {
+        guard let context = EVP_MD_CTX_new() else { throw .fromOpenSSL("EVP_MD_CTX_new") }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw .fromOpenSSL("EVP_DigestSignInit")
+        }
+        return context
+    }
 
     /// A fresh key from OpenSSL's CSPRNG.
     public static func generate() throws(CryptoError) -> ECSigningKey {
@@ -92,7 +113,8 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
         let bytes = Array(input)
         guard let context = EVP_MD_CTX_new() else { throw .fromOpenSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else { throw .fromOpenSSL("EVP_DigestSignInit") }
+        let copied = templateLock.withLock { _ in EVP_MD_CTX_copy_ex(context, signTemplate) }
+        guard copied == 1 else { throw .fromOpenSSL("EVP_MD_CTX_copy_ex") }
         var length = 0
         guard EVP_DigestSign(context, nil, &length, bytes, bytes.count) == 1 else { throw .fromOpenSSL("EVP_DigestSign") }
         var der = [UInt8](repeating: 0, count: length)

@@ -4,7 +4,8 @@
 /// Checked on both sides before anything is signed (`problem`): `method` an RFC 9110 token of at
 /// most 32 bytes, `url` an absolute https URL (http only for a loopback host) of at most
 /// `maximumURLLength` bytes without user info, `nonce` the resource server's `DPoP-Nonce`
-/// (RFC 9449 §8.1 NQCHARs, at most 512 bytes).
+/// (RFC 9449 §8.1 NQCHARs, at most 512 bytes); `scope`, `resource`, `audience` (optional, as in
+/// the token route's query: `TokenNarrowing`) ask for a proof with a narrowed token.
 public struct DPoPProofRequest: Codable, Sendable, Equatable {
     public static let maximumURLLength = 8192
     public static let maximumMethodLength = 32
@@ -13,11 +14,22 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
     public var method: String
     public var url: String
     public var nonce: String?
+    /// Space-separated, like the token route's query fields; nil: the account's own token.
+    public var scope: String?
+    public var resource: String?
+    public var audience: String?
 
-    public init(method: String, url: String, nonce: String? = nil) {
+    public init(method: String, url: String, nonce: String? = nil, narrowing: TokenNarrowing = .none) {
         self.method = method
         self.url = url
         self.nonce = nonce
+        let fields = Dictionary(uniqueKeysWithValues: narrowing.queryFields)
+        (scope, resource, audience) = (fields["scope"], fields["resource"], fields["audience"])
+    }
+
+    /// The narrowed token the proof is asked with (`.none` for the account's own).
+    public func narrowing() throws(NarrowingError) -> TokenNarrowing {
+        try TokenNarrowing(scope: scope, resource: resource, audience: audience)
     }
 
     /// Why the request cannot be signed (one sentence saying what to pass), nil when it can.
@@ -29,6 +41,11 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
             return "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."
         }
         if case .failure(let why) = Self.origin(of: url) { return "The URL cannot be signed: \(why)." }
+        do throws(NarrowingError) {
+            _ = try narrowing()
+        } catch {
+            return error.description
+        }
         return nil
     }
 

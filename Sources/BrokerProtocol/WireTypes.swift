@@ -42,6 +42,9 @@ public struct AccountStatus: Codable, Sendable, Equatable {
     public var subject: String?
     /// Configuration, present in `GET /v1/accounts` and `account show`.
     public var configuration: AccountConfiguration?
+    /// Only in `POST /v1/accounts`'s answer: the provider metadata's `dpop_signing_alg_values_supported`
+    /// (RFC 9449 §5.1), so `authctl account add` can suggest `--dpop`. Absent when it lists none.
+    public var dpopSigningAlgValuesSupported: [String]?
 
     public init(
         name: String, state: AccountState, expiresAt: String? = nil, lastRefresh: String? = nil,
@@ -61,6 +64,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
         case expiresAt = "expires_at"
         case lastRefresh = "last_refresh"
         case lastError = "last_error"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 
     // Encode nulls explicitly: the documented JSON shape always has every key.
@@ -73,6 +77,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
         try container.encode(lastError, forKey: .lastError)
         try container.encode(subject, forKey: .subject)
         try container.encodeIfPresent(configuration, forKey: .configuration)
+        try container.encodeIfPresent(dpopSigningAlgValuesSupported, forKey: .dpopSigningAlgValuesSupported)
     }
 }
 

@@ -124,11 +124,18 @@ final class FakeBrokerService: BrokerService {
 
     static let proof = "fake-dpop-proof-9be41d"
 
-    func dpopProof(account: AccountKey, method: String, url: String, nonce: String?) async throws(WireError)
-        -> DPoPProofGrant
-    {
-        try record("dpopProof(\(label(account)),\(method),\(url),\(nonce ?? "nil"))")
+    func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant {
+        try record("dpopProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))")
         return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.proof, expiresAt: "2030-01-01T00:00:00Z")
+    }
+
+    /// The fast path serves proofs for `cachedAccounts` only, like `cachedToken`.
+    static let cachedProof = "fake-cached-dpop-proof-51c0"
+
+    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant? {
+        calls.withLock { $0.append("cachedDPoPProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))") }
+        guard cachedAccounts.contains(label(account)) else { return nil }
+        return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.cachedProof, expiresAt: "2030-01-01T00:00:00Z")
     }
 
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {

@@ -18,40 +18,79 @@ struct TokenBrokerDPoPTests {
             HTTPClientRequest(url: provider.url("resource"), headers: headers))
     }
 
-    @Test func aProofForTheResourceIsAcceptedAndABearerAccountIsRefused() async throws {
+    /// A broker over a mock with DPoP required and nonces on, with account "bound" (`--dpop`) signed in.
+    static func signedIn(scopes: [String] = ["openid", "offline_access"], allowNarrowing: Bool? = nil) async throws
+        -> (MockProvider, TokenBroker, TemporaryDirectory)
+    {
         var knobs = MockProviderConfiguration()
         knobs.dpop = .required
         knobs.dpopNonces = true
         let provider = try MockProvider(configuration: knobs)
         let directory = try TemporaryDirectory(prefix: "authbroker-broker-dpop")
-        defer { directory.remove() }
         let broker = try await TokenBrokerMockProviderTests.makeBroker(provider, in: directory, clock: TestClock(), logs: LogCapture())
         _ = try await broker.addAccount(AccountConfiguration(
-            name: "bound", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"], dpop: true))
-        let account = TokenBroker.key("bound")
-        let started = try await broker.startLogin(account: account, request: LoginRequest(timeoutSeconds: 60))
+            name: "bound", issuer: provider.issuer, clientID: "mock-client", scopes: scopes, dpop: true,
+            allowNarrowing: allowNarrowing))
+        let started = try await broker.startLogin(account: TokenBroker.key("bound"), request: LoginRequest(timeoutSeconds: 60))
         #expect(try await TokenBrokerMockProviderTests.completeLogin(started, on: broker).outcome == .succeeded)
+        return (provider, broker, directory)
+    }
+
+    @Test func aProofForTheResourceIsAcceptedAndABearerAccountIsRefused() async throws {
+        let (provider, broker, directory) = try await Self.signedIn()
+        defer { directory.remove() }
+        let account = TokenBroker.key("bound")
 
         let url = provider.url("resource")
-        let first = try await broker.dpopProof(account: account, method: "GET", url: url, nonce: nil)
+        let first = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: url, nonce: nil))
         #expect(first.tokenType == "DPoP")
         #expect(try await broker.token(account: "bound", minTTL: nil).tokenType == "DPoP")
         // The resource server wants its own nonce: the caller passes it on, and the proof then passes.
         let challenge = try await Self.resource(provider, first)
         let nonce = try #require(challenge.headers["DPoP-Nonce"], "\(challenge.status)")
         #expect(challenge.status == 401)
-        let second = try await broker.dpopProof(account: account, method: "GET", url: url, nonce: nonce)
+        let second = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: url, nonce: nonce))
         #expect(try await Self.resource(provider, second).status == 200)
 
         await #expect(throws: WireError.self) {
-            _ = try await broker.dpopProof(account: account, method: "GET", url: "ftp://example.com/", nonce: nil)
+            _ = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: "ftp://example.com/", nonce: nil))
         }
         do {
-            _ = try await broker.dpopProof(account: TokenBroker.key("mock"), method: "GET", url: url, nonce: nil)
+            _ = try await broker.dpopProof(account: TokenBroker.key("mock"), request: DPoPProofRequest(method: "GET", url: url, nonce: nil))
             Issue.record("a Bearer account got a proof")
         } catch {
             #expect(error.code == .notDPoP)
         }
+        await broker.shutdown()
+        await provider.stop()
+    }
+}
+
+/// Narrowed tokens for a DPoP account: the narrowed refresh is proved with the account's key, the
+/// answer is a DPoP token bound to that key, and the proof route serves it with its own proof.
+@Suite(.timeLimit(.minutes(1)))
+struct TokenBrokerDPoPNarrowingTests {
+    @Test func aNarrowedProofCarriesANarrowedTokenBoundToTheAccountsKey() async throws {
+        let (provider, broker, directory) = try await TokenBrokerDPoPTests.signedIn(
+            scopes: ["openid", "offline_access", "profile"], allowNarrowing: true)
+        defer { directory.remove() }
+        let account = TokenBroker.key("bound")
+        let plain = try await broker.token(account: account, minTTL: nil)
+
+        let narrowing = try TokenNarrowing(scopes: ["profile"], resources: [], audience: nil)
+        let url = provider.url("resource")
+        let first = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: url, narrowing: narrowing))
+        #expect(first.tokenType == "DPoP" && first.accessToken != plain.accessToken)
+        #expect(provider.stats.refreshScopes == ["profile"], "\(provider.stats.refreshScopes)")
+        let narrowed = try await broker.narrowedToken(account: account, narrowing: narrowing, minTTL: nil)
+        #expect(narrowed.tokenType == "DPoP" && narrowed.accessToken == first.accessToken, "one narrowed refresh, cached")
+
+        let challenge = try await TokenBrokerDPoPTests.resource(provider, first)
+        let nonce = try #require(challenge.headers["DPoP-Nonce"], "\(challenge.status)")
+        let second = try await broker.dpopProof(
+            account: account, request: DPoPProofRequest(method: "GET", url: url, nonce: nonce, narrowing: narrowing))
+        #expect(try await TokenBrokerDPoPTests.resource(provider, second).status == 200, "bound to the account's key")
+        #expect(provider.stats.refreshes == 1 && provider.stats.dpopProofsRefused["wrongKey"] == nil, "\(provider.stats)")
         await broker.shutdown()
         await provider.stop()
     }

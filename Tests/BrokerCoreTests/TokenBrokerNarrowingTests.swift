@@ -61,19 +61,4 @@ struct TokenBrokerNarrowingTests {
         #expect(await restarted.tokenOrCode() == .error(.loginRequired))
         await restarted.shutdown()
     }
-
-    @Test func aDPoPAccountIsRefusedBeforeAnyRefresh() async throws {
-        let harness = try BrokerHarness()
-        defer { harness.remove() }
-        let broker = try await harness.makeBroker()
-        #expect(try await harness.addAndLogin(broker, dpop: true, allowNarrowing: true).outcome == .succeeded)
-        guard case .failure(let error) = await Self.narrowed(broker) else {
-            Issue.record("a DPoP account got a narrowed token")
-            return
-        }
-        #expect(error.code == .invalidRequest)
-        #expect(error.message.contains("not available for DPoP accounts"), "\(error.message)")
-        #expect(harness.provider.with { $0.refreshes } == 0)
-        await broker.shutdown()
-    }
 }

@@ -32,6 +32,20 @@ import Testing
         #expect(Set(claims.keys) == ["jti", "htm", "htu", "iat"])
     }
 
+    /// Each signature works on a copy of the key's one initialised signing context: copies taken
+    /// at the same time from many threads must each give a valid, distinct signature.
+    @Test func concurrentProofsFromOneKeyAllVerify() async throws {
+        let proofs = try await withThrowingTaskGroup(of: DPoPProof.self) { group in
+            for index in 0..<64 {
+                group.addTask { try DPoPProof(key: Self.key, method: "GET", url: Self.url + "\(index)", issuedAt: index) }
+            }
+            return try await group.reduce(into: [DPoPProof]()) { $0.append($1) }
+        }
+        let jwk = Array(Self.key.publicJWK.json.utf8)
+        for proof in proofs { try JWK(json: jwk).verify(JWSCompact.parse(proof.compact), algorithm: .es256) }
+        #expect(Set(proofs.map { $0.compact.split(separator: ".").last! }).count == proofs.count)
+    }
+
     @Test func everyProofHasItsOwnJTI() throws {
         let jtis = try (0..<32).map { _ in try DPoPProof(key: Self.key, method: "GET", url: Self.url, issuedAt: 0).jti }
         #expect(Set(jtis).count == jtis.count)

@@ -187,6 +187,7 @@ extension MockProvider {
         let fields = Self.form(request)
         if let refusal = authenticateClient(request, fields) { return refusal }
         guard let token = fields["token"] else { return MockResponse.oauthError("invalid_request") }
+        if let refusal = revocationDPoPRefusal(request, token: token) { return refusal }
         state.withLock { state in
             state.stats.revocations += 1
             state.stats.revokedHints.append(fields["token_type_hint"] ?? "")

@@ -145,6 +145,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// from the parsed request to the built answer (bench/forced-refresh.sh: "the provider's
     /// time, from its log"). Nil: no log.
     public var timingLog: String?
+    /// With `dpop` on, `/revoke` asks for a DPoP proof (RFC 9449 §4.3, nonces included) to revoke a
+    /// DPoP-bound token, as Okta does: without one, or with a proof of another key, it answers
+    /// `400 invalid_dpop_proof` and the token stays valid (`MockProvider+DPoPRevocation.swift`).
+    public var revocationRequiresDPoP = false
 
     public init() {}
 }

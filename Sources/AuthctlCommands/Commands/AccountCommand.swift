@@ -223,8 +223,11 @@ enum AccountCommand: Command {
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
-        _ = try context.client.call(.addAccount, body: configuration)
+        let added = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
+        if let warning = DPoPAdvice.warning(for: configuration, advertised: added.dpopSigningAlgValuesSupported) {
+            Output.note(warning)
+        }
         return ExitCode.success
     }
 

@@ -114,7 +114,8 @@ enum HeaderCommand: Command {
         guard arguments.value("--header-name") == nil, arguments.value("--scheme") == nil else {
             throw UsageError("--header-name and --scheme do not combine with --method/--url (the headers of a request are fixed)")
         }
-        return DPoPProofRequest(method: method, url: url, nonce: arguments.value("--nonce"))
+        return DPoPProofRequest(
+            method: method, url: url, nonce: arguments.value("--nonce"), narrowing: try NarrowingOptions.narrowing(arguments))
     }
 }
 

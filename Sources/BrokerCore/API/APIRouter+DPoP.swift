@@ -5,25 +5,66 @@ extension APIRouter {
     /// The largest `dpop-proof` body: a URL of 8 KiB, a nonce, a method and the JSON around them.
     static let maximumDPoPProofBody = 10 * 1024
 
-    /// `POST /v1/accounts/{name}/dpop-proof`: checks the body (`DPoPProofRequest.problem`) before
-    /// the broker signs anything, applies the account's caller policy, audits the method and the URL's origin (never the proof or the
-    /// token), and answers `no-store` like the token route: both are credentials.
+    /// `POST /v1/accounts/{name}/dpop-proof` on the connection thread (`handleImmediately`): bad
+    /// bodies and caller-policy refusals are answered here, and a proof is signed here when the
+    /// account's token may be served from memory (`BrokerService.cachedDPoPProof`). nil hands the
+    /// request to `answerDPoPProof` (a refresh is due, approval is awaited, no tokens…).
+    /// Why: the actor path's hops cost more than the signature (docs/BENCHMARKS.md, "DPoP proofs").
+    func immediateDPoPProof(_ account: AccountKey, request: HTTPRequest, peer: PeerCredentials) -> HTTPResponse? {
+        let body: DPoPProofRequest
+        do throws(WireError) {
+            body = try Self.proofRequest(account, request)
+        } catch {
+            return Self.errorResponse(error)
+        }
+        switch callerCheck(account, peer: peer) {
+        case .refuse(let refusal): return Self.errorResponse(refusal)
+        case .askApproval: return nil
+        case .serve(let caller):
+            guard let grant = service.cachedDPoPProof(account: account, request: body, now: now()) else { return nil }
+            return proofServed(grant, body, account: account, peer: peer, caller: caller)
+        }
+    }
+
+    /// The actor path of `POST /v1/accounts/{name}/dpop-proof`: checks the body before the broker
+    /// signs anything, applies the account's caller policy (waiting for an approval if needed), and
+    /// may wait for a refresh.
     func answerDPoPProof(account: AccountKey, request: HTTPRequest, peer: PeerCredentials) async throws(WireError)
         -> HTTPResponse
     {
-        guard request.body.count <= Self.maximumDPoPProofBody else {
+        let body = try Self.proofRequest(account, request)
+        // The answer carries the access token: the account's caller policy applies as to the token route.
+        let caller = try await admittedCaller(account, peer: peer)
+        let grant = try await service.dpopProof(account: account, request: body)
+        return proofServed(grant, body, account: account, peer: peer, caller: caller)
+    }
+
+    /// The decoded body, refused (`DPoPProofRequest.problem`) before anything is signed.
+    private static func proofRequest(_ account: AccountKey, _ request: HTTPRequest) throws(WireError) -> DPoPProofRequest {
+        guard request.body.count <= maximumDPoPProofBody else {
             throw WireError(
                 code: .invalidRequest,
-                message: "The proof request is larger than \(Self.maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
+                message: "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
         }
         let body = try RouterBody.required(.dpopProof(account: account.name), from: request)
         if let problem = body.problem { throw WireError(code: .invalidRequest, message: problem) }
+        return body
+    }
+
+    /// Audits the method and the URL's origin (never the proof or the token) and answers `no-store`
+    /// like the token route: both are credentials.
+    private func proofServed(
+        _ grant: DPoPProofGrant, _ body: DPoPProofRequest, account: AccountKey, peer: PeerCredentials,
+        caller: ProcessIdentity?
+    ) -> HTTPResponse {
         let origin = (try? DPoPProofRequest.origin(of: body.url).get()) ?? "?"
-        // The answer carries the access token: the account's caller policy applies as to the token route.
-        let caller = try await admittedCaller(account, peer: peer)
-        let grant = try await service.dpopProof(account: account, method: body.method, url: body.url, nonce: body.nonce)
         audit("dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin])
-        var response = try Self.json(.dpopProof(account: account.name), grant)
+        var response: HTTPResponse
+        do throws(WireError) {
+            response = try Self.json(.dpopProof(account: account.name), grant)
+        } catch {
+            return Self.errorResponse(error)
+        }
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
     }

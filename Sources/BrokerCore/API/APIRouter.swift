@@ -75,10 +75,12 @@ public struct APIRouter: HTTPHandler {
         // Refusals and bad requests need no await either; everything else goes to `handle`.
         let peer: PeerCredentials
         let route: APIRoute
+        let operation: APIOperation
         switch admit(request, connection: connection) {
         case .failure(let refusal): return refusal.response
-        case .success(let admitted): (peer, _, route) = admitted
+        case .success(let admitted): (peer, operation, route) = admitted
         }
+        if operation == .dpopProof { return immediateDPoPProof(peer.account(route.parameter ?? ""), request: request, peer: peer) }
         guard case .token(let name) = route, request.query == nil else { return nil }
         let account = peer.account(name)
         let router = serving(connection)

@@ -55,9 +55,11 @@ public protocol BrokerService: Sendable {
     func idToken(account: AccountKey, minTTL: Double?) async throws(WireError) -> IDTokenGrant
     /// `POST /v1/accounts/{name}/dpop-proof`: the account's access token and a proof signed with its
     /// DPoP key for `method` and `url`, with `ath` and the resource server's `nonce` when given (the
-    /// router has checked all three with `DPoPProofRequest.problem`). The key never leaves the daemon.
-    func dpopProof(account: AccountKey, method: String, url: String, nonce: String?) async throws(WireError)
-        -> DPoPProofGrant
+    /// router has checked the request with `DPoPProofRequest.problem`). The key never leaves the daemon.
+    func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant
+    /// The synchronous fast path for `dpop-proof`, like `cachedToken`: a proof with a token that may
+    /// be served from memory, signed on the connection thread. nil means "ask `dpopProof`".
+    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant?
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted

@@ -66,7 +66,9 @@ extension TokenBroker {
         if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }
         event(key) { machine, now in machine.restored(nil, now: now) }
         logger.with(key).info("account added", ["issuer": configuration.issuer])
-        return accountStatus(accounts[key]!, configuration: true)
+        var status = accountStatus(accounts[key]!, configuration: true)
+        status.dpopSigningAlgValuesSupported = metadata.metadata.dpopSigningAlgValuesSupported
+        return status
     }
 
     /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.

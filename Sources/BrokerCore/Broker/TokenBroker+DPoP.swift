@@ -5,12 +5,24 @@ import BrokerStore
 // Proofs for resource requests (RFC 9449 §7): the caller gets the DPoP-bound access token and a
 // proof for one method + URL, signed with the account's key; the key itself never leaves here.
 extension TokenBroker {
+    /// The fast path of `POST …/dpop-proof`, on the connection thread with no actor hop (like
+    /// `cachedToken`): a proof with the cached token's key while that token may be served from
+    /// memory. nil means "ask `dpopProof`" (refresh due, no tokens, not a DPoP account, unknown…).
+    /// The key is the parsed `ECSigningKey` the cache holds: nothing is read or opened per proof.
+    public nonisolated func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant? {
+        // A key in the tokens means a DPoP account: turning DPoP off changes the security
+        // profile, which logs the account out and empties this entry.
+        // A narrowed token is minted and cached by the actor (`dpopProof`).
+        guard request.scope == nil, request.resource == nil, request.audience == nil,
+            let entry = cache.servable(account: account, now: now), entry.tokens.dpopKey != nil
+        else { return nil }
+        return try? Self.signedProof(entry.grant, tokens: entry.tokens, request: request, issuedAt: Int(now))
+    }
+
     /// A proof for a resource request with the account's current DPoP-bound access token
     /// (refreshing first when it is due, like token(account:minTTL:)). Throws WireError
     /// (`not_dpop` 409 when the account is not a DPoP account; the usual login_required etc.).
-    public func dpopProof(account: AccountKey, method: String, url: String, nonce: String?) async throws(WireError)
-        -> DPoPProofGrant
-    {
+    public func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant {
         guard let runtime = accounts[account] else { throw unknownAccount(account) }
         guard runtime.configuration.dpop == true else {
             throw fail(WireError(
@@ -18,34 +30,59 @@ extension TokenBroker {
                 message: "Account '\(account.name)' does not use DPoP; its tokens are Bearer tokens. Use: authctl token "
                     + "\(account.name) (or set \"dpop\": true for it with authctl account apply, then log in again)"))
         }
+        let narrowing: TokenNarrowing
+        do throws(NarrowingError) {
+            narrowing = try request.narrowing()
+        } catch {
+            throw fail(WireError(code: .invalidRequest, message: error.description))
+        }
         // A refresh may finish between the grant and reading the set: take a consistent pair.
         for _ in 0..<2 {
-            let grant = try await token(account: account, minTTL: nil)
-            guard let tokens = accounts[account]?.machine.currentTokens,
-                tokens.accessToken.revealString() == grant.accessToken
+            let grant = narrowing.isEmpty
+                ? try await token(account: account, minTTL: nil)
+                : try await narrowedToken(account: account, narrowing: narrowing, minTTL: nil)
+            guard let tokens = servedTokens(account, narrowing: narrowing), tokens.accessToken.revealString() == grant.accessToken
             else { continue }
-            return try proofGrant(grant, tokens: tokens, account: account, method: method, url: url, nonce: nonce)
+            return try proofGrant(grant, tokens: tokens, account: account, request: request)
         }
         throw fail(WireError(
             code: .providerUnavailable,
             message: "The tokens of '\(account.name)' changed while a proof was being made. Try again."))
     }
 
-    private func proofGrant(
-        _ grant: TokenGrant, tokens: TokenSet, account: AccountKey, method: String, url: String, nonce: String?
-    ) throws(WireError) -> DPoPProofGrant {
-        guard let key = tokens.dpopKey else {
+    /// The set behind what `token`/`narrowedToken` just served: the account's own, or the narrowed
+    /// key's (minted with a proof of the account's key, so bound to it, and voided by a new login).
+    private func servedTokens(_ account: AccountKey, narrowing: TokenNarrowing) -> TokenSet? {
+        guard let machine = accounts[account]?.machine else { return nil }
+        guard !narrowing.isEmpty else { return machine.currentTokens }
+        let entry = narrowed.entries[NarrowedTokenCache.Key(account: account, narrowing: narrowing)]
+        return entry?.generation == machine.generation ? entry?.tokens : nil
+    }
+
+    private func proofGrant(_ grant: TokenGrant, tokens: TokenSet, account: AccountKey, request: DPoPProofRequest)
+        throws(WireError) -> DPoPProofGrant
+    {
+        guard tokens.dpopKey != nil else {
             // Tokens from before `--dpop` was set are dropped by the profile change; this is a guard.
             throw fail(WireError(
                 code: .loginRequired,
                 message: "Account '\(account.name)' has no DPoP key yet. Log in with: authctl login \(account.name)"))
         }
-        do {
-            let proof = try DPoPProof(
-                key: key, method: method, url: url, issuedAt: Int(now()), nonce: nonce, accessToken: tokens.accessToken)
-            return DPoPProofGrant(accessToken: grant.accessToken, tokenType: "DPoP", proof: proof.compact, expiresAt: grant.expiresAt)
+        do throws(DPoPError) {
+            return try Self.signedProof(grant, tokens: tokens, request: request, issuedAt: Int(now()))
         } catch {
             throw fail(WireError(code: .invalidRequest, message: error.description))
         }
+    }
+
+    /// The one place a resource proof is made, for both paths: `ath` of the token it is served with.
+    private nonisolated static func signedProof(
+        _ grant: TokenGrant, tokens: TokenSet, request: DPoPProofRequest, issuedAt: Int
+    ) throws(DPoPError) -> DPoPProofGrant {
+        guard let key = tokens.dpopKey else { throw .signingFailed(.invalidParameters("the tokens have no DPoP key")) }
+        let proof = try DPoPProof(
+            key: key, method: request.method, url: request.url, issuedAt: issuedAt, nonce: request.nonce,
+            accessToken: tokens.accessToken)
+        return DPoPProofGrant(accessToken: grant.accessToken, tokenType: "DPoP", proof: proof.compact, expiresAt: grant.expiresAt)
     }
 }

@@ -147,14 +147,6 @@ extension TokenBroker {
                     + "original grant (RFC 6749 §6), set \"allow_narrowing\": true on the account (authctl account apply, "
                     + "or add it again with --allow-narrowing)."))
         }
-        guard runtime.configuration.dpop != true else {
-            // A narrowed token would have to be minted with a proof and served DPoP-bound, with its
-            // own key binding in the cache: not built, so refused rather than served half-right.
-            throw fail(WireError(
-                code: .invalidRequest,
-                message: "Narrowed tokens are not available for DPoP accounts like '\(name)'. Ask without "
-                    + "--scope/--resource/--audience, or add a separate account with the narrower scope."))
-        }
         guard runtime.configuration.tokenRequestFormat != .json else {
             throw fail(WireError(
                 code: .invalidRequest,

@@ -25,13 +25,19 @@ final class TokenCache: Sendable {
 
     /// The grant for `account` when it may be served at `now` without network, else nil.
     func grant(account: AccountKey, now: Double) -> TokenGrant? {
+        servable(account: account, now: now)?.grant
+    }
+
+    /// The entry for `account` when it may be served at `now` without network (counted as a
+    /// served token), else nil. The DPoP proof fast path signs with its tokens' key.
+    func servable(account: AccountKey, now: Double) -> Entry? {
         let found = entries.withLock { entries -> Entry? in
             guard let entry = entries[account], now < entry.serveUntil else { return nil }
             return entry
         }
         guard let found else { return nil }
         hits.add(1, ordering: .relaxed)
-        return found.grant
+        return found
     }
 
     func set(_ entry: Entry?, account: AccountKey) {

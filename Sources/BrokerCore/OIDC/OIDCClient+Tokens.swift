@@ -97,7 +97,9 @@ extension OIDCClient {
 
     /// Revokes the refresh token, then the access token (RFC 7009 §2.1, with token_type_hint),
     /// so a leaked access token cannot be used to mint new ones. Each token's outcome is
-    /// reported; a failure of the first does not stop the second.
+    /// reported; a failure of the first does not stop the second. DPoP-bound tokens are revoked
+    /// with a proof of their key (no `ath`: like a token request, the token travels in the body),
+    /// which providers such as Okta require; nonce challenges are retried once (`send(_:dpop:)`).
     public func revoke(_ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration)
         async throws(OIDCError) -> [RevocationResult]
     {
@@ -110,7 +112,7 @@ extension OIDCClient {
             let request = OIDCHTTP.formPost(
                 endpoint, fields: [("token", token.revealString()), ("token_type_hint", hint)], client: client)
             do throws(OIDCError) {
-                let response = try await OIDCHTTP.send(request, transport)
+                let response = try await send(request, dpop: tokens.dpopKey)
                 // RFC 7009 §2.2: 200 also for tokens that were already invalid.
                 guard response.status == 200 || Self.answersAlreadyInvalid(response) else {
                     throw OIDCHTTP.failure(response, endpoint: "revocation_endpoint", now: time.now())

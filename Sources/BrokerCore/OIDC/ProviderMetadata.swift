@@ -20,6 +20,9 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     public var pushedAuthorizationRequestEndpoint: String?
     /// RFC 9126 §5: when true, the provider takes authorization requests only by reference (PAR).
     public var requirePushedAuthorizationRequests: Bool?
+    /// RFC 9449 §5.1: the JWS algorithms the provider accepts in DPoP proofs. Advertising them
+    /// does not make DPoP required; `authctl account add` suggests `--dpop` when ES256 is listed.
+    public var dpopSigningAlgValuesSupported: [String]?
 
     public init(
         issuer: String, authorizationEndpoint: String? = nil, tokenEndpoint: String? = nil,
@@ -28,7 +31,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         scopesSupported: [String]? = nil, codeChallengeMethodsSupported: [String]? = nil,
         tokenEndpointAuthMethodsSupported: [String]? = nil, idTokenSigningAlgValuesSupported: [String]? = nil,
         authorizationResponseIssParameterSupported: Bool? = nil, pushedAuthorizationRequestEndpoint: String? = nil,
-        requirePushedAuthorizationRequests: Bool? = nil
+        requirePushedAuthorizationRequests: Bool? = nil, dpopSigningAlgValuesSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -45,6 +48,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported
     }
 
     enum CodingKeys: String, CodingKey {
@@ -63,6 +67,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 
     /// The URL of `endpoint`, or nil when the provider has none.
@@ -111,6 +116,7 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
             authorizationResponseIssParameterSupported ?? other.authorizationResponseIssParameterSupported
         merged.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint ?? other.pushedAuthorizationRequestEndpoint
         merged.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests ?? other.requirePushedAuthorizationRequests
+        merged.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported ?? other.dpopSigningAlgValuesSupported
         return merged
     }
 
