@@ -18,12 +18,16 @@ public enum SQLValue: Sendable, Equatable {
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement. Owns its `sqlite3_stmt*` (finalized in deinit) and keeps the connection
-/// alive. Not thread-safe: use it from the connection's thread only.
+/// alive — except the connection's own cached statements, which it finalizes before it closes.
+/// Not thread-safe: use it from the connection's thread only.
 public final class SQLiteStatement {
     let handle: OpaquePointer
-    let connection: SQLiteConnection
+    unowned let connection: SQLiteConnection
+    /// The connection, held for statements handed out by `prepare`; nil in the connection's
+    /// statement cache (a strong reference there would be a cycle).
+    private let keptAlive: SQLiteConnection?
 
-    init(connection: SQLiteConnection, sql: String) throws(StoreError) {
+    init(connection: SQLiteConnection, sql: String, cached: Bool = false) throws(StoreError) {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else {
@@ -31,6 +35,7 @@ public final class SQLiteStatement {
         }
         self.handle = statement
         self.connection = connection
+        self.keptAlive = cached ? nil : connection
     }
 
     deinit { sqlite3_finalize(handle) }

@@ -4,7 +4,7 @@ import BrokerProtocol
 import Testing
 
 /// The refresh cycle: proactive refresh, single-flight, stale generations, min_ttl, backoff, terminal
-/// failures, and the 30-second wake-up cap.
+/// failures, and wake-ups only when something is due.
 @Suite struct AccountStateMachineRefreshTests {
     typealias Machine = AccountStateMachine
     let ids = (1...3).map { Fixture.id(UInt64($0)) }
@@ -12,7 +12,7 @@ import Testing
     @Test func proactiveRefreshServesTheOldTokenMeanwhile() {
         let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600)
         var machine = Fixture.machine(holding: tokens, now: 2_000)
-        #expect(machine.timerFired(now: 2_030) == [.scheduleWakeUp(at: 2_060)])
+        #expect(machine.timerFired(now: 2_030) == [.scheduleWakeUp(at: 4_240)], "an early wake-up re-arms for the plan")
         let start = machine.timerFired(now: 4_240)
         #expect(start == [.startRefresh(refreshToken: Secret("refresh-1"), generation: 0, attempt: 1), .cancelWakeUp])
         #expect(machine.tokenRequested(ids[0], minTTL: nil, now: 4_250) == [.serveToken(tokens, to: [ids[0]])])
@@ -22,7 +22,7 @@ import Testing
         var expected = fresh
         expected.refreshToken = Secret("refresh-1")
         let done = machine.refreshSucceeded(fresh, generation: 0, now: 4_251)
-        #expect(done == [.persistTokens(expected), .scheduleWakeUp(at: 4_281)])
+        #expect(done == [.persistTokens(expected), .scheduleWakeUp(at: 4_251 + 3_600 - 360)])
         #expect(machine.state == .active(expected, checkAt: 4_251 + 3_600 - 360))
         #expect(machine.lastRefreshAt == 4_251)
     }
@@ -172,7 +172,7 @@ import Testing
         }
         #expect(now == 1_271)
         _ = machine.refreshFailed(.transient(message: "connection refused", retryAfter: 120), generation: 0, now: now)
-        #expect(machine.nextWakeUp(now: now) == now + 30)  // retry in 120 s, but sleeps are capped
+        #expect(machine.nextWakeUp(now: now) == now + 120)  // Retry-After: no earlier wake-up
         // The token expired meanwhile: provider_unavailable (exit 75), not login_required.
         let late = machine.tokenRequested(ids[1], minTTL: nil, now: 1_301)
         guard case .fail(let error, _) = late.first else {
@@ -255,21 +255,39 @@ import Testing
 
     @Test func resumeFromSuspendRefreshesAtTheFirstWakeUp() {
         var machine = Fixture.machine(holding: Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600), now: 1_000)
-        // The laptop slept for hours; the capped timer fires once the clock runs again.
+        // The laptop slept for hours; the timer (on a clock that counts suspend) fires on resume.
         let actions = machine.timerFired(now: 50_000)
         #expect(actions.refreshStarts.count == 1)
         #expect(machine.tokenRequested(ids[0], minTTL: nil, now: 50_000.1) == [.waitForRefresh(ids[0])])
     }
 
+    @Test(arguments: [300.0, 3_600.0, 86_400.0])
+    func anIdleAccountWakesOnlyToRefresh(lifetime: Double) {
+        var machine = AccountStateMachine(account: "work", jitter: RefreshJitter(seed: 3))
+        var now = 1_000.0
+        _ = machine.restored(Fixture.tokens(obtainedAt: now, lifetime: lifetime), now: now)
+        var (wakeUps, refreshes) = (0, 0)
+        while refreshes < 5, let wakeUp = machine.nextWakeUp(now: now) {
+            now = wakeUp
+            wakeUps += 1
+            guard let (generation, _) = machine.timerFired(now: now).refreshStarts.first else { continue }
+            refreshes += 1
+            now += 0.1
+            _ = machine.refreshSucceeded(Fixture.tokens(obtainedAt: now, lifetime: lifetime), generation: generation, now: now)
+        }
+        #expect(refreshes == 5)
+        #expect(wakeUps == refreshes, "woke \(wakeUps) times for \(refreshes) refreshes")
+    }
+
     @Test(arguments: [2.0, 5.0, 60.0, 300.0, 3_600.0, 86_400.0])
-    func wakeUpsNeverMoreThanThirtySecondsAhead(lifetime: Double) {
+    func wakeUpsAreNeverInThePast(lifetime: Double) {
         var machine = AccountStateMachine(account: "work", jitter: RefreshJitter(seed: UInt64(lifetime)))
         var now = 1_000.0
         var actions = machine.restored(Fixture.tokens(obtainedAt: now, lifetime: lifetime), now: now)
         var refreshes = 0
         var failNext = true
         for _ in 0..<6_000 {
-            for wakeUp in actions.wakeUps { #expect(wakeUp >= now && wakeUp <= now + 30) }
+            for wakeUp in actions.wakeUps { #expect(wakeUp >= now) }
             if let (generation, _) = actions.refreshStarts.first {
                 refreshes += 1
                 now += 0.1
@@ -287,7 +305,7 @@ import Testing
                 Issue.record("nothing scheduled in \(machine.state)")
                 return
             }
-            #expect(wakeUp <= now + 30)
+            #expect(wakeUp >= now)
             now = wakeUp
             actions = machine.timerFired(now: now)
         }

@@ -44,7 +44,7 @@ import Testing
         for _ in 1...12 {
             _ = machine.tokensNotStored(fresh, reason: "full", now: now)
             let retryAt = machine.unsaved?.retryAt ?? .infinity
-            #expect(retryAt - now <= RefreshBackoff.maximumSleep)
+            #expect(retryAt - now <= RefreshBackoff.maximumSaveRetryDelay)
             now = retryAt
             #expect(machine.timerFired(now: now).contains(.persistTokens(fresh)))
         }

@@ -22,7 +22,7 @@ import Testing
 
     @Test func loginStartedThenSucceeded() {
         var machine = Fixture.machine()
-        #expect(machine.loginStarted(login, now: 1_000) == [.scheduleWakeUp(at: 1_030)])
+        #expect(machine.loginStarted(login, now: 1_000) == [.scheduleWakeUp(at: login.deadline)])
         #expect(machine.wireState(now: 1_000) == .pendingLogin)
 
         let pending = machine.tokenRequested(Fixture.id(1), minTTL: nil, now: 1_001)
@@ -32,7 +32,7 @@ import Testing
 
         let tokens = Fixture.tokens(obtainedAt: 1_010, lifetime: 3_600)
         let actions = machine.loginSucceeded(loginID: "L1", tokens: tokens, now: 1_010)
-        #expect(actions == [.persistTokens(tokens), .scheduleWakeUp(at: 1_040)])
+        #expect(actions == [.persistTokens(tokens), .scheduleWakeUp(at: 4_250)])  // 1_010 + 3_600 − 360
         #expect(machine.state == .active(tokens, checkAt: 4_250))
         #expect(machine.generation == 1)
         #expect(machine.pendingLogin == nil)
@@ -66,7 +66,7 @@ import Testing
     @Test func loginTimesOutThroughTheTimerWithExit75() {
         var machine = Fixture.machine()
         _ = machine.loginStarted(login, now: 1_000)
-        #expect(machine.timerFired(now: 1_030) == [.scheduleWakeUp(at: 1_060)])
+        #expect(machine.timerFired(now: 1_030) == [.scheduleWakeUp(at: login.deadline)], "an early wake-up re-arms")
         let actions = machine.timerFired(now: 1_300)
         guard case .cancelLogin(let id, let reason) = actions.first else {
             Issue.record("expected cancelLogin, got \(actions)")
@@ -148,7 +148,7 @@ import Testing
     @Test func restoreValidTokenServesWithoutNetwork() {
         let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600)
         var machine = Fixture.machine()
-        #expect(machine.restored(tokens, now: 2_000) == [.scheduleWakeUp(at: 2_030)])
+        #expect(machine.restored(tokens, now: 2_000) == [.scheduleWakeUp(at: 4_240)])
         #expect(machine.state == .active(tokens, checkAt: 4_240))
         #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil,
             now: 2_001) == [.serveToken(tokens, to: [Fixture.id(1)])])

@@ -67,4 +67,59 @@ import Testing
         schedule.cancel(Self.home)
         #expect(schedule.reschedule() == nil)
     }
+
+    @Test func whatIsDueBeyondThisSecondsBoundWaitsForTheNextSecondEarliestFirst() {
+        var schedule = WakeUpSchedule(perSecond: 1)
+        schedule.arm(Self.home, at: 100.5)
+        schedule.arm(Self.work, at: 100)
+        let first = schedule.reschedule()!
+        #expect(schedule.fire(deadline: first, now: 100.6) == [Self.work])
+        #expect(schedule.reschedule() == 101, "woke again within the spent second")
+        #expect(schedule.fire(deadline: 101, now: 101) == [Self.home])
+        schedule.arm(Self.other, at: 101.2)
+        #expect(schedule.reschedule() == 102)
+    }
+
+    @Test func anEarlierWakeUpAfterTheEarliestMovedLaterIsFound() {
+        var schedule = WakeUpSchedule()
+        schedule.arm(Self.work, at: 100)
+        schedule.arm(Self.home, at: 200)
+        #expect(schedule.reschedule() == 100)
+        schedule.arm(Self.work, at: 300)  // the earliest moved later: the next is home's
+        let fired = schedule.fire(deadline: 100, now: 100)
+        #expect(fired == [])
+        #expect(schedule.reschedule() == 200)
+    }
+
+    /// 10,000 accounts signed in within 5 s with the same 1-hour lifetime: their machines plan
+    /// refreshes inside a 35-s window (jitter ≤ 30 s, ≈ 290 a second); the schedule starts at most
+    /// `defaultPerSecond` in any second, and every one of them before its token expires.
+    @Test func tokensThatExpireTogetherAreRefreshedAtMostPerSecondPerSecond() {
+        let count = 10_000
+        let keys = (0..<count).map { AccountKey(owner: 1000, name: "acct-\($0)") }
+        let index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        let obtainedAt = (0..<count).map { 1_000 + Double($0) * 5 / Double(count) }
+        var machines = (0..<count).map { AccountStateMachine(account: "acct-\($0)", jitter: RefreshJitter(seed: UInt64($0))) }
+        var schedule = WakeUpSchedule()
+        for i in 0..<count {
+            for at in machines[i].restored(Fixture.tokens(obtainedAt: obtainedAt[i], lifetime: 3_600), now: 1_005).wakeUps {
+                schedule.arm(keys[i], at: at)
+            }
+        }
+        var perSecond: [Int: Int] = [:]
+        var late = 0
+        while let deadline = schedule.reschedule() ?? schedule.deadline {
+            let now = deadline + 0.001  // a real sleep wakes a little after its deadline
+            for key in schedule.fire(deadline: deadline, now: now) ?? [] {
+                let i = index[key]!
+                let actions = machines[i].timerFired(now: now)
+                perSecond[Int(now.rounded(.down)), default: 0] += actions.refreshStarts.count
+                if !actions.refreshStarts.isEmpty, now >= obtainedAt[i] + 3_600 { late += 1 }
+                for at in actions.wakeUps { schedule.arm(key, at: at) }
+            }
+        }
+        #expect(perSecond.values.reduce(0, +) == count)
+        #expect(perSecond.values.max() == WakeUpSchedule.defaultPerSecond)
+        #expect(late == 0, "refreshed after the token expired")
+    }
 }

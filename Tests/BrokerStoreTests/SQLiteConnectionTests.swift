@@ -20,6 +20,49 @@ import TestSupport
         try vault.integrityCheck()
     }
 
+    /// Start-up runs the same few queries for every account: each is parsed once, then reused.
+    @Test func aQueryRunAgainReusesItsPreparedStatementAndLeavesNothingActive() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try SQLiteConnection(path: directory.appending("c.db"))
+        try connection.execute("CREATE TABLE t (a INTEGER)")
+        for value in 1...3 { try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(Int64(value))]) }
+        let before = connection.preparedStatements.count
+        for value in 1...3 {
+            #expect(try connection.query("SELECT a FROM t WHERE a = ?", [.integer(Int64(value))]) { $0.int64(0) } == [Int64(value)])
+        }
+        #expect(connection.preparedStatements.count == before + 1)
+        #expect(connection.preparedStatements.mostRuns == 3)
+        #expect(!connection.hasActiveStatement)
+        // A mapping that throws half-way leaves no statement holding a read snapshot open.
+        #expect(throws: StoreError.self) {
+            _ = try connection.query("SELECT a FROM t ORDER BY a") { row throws(StoreError) in
+                if row.int64(0) == 2 { throw StoreError.unknownAccountID(2) }
+                return row.int64(0)
+            }
+        }
+        #expect(!connection.hasActiveStatement)
+        // Running the same SQL from inside its own row mapping gets a statement of its own.
+        let nested = try connection.query("SELECT a FROM t ORDER BY a") { row throws(StoreError) in
+            try connection.query("SELECT a FROM t ORDER BY a") { $0.int64(0) }.count + Int(row.int64(0))
+        }
+        #expect(nested == [4, 5, 6])
+    }
+
+    /// The daemon reads every row at start-up: the page cache must not keep a big vault in memory.
+    @Test func readingAWholeLargeDatabaseKeepsAtMostTheBoundedPageCache() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try SQLiteConnection(path: directory.appending("big.db"))
+        try connection.execute("CREATE TABLE t (a BLOB)")
+        try connection.transaction {
+            for _ in 0..<600 { _ = try connection.run("INSERT INTO t (a) VALUES (randomblob(4000))") }
+        }
+        let total = try connection.query("SELECT sum(length(a)) FROM t") { $0.int64(0) }.first ?? 0
+        #expect(total == 2_400_000, "the table is larger than SQLite's default 2 MiB cache")
+        #expect(connection.cacheBytesUsed <= SQLiteConnection.cacheKibibytes * 1024 * 11 / 10)
+    }
+
     @Test func migratorRunsNamedMigrationsInOrderOnce() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

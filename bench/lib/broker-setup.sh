@@ -1,7 +1,7 @@
 # Sourced by the bench/*.sh scripts: builds release binaries (static Swift stdlib, as `make install`
 # does), starts mock-oidc-provider and authbrokerd in a temporary directory with its own XDG
 # directories, and signs in account "bench" (the script plays the browser). Cleans up on exit.
-# Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon().
+# Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon(), seed_accounts().
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/authbroker-bench.XXXXXX")
@@ -52,4 +52,16 @@ sign_in() {
     for _ in $(seq 100); do grep -q '^http' "$work/login.out" && break; sleep 0.02; done
     python3 "$helper" browse "$(grep '^http' "$work/login.out")"
     wait "$login"
+}
+
+# Adds and signs in N accounts acct-0001… through the socket API, four clients side by side.
+seed_accounts() {
+    local count=$1 clients=4 first=1 share seeders=() seeder
+    share=$(( (count + clients - 1) / clients ))
+    while [ "$first" -le "$count" ]; do
+        python3 "$helper" seed "$socket" "$issuer" "$(( share < count - first + 1 ? share : count - first + 1 ))" "$first" &
+        seeders+=($!)
+        first=$(( first + share ))
+    done
+    for seeder in "${seeders[@]}"; do wait "$seeder"; done
 }

@@ -6,8 +6,9 @@
   mock-login.py refresh-token ISSUER CLIENT_ID SECRET
                                       authorization code + PKCE against the mock, print the refresh
                                       token (to seed oidc-gen --rt non-interactively)
-  mock-login.py seed SOCKET ISSUER N add N accounts acct-0001… for the mock's public client through
-                                      the socket API and sign each one in (POST …/login, browse)
+  mock-login.py seed SOCKET ISSUER N [FIRST=1]  add N accounts acct-0001… (numbered from FIRST) for the
+                                      mock's public client through the socket API and sign each one in
+                                      (POST …/login, browse)
   mock-login.py time N CMD -- CMD …  measure N runs of each command, interleaved A B A B …,
                                       process start to exit (stdout to /dev/null); prints
                                       "median p99" in ms per command, one line each
@@ -57,7 +58,7 @@ class UnixHTTPConnection(http.client.HTTPConnection):
         self.sock.connect(self.path)
 
 
-def seed(socket_path, issuer, count):
+def seed(socket_path, issuer, count, first=1):
     connection = UnixHTTPConnection(socket_path)
 
     def post(path, body):
@@ -68,7 +69,7 @@ def seed(socket_path, issuer, count):
             sys.exit(f"POST {path}: {response.status} {data[:200]!r}")
         return json.loads(data) if data else {}
 
-    for i in range(1, count + 1):
+    for i in range(first, first + count):
         name = "acct-%04d" % i
         post("/v1/accounts", {"name": name, "issuer": issuer, "client_id": "mock-client",
                               "scopes": ["openid", "offline_access"]})
@@ -100,7 +101,7 @@ if __name__ == "__main__":
     elif command == "refresh-token":
         refresh_token(*sys.argv[2:5])
     elif command == "seed":
-        seed(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        seed(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]) if len(sys.argv) > 5 else 1)
     elif command == "time":
         commands, current = [], []
         for word in sys.argv[3:] + ["--"]:

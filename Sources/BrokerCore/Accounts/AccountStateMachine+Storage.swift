@@ -9,7 +9,7 @@ extension AccountStateMachine {
     /// succeeds the only usable copy is in memory: a crash or a stop then costs a login. The
     /// machine keeps the tokens in use (callers still get them; refreshes go on as planned — the
     /// stored copy is stale either way, and a further rotation makes it no staler), retries the
-    /// save with backoff (1, 2, 4 … s, at most `RefreshBackoff.maximumSleep` apart), shows
+    /// save with backoff (1, 2, 4 … s, at most `RefreshBackoff.maximumSaveRetryDelay` apart), shows
     /// `storage_failed` as the last error and notifies the user once per episode.
     public struct UnsavedTokens: Sendable, Equatable {
         /// Failed saves in a row.
@@ -39,7 +39,7 @@ extension AccountStateMachine {
         let failures = (unsaved?.failures ?? 0) + 1
         let delay = min(
             backoff.delay(afterAttempt: failures, retryAfter: nil, jitterUnit: jitter.nextUnit()),
-            RefreshBackoff.maximumSleep)
+            RefreshBackoff.maximumSaveRetryDelay)
         lastError = storageFailedError(reason)
         return rearmingTimer(now: now) { machine in
             machine.unsaved = UnsavedTokens(failures: failures, retryAt: now + delay, reason: reason)

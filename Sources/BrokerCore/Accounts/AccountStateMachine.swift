@@ -86,8 +86,8 @@ public struct AccountStateMachine: Sendable {
         return [stateDue, pendingLogin?.deadline, saveDueAt].compactMap { $0 }.min()
     }
 
-    /// The time the actor's timer should fire next: the due time, but never more than
-    /// `RefreshBackoff.maximumSleep` ahead, so a resume from suspend is noticed. Nil when nothing is due.
+    /// The time the actor's timer should fire next: the due time (`RefreshBackoff.nextWakeUp`, no cap:
+    /// a suspend is counted by the sleep's clock). Nil when nothing is due.
     public func nextWakeUp(now: Double) -> Double? {
         RefreshBackoff.nextWakeUp(due: dueAt, now: now)
     }

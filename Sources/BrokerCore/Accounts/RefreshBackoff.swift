@@ -1,5 +1,5 @@
 /// How long to wait before retrying a refresh that failed transiently (network, timeout, 408/429/5xx,
-/// garbage), and how long the daemon may sleep at most.
+/// garbage), and when the daemon wakes up for what is due.
 ///
 /// Exponential: 1 s, 2 s, 4 s … capped at 5 minutes, each delay shortened by up to 20 % of jitter so
 /// that accounts failing together do not retry together. A `Retry-After` from the provider wins when it
@@ -13,8 +13,8 @@ public struct RefreshBackoff: Sendable, Equatable {
     public var jitterFraction: Double = 0.2
     public var maximumRetryAfter: Double = 900
 
-    /// No sleep is longer than this, so a resume from suspend (wall clock jumped) is noticed within 30 s.
-    public static let maximumSleep: Double = 30
+    /// Failed saves of rotated tokens are retried at least this often (`AccountStateMachine.UnsavedTokens`).
+    public static let maximumSaveRetryDelay: Double = 30
 
     public init() {}
 
@@ -41,10 +41,13 @@ public struct RefreshBackoff: Sendable, Equatable {
         return max(jittered, min(retryAfter, maximumRetryAfter))
     }
 
-    /// When to wake up next for something due at `due`: never later than `maximumSleep` from now, never in
-    /// the past; nil when nothing is due.
+    /// When to wake up next for something due at `due`: at `due`, never in the past; nil when nothing is
+    /// due. No cap: an idle daemon wakes only when something is due. The broker's sleep is a
+    /// `ContinuousClock` sleep, a CLOCK_BOOTTIME timerfd on Linux (seen in /proc/PID/fdinfo), which
+    /// counts suspended time and fires on resume when its deadline passed meanwhile; a 30-second cap
+    /// used to cost every account a wake-up (and the process new pool threads) twice a minute.
     public static func nextWakeUp(due: Double?, now: Double) -> Double? {
         guard let due else { return nil }
-        return min(max(due, now), now + maximumSleep)
+        return max(due, now)
     }
 }

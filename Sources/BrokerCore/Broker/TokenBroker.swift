@@ -157,13 +157,17 @@ public actor TokenBroker: BrokerService {
             message: "No account named '\(shown)'. Add one with: authctl account add \(shown) --issuer URL --client-id ID"))
     }
 
-    /// Sleeps until the wall-clock time `deadline`, in steps of at most 30 s so a suspend/resume or a
-    /// clock change is noticed. Throws when cancelled.
+    /// Sleeps until the wall-clock time `deadline` (one sleep on the injected clock, which counts
+    /// suspended time; see `RefreshBackoff.nextWakeUp`), then checks the wall clock again in case it
+    /// was set back meanwhile. Throws when cancelled.
     nonisolated func sleep(until deadline: Double) async throws {
         while true {
             let remaining = deadline - now()
             guard remaining > 0 else { return }
-            try await sleep(.milliseconds(Int64(min(remaining, RefreshBackoff.maximumSleep) * 1000) + 1))
+            try await sleep(.milliseconds(Int64(min(remaining, Self.longestSleep) * 1000) + 1))
         }
     }
+
+    /// Keeps the millisecond count far from overflow for a deadline decades away.
+    static let longestSleep: Double = 365 * 86_400
 }

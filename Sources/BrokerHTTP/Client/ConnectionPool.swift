@@ -20,9 +20,18 @@ final class ConnectionPool: Sendable {
     func take(_ key: ConnectionKey) -> ClientConnection? {
         let now = Deadline.monotonicNanoseconds()
         while let candidate = popMostRecent(key) {
-            if now - candidate.idleSince <= idleTimeoutNanoseconds && candidate.isReusable { return candidate }
+            if Self.isFresh(idleSince: candidate.idleSince, now: now, timeout: idleTimeoutNanoseconds) && candidate.isReusable {
+                return candidate
+            }
         }
         return nil
+    }
+
+    /// Idle for no longer than `timeout` at `now`. A connection another thread put back after
+    /// `now` was read is newer than `now`: fresh, not a negative age (the unsigned subtraction
+    /// trapped and killed the daemon with four logins exchanging codes side by side).
+    static func isFresh(idleSince: UInt64, now: UInt64, timeout: UInt64) -> Bool {
+        now < idleSince || now - idleSince <= timeout
     }
 
     /// Gives a connection back after a complete keep-alive exchange.
