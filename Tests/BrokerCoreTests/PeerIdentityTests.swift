@@ -59,6 +59,20 @@ import Testing
         #expect(lookup.calls.withLock { $0 } == [42, 42])
     }
 
+    /// The DPoP proof's fast path too: without it each proof read /proc again, and a program that
+    /// exec'd another on its connection was judged and audited as the new one.
+    @Test func theProofFastPathJudgesAndAuditsTheProgramThatConnected() throws {
+        let lookup = CountingLookup(), logs = LogCapture()
+        let router = Self.router(lookup, logs: logs, policies: ["work": CallerPolicy(allowedExecutables: ["/usr/bin/prog-1"])])
+        let connection = RouterFixture.connection(pid: 44)
+        router.connectionStarted(connection)
+        let proof = RouterFixture.request("POST", APIRouterDPoPTests.path, body: APIRouterDPoPTests.body(nonce: "n-1"))
+        for _ in 0..<3 { #expect(try #require(router.handleImmediately(proof, connection: connection)).status == 200) }
+        #expect(lookup.calls.withLock { $0 } == [44])
+        let audits = logs.captured.filter { $0.contains("audit: dpop_proof") }
+        #expect(audits.count == 3 && audits.allSatisfy { $0.contains("exe=/usr/bin/prog-1 ") }, "\(audits)")
+    }
+
     @Test func aRefusedPeerIsNotLookedUp() {
         let lookup = CountingLookup(), logs = LogCapture()
         Self.router(lookup, logs: logs).connectionStarted(RouterFixture.connection(uid: 1001, pid: 43))

@@ -80,10 +80,11 @@ public struct APIRouter: HTTPHandler {
         case .failure(let refusal): return refusal.response
         case .success(let admitted): (peer, operation, route) = admitted
         }
-        if operation == .dpopProof { return immediateDPoPProof(peer.account(route.parameter ?? ""), request: request, peer: peer) }
+        // Both fast paths judge and audit the program that connected (`serving`), as `handle` does.
+        let router = serving(connection)
+        if operation == .dpopProof { return router.immediateDPoPProof(peer.account(route.parameter ?? ""), request: request, peer: peer) }
         guard case .token(let name) = route, request.query == nil else { return nil }
         let account = peer.account(name)
-        let router = serving(connection)
         let caller: ProcessIdentity?
         switch router.callerCheck(account, peer: peer) {
         case .refuse(let refusal): return Self.errorResponse(refusal)
