@@ -50,12 +50,12 @@ test: deps
 	@.ci/check-imports
 	@SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) .ci/run-tests $(TEST_TIMEOUT) $(SWIFT) test --parallel $(IMPORT_CHECK)
 
+# authctl-full is the full CLI the authctl front runs for everything but `authctl token NAME`:
+# it must stay beside authctl (Sources/authctl/Front.swift).
 install: build install-files
 	install -d $(BINDIR)
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authbrokerd $(BINDIR)/authbrokerd
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authctl $(BINDIR)/authctl
-	# The full CLI the authctl front runs for everything but `authctl token NAME`: it must stay
-	# beside authctl (Sources/authctl/Front.swift).
 	install -m 0755 $$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/authctl-full $(BINDIR)/authctl-full
 
 # Everything but the binaries: units, sysusers.d file, man pages, completions.
