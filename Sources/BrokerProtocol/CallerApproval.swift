@@ -12,7 +12,8 @@ public enum CallerApproval {
 /// One token request waiting for approval, as `GET /v1/approvals` lists it.
 public struct PendingApproval: Codable, Sendable, Equatable {
     public var account: String
-    /// `/proc/PID/exe` of the first waiting caller.
+    /// `/proc/PID/exe` of the first waiting caller, as the policy names it
+    /// (`CallerExecutable.policyName`: authctl-full is shown as the authctl beside it).
     public var executable: String
     /// The first waiting caller's pid.
     public var pid: Int32

@@ -67,6 +67,29 @@ import TestSupport
         #expect(stopped.status == 69 && stopped.stderr == stoppedDirect.stderr, "\(stopped) vs \(stoppedDirect)")
     }
 
+    /// A socket in a temp-dir fallback directory (`authbroker-UID`, which anyone could have made
+    /// first) is left to the full CLI and its checked directory: here the directory is
+    /// world-writable and holds a link to the real daemon's socket, so a front that connected
+    /// itself would print the token.
+    @Test(.timeLimit(.minutes(1)))
+    func aSocketInAFallbackDirectoryIsLeftToTheFullCLIsDirectoryCheck() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
+        let directory = harness.root + "/shared/authbroker-\(getuid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o777)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/authbroker.sock", withDestinationPath: harness.socket)
+        let planted = directory + "/authbroker.sock"
+        let process = try SpawnedProcess(
+            [try BrokerHarness.binary("authctl"), "--socket", planted, "token", "work"], environment: harness.environment,
+            stdoutPath: harness.root + "/planted.out", stderrPath: harness.root + "/planted.err")
+        #expect(await process.waitForExit(timeout: 30) != 0)
+        #expect(process.stdout.isEmpty)
+        #expect(process.stderr.contains("refusing the socket directory"), "\(process.stderr)")
+        #expect(Self.tokenAudits(harness).isEmpty, "\(harness.daemonLog)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aFrontWithoutAuthctlFullBesideItSaysWhatIsWrong() async throws {
         let directory = try TemporaryDirectory()
