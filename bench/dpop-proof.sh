@@ -7,6 +7,7 @@
 #    of a Bearer account, on the mock's /resource, median of RUNS interleaved runs. Resource
 #    nonces are off here, so each is one request; with a nonce-demanding server authctl curl
 #    pays one more proof and one more curl run (the retry).
+# 3. the daemon's CPU time per proof over REQUESTS proofs alone.
 # usage: bench/dpop-proof.sh [REQUESTS=5000] [RUNS=200]. Prints Markdown tables.
 requests=${1:-5000}
 runs=${2:-200}
@@ -25,6 +26,12 @@ echo
 "$bin/socket-bench" --dpop "$socket" bench "$resource" "$requests"
 echo
 echo "proofs audited: $(grep -c 'audit: dpop_proof' "$work/daemon.log")"
+# Daemon CPU (user + system) per proof over a run of proofs alone: steadier than p50s under load.
+cpu_ticks() { cut -d')' -f2 "/proc/$daemon_pid/stat" | awk '{print $12 + $13}'; }
+before=$(cpu_ticks)
+"$bin/socket-bench" --dpop "$socket" bench "$resource" "$requests" proofs-only >/dev/null
+after=$(cpu_ticks)
+echo "daemon CPU per proof: $(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN {printf "%.1f", t / hz * 1e6 / n}') µs ($requests proofs alone)"
 echo
 timings=$(python3 "$helper" time "$runs" "$bin/authctl" --socket "$socket" curl bench -sf -o /dev/null "$resource" \
     -- "$(command -v curl)" -sf -o /dev/null -H "Authorization: Bearer $bearer" "$resource")

@@ -14,28 +14,31 @@ public enum Base64URL {
 
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            for shift in [18, 12, 6, 0] { output.append(alphabet[Int((chunk >> UInt32(shift)) & 63)]) }
-            index += 3
+        let length = (input.count * 4 + 2) / 3
+        // Written into the String's own storage: a proof encodes three of these per request.
+        return input.withUnsafeBufferPointer { input in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                String(unsafeUninitializedCapacity: length) { output in
+                    var (read, written) = (0, 0)
+                    func emit(_ chunk: UInt32, _ count: Int) {
+                        for shift in stride(from: 18, through: 18 - 6 * (count - 1), by: -6) {
+                            output[written] = alphabet[Int((chunk >> UInt32(shift)) & 63)]
+                            written += 1
+                        }
+                    }
+                    while read + 3 <= input.count {
+                        emit(UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2]), 4)
+                        read += 3
+                    }
+                    switch input.count - read {
+                    case 1: emit(UInt32(input[read]) << 16, 2)
+                    case 2: emit(UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8, 3)
+                    default: break
+                    }
+                    return written
+                }
+            }
         }
-        switch input.count - index {
-        case 1:
-            let chunk = UInt32(input[index]) << 16
-            output.append(alphabet[Int((chunk >> 18) & 63)])
-            output.append(alphabet[Int((chunk >> 12) & 63)])
-        case 2:
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(alphabet[Int((chunk >> 18) & 63)])
-            output.append(alphabet[Int((chunk >> 12) & 63)])
-            output.append(alphabet[Int((chunk >> 6) & 63)])
-        default:
-            break
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     public static func decode(_ text: some StringProtocol) throws(CryptoError) -> [UInt8] {

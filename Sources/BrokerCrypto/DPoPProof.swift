@@ -36,7 +36,7 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
         do {
             jti = try Random.base64URL(byteCount: Self.jtiByteCount)
             let claims = Self.claimsJSON(jti: jti, htm: htm, htu: htu, iat: issuedAt, nonce: nonce, ath: accessToken.map(Self.accessTokenHash))
-            let input = Base64URL.encode(Array(Self.headerJSON(key.publicJWK).utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+            let input = key.dpopHeaderSegment + "." + Base64URL.encode(Array(claims.utf8))
             compact = input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
         } catch let error as CryptoError {
             throw .signingFailed(error)
@@ -84,15 +84,19 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     static func claimsJSON(jti: String, htm: String, htu: String, iat: Int, nonce: String?, ath: String?) -> String {
-        var members: [String] = []
-        if let ath { members.append(#""ath":"# + quoted(ath)) }
-        members += [#""htm":"# + quoted(htm), #""htu":"# + quoted(htu), #""iat":\#(iat)"#, #""jti":"# + quoted(jti)]
-        if let nonce { members.append(#""nonce":"# + quoted(nonce)) }
-        return "{" + members.joined(separator: ",") + "}"
+        var json = "{"
+        json.reserveCapacity(128 + htu.utf8.count + (nonce?.utf8.count ?? 0))
+        if let ath { json += #""ath":"# + quoted(ath) + "," }
+        json += #""htm":"# + quoted(htm) + #","htu":"# + quoted(htu) + #","iat":"# + String(iat) + #","jti":"# + quoted(jti)
+        if let nonce { json += #","nonce":"# + quoted(nonce) }
+        return json + "}"
     }
 
     /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped, the rest as is.
     static func quoted(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            return "\"" + text + "\""
+        }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -16,12 +16,18 @@ public enum DPoPTargetURI {
         guard bytes.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
             throw .invalidTargetURI("it has spaces, quotes, backslashes or non-ASCII characters (percent-encode them)")
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let separator = text.firstRange(of: "://") else { throw .invalidTargetURI("it is not absolute (no scheme://)") }
-        let scheme = text[..<separator.lowerBound].lowercased()
+        // Found on the bytes: the generic `firstRange(of:)` was a tenth of a proof's cost.
+        guard let separator = bytes.indices.dropLast(2).first(where: {
+            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/") && bytes[$0 + 2] == UInt8(ascii: "/")
+        }) else {
+            throw .invalidTargetURI("it is not absolute (no scheme://)")
+        }
+        let scheme = String(decoding: bytes[..<separator], as: UTF8.self).lowercased()
         guard scheme == "https" || scheme == "http" else { throw .invalidTargetURI("the scheme must be http or https") }
         // Query and fragment are not part of htu; the fragment ends the URI, the query ends the path.
-        let rest = text[separator.upperBound...].prefix { $0 != "#" }.prefix { $0 != "?" }
+        let afterScheme = separator + 3
+        let end = bytes[afterScheme...].firstIndex { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        let rest = Substring(String(decoding: bytes[afterScheme..<end], as: UTF8.self))
         let authority = rest.prefix { $0 != "/" }
         let path = rest.dropFirst(authority.count)
         return scheme + "://" + (try self.authority(authority, scheme: scheme)) + (try normalizedPath(path))

@@ -28,6 +28,9 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
     /// proofs"). `templateLock` serialises the copies, the only use of the template after init.
     private let signTemplate: OpaquePointer
     private let templateLock = Mutex(())
+    /// The base64url JOSE header of this key's DPoP proofs (`DPoPProof.headerJSON`): the same for
+    /// every proof, so encoded once.
+    let dpopHeaderSegment: String
 
     private init(key: OpaquePointer) throws(CryptoError) {
         self.key = key
@@ -35,6 +38,7 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
             publicJWK = ECPublicJWK(
                 x: Base64URL.encode(try Self.coordinate(key, OSSL_PKEY_PARAM_EC_PUB_X)),
                 y: Base64URL.encode(try Self.coordinate(key, OSSL_PKEY_PARAM_EC_PUB_Y)))
+            dpopHeaderSegment = Base64URL.encode(Array(DPoPProof.headerJSON(publicJWK).utf8))
             signTemplate = try Self.signContext(key)
         } catch {
             EVP_PKEY_free(key)
@@ -115,9 +119,11 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
         defer { EVP_MD_CTX_free(context) }
         let copied = templateLock.withLock { _ in EVP_MD_CTX_copy_ex(context, signTemplate) }
         guard copied == 1 else { throw .fromOpenSSL("EVP_MD_CTX_copy_ex") }
-        var length = 0
-        guard EVP_DigestSign(context, nil, &length, bytes, bytes.count) == 1 else { throw .fromOpenSSL("EVP_DigestSign") }
-        var der = [UInt8](repeating: 0, count: length)
+        // One signature per context: without FINALISE, OpenSSL duplicates the context to keep it
+        // usable after the final call.
+        EVP_MD_CTX_set_flags(context, EVP_MD_CTX_FLAG_FINALISE)
+        var der = [UInt8](repeating: 0, count: Int(EVP_PKEY_get_size(key)))
+        var length = der.count
         guard EVP_DigestSign(context, &der, &length, bytes, bytes.count) == 1 else { throw .fromOpenSSL("EVP_DigestSign") }
         return try Self.rawSignature(der.prefix(length))
     }

@@ -1,13 +1,27 @@
 import COpenSSL
+import Glibc
 
-/// The CSPRNG (OpenSSL's DRBG, seeded from getrandom).
+/// The CSPRNG: the kernel's, through getrandom(2).
+///
+/// Why not OpenSSL's DRBG (`RAND_bytes`): it is seeded from the same source, and it cost ≈ 3× a
+/// getrandom call per draw — a tenth of a DPoP proof's CPU for its 16-byte `jti`
+/// (docs/BENCHMARKS.md, "DPoP proofs"). getrandom blocks only until the kernel's pool is
+/// initialised at boot, and never returns fewer than 256 bytes short of a signal; the loop covers
+/// both longer draws and interruptions.
 public enum Random {
     public static func bytes(_ count: Int) throws -> [UInt8] {
         precondition(count >= 0, "negative byte count")
         guard count <= Int(Int32.max) else { throw CryptoError.invalidParameters("\(count) random bytes in one call") }
         var buffer = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return buffer }
-        guard RAND_bytes(&buffer, Int32(count)) == 1 else { throw CryptoError.fromOpenSSL("RAND_bytes") }
+        var filled = 0
+        while filled < count {
+            let result = buffer.withUnsafeMutableBytes { raw in getrandom(raw.baseAddress! + filled, count - filled, 0) }
+            if result > 0 {
+                filled += result
+            } else if result < 0, errno != EINTR {
+                throw CryptoError.invalidParameters("getrandom failed: \(String(cString: strerror(errno)))")
+            }
+        }
         return buffer
     }
 

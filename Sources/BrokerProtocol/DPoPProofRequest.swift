@@ -34,44 +34,85 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
 
     /// Why the request cannot be signed (one sentence saying what to pass), nil when it can.
     public var problem: String? {
+        if case .failure(let problem) = checkedOrigin() { problem.description } else { nil }
+    }
+
+    /// The URL's origin (`origin(of:)`) once the whole request is known signable, or the sentence
+    /// `problem` gives. Why one call: the daemon checks the request and audits its origin with one
+    /// pass over the URL on the proof route's hot path (docs/BENCHMARKS.md, "DPoP proofs").
+    public func checkedOrigin() -> Result<String, Problem> {
         if !Self.isToken(method) {
-            return "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."
+            return .failure(Problem(
+                "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."))
         }
         if let nonce, !Self.isNonce(nonce) {
-            return "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."
+            return .failure(Problem(
+                "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."))
         }
-        if case .failure(let why) = Self.origin(of: url) { return "The URL cannot be signed: \(why)." }
-        do throws(NarrowingError) {
-            _ = try narrowing()
-        } catch {
-            return error.description
+        let origin: String
+        switch Self.origin(of: url) {
+        case .success(let value): origin = value
+        case .failure(let why): return .failure(Problem("The URL cannot be signed: \(why)."))
         }
-        return nil
+        if scope != nil || resource != nil || audience != nil {
+            do throws(NarrowingError) {
+                _ = try narrowing()
+            } catch {
+                return .failure(Problem(error.description))
+            }
+        }
+        return .success(origin)
+    }
+
+    /// Why a request cannot be signed: one sentence saying what to pass.
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// `scheme://host[:port]` of the URL, for audit lines (never the path or query: they may carry
-    /// identifiers the log does not need), or why the URL is refused.
+    /// identifiers the log does not need), or why the URL is refused. Works on the UTF-8 bytes:
+    /// everything past the first check is visible ASCII.
     public static func origin(of url: String) -> Result<String, URLProblem> {
-        let bytes = url.utf8
+        var url = url
+        return url.withUTF8(origin(ofBytes:))
+    }
+
+    private static func origin(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Result<String, URLProblem> {
         guard bytes.count <= maximumURLLength else { return .failure(.init("it is longer than \(maximumURLLength) bytes")) }
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
             return .failure(.init("it has spaces, quotes, backslashes or non-ASCII characters (percent-encode them)"))
         }
-        guard let separator = url.firstRange(of: "://") else {
+        guard let separator = schemeSeparator(bytes) else {
             return .failure(.init("it is not absolute; pass https://host/path"))
         }
-        let scheme = url[..<separator.lowerBound].lowercased()
-        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let scheme = asciiLowercased(bytes[..<separator])
+        let rest = bytes[(separator + 3)...]
+        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         guard !authority.isEmpty else { return .failure(.init("it has no host")) }
-        guard !authority.contains("@") else { return .failure(.init("it has user info (user@host); remove it")) }
-        let host = hostPart(authority).lowercased()
+        guard !authority.contains(UInt8(ascii: "@")) else { return .failure(.init("it has user info (user@host); remove it")) }
+        let host = asciiLowercased(hostPart(authority))
         switch scheme {
         case "https": break
         case "http" where isLoopback(host): break
         case "http": return .failure(.init("http is allowed only for a loopback host (127.0.0.1, [::1], localhost); use https"))
         default: return .failure(.init("the scheme must be https"))
         }
-        return .success(scheme + "://" + authority.lowercased())
+        return .success(scheme + "://" + asciiLowercased(authority))
+    }
+
+    /// The index of the first `://`.
+    private static func schemeSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 3 else { return nil }
+        for index in 0...(bytes.count - 3)
+        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
+            return index
+        }
+        return nil
+    }
+
+    private static func asciiLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(decoding: bytes.lazy.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Why a URL is refused, as a phrase.
@@ -80,9 +121,11 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
         init(_ description: String) { self.description = description }
     }
 
-    private static func hostPart(_ authority: Substring) -> Substring {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return authority[...close] }
-        return authority.prefix { $0 != ":" }
+    private static func hostPart(_ authority: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        if authority.first == UInt8(ascii: "["), let close = authority.firstIndex(of: UInt8(ascii: "]")) {
+            return authority[...close]
+        }
+        return authority.prefix { $0 != UInt8(ascii: ":") }
     }
 
     private static func isLoopback(_ host: String) -> Bool {

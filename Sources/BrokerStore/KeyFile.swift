@@ -66,7 +66,7 @@ public enum KeyFile {
     public static func generate(at path: String) throws(StoreError) -> SymmetricKey {
         let key: SymmetricKey
         do { key = try SymmetricKey.generate() } catch {
-            throw .crypto(error as? CryptoError ?? .openSSL(function: "RAND_bytes", reason: "\(error)"))
+            throw .crypto(error as? CryptoError ?? .openSSL(function: "getrandom", reason: "\(error)"))
         }
         try SecureFiles.writeNewSecretFile(path, contents: encode(key))
         return key

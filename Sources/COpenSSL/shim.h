@@ -18,3 +18,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+// getrandom(2), the source of BrokerCrypto's `Random` (Glibc's module map does not export
+// <sys/random.h>); here because BrokerCrypto reaches the system through this module.
+#include <sys/random.h>

@@ -11,9 +11,9 @@ extension APIRouter {
     /// request to `answerDPoPProof` (a refresh is due, approval is awaited, no tokens…).
     /// Why: the actor path's hops cost more than the signature (docs/BENCHMARKS.md, "DPoP proofs").
     func immediateDPoPProof(_ account: AccountKey, request: HTTPRequest, peer: PeerCredentials) -> HTTPResponse? {
-        let body: DPoPProofRequest
+        let body: DPoPProofRequest, origin: String
         do throws(WireError) {
-            body = try Self.proofRequest(account, request)
+            (body, origin) = try Self.proofRequest(account, request)
         } catch {
             return Self.errorResponse(error)
         }
@@ -22,7 +22,7 @@ extension APIRouter {
         case .askApproval: return nil
         case .serve(let caller):
             guard let grant = service.cachedDPoPProof(account: account, request: body, now: now()) else { return nil }
-            return proofServed(grant, body, account: account, peer: peer, caller: caller)
+            return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller)
         }
     }
 
@@ -32,32 +32,36 @@ extension APIRouter {
     func answerDPoPProof(account: AccountKey, request: HTTPRequest, peer: PeerCredentials) async throws(WireError)
         -> HTTPResponse
     {
-        let body = try Self.proofRequest(account, request)
+        let (body, origin) = try Self.proofRequest(account, request)
         // The answer carries the access token: the account's caller policy applies as to the token route.
         let caller = try await admittedCaller(account, peer: peer)
         let grant = try await service.dpopProof(account: account, request: body)
-        return proofServed(grant, body, account: account, peer: peer, caller: caller)
+        return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller)
     }
 
-    /// The decoded body, refused (`DPoPProofRequest.problem`) before anything is signed.
-    private static func proofRequest(_ account: AccountKey, _ request: HTTPRequest) throws(WireError) -> DPoPProofRequest {
+    /// The decoded body and its URL's origin for the audit line, refused
+    /// (`DPoPProofRequest.checkedOrigin`) before anything is signed.
+    private static func proofRequest(_ account: AccountKey, _ request: HTTPRequest)
+        throws(WireError) -> (DPoPProofRequest, origin: String)
+    {
         guard request.body.count <= maximumDPoPProofBody else {
             throw WireError(
                 code: .invalidRequest,
                 message: "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
         }
         let body = try RouterBody.required(.dpopProof(account: account.name), from: request)
-        if let problem = body.problem { throw WireError(code: .invalidRequest, message: problem) }
-        return body
+        switch body.checkedOrigin() {
+        case .success(let origin): return (body, origin)
+        case .failure(let problem): throw WireError(code: .invalidRequest, message: problem.description)
+        }
     }
 
     /// Audits the method and the URL's origin (never the proof or the token) and answers `no-store`
     /// like the token route: both are credentials.
     private func proofServed(
-        _ grant: DPoPProofGrant, _ body: DPoPProofRequest, account: AccountKey, peer: PeerCredentials,
+        _ grant: DPoPProofGrant, _ body: DPoPProofRequest, origin: String, account: AccountKey, peer: PeerCredentials,
         caller: ProcessIdentity?
     ) -> HTTPResponse {
-        let origin = (try? DPoPProofRequest.origin(of: body.url).get()) ?? "?"
         audit("dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin])
         var response: HTTPResponse
         do throws(WireError) {
