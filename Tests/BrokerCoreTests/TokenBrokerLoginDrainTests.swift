@@ -35,9 +35,15 @@ struct TokenBrokerLoginDrainTests {
         let browser = try MockProviderHarness.httpClient(pooled: false)
         let redirect = try await browser.send(HTTPClientRequest(url: started.authorizationURL))
         let callback = try #require(redirect.headers["Location"])
-        provider.configure { $0.faults["token"] = MockFault(.slow, delayMilliseconds: 1500, remaining: 1) }
+        provider.configure { $0.faults["token"] = MockFault(.slow, delayMilliseconds: 3000, remaining: 1) }
         let page = Task { try await browser.send(HTTPClientRequest(url: callback)) }
-        try await Task.sleep(for: .milliseconds(500))  // the exchange is waiting on the slow endpoint
+        // Stop only once the exchange is waiting on the slow endpoint (the fault is taken on arrival),
+        // not after a fixed sleep: on a loaded machine a 500 ms sleep once outlasted the delay.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while provider.configuration.faults["token"]?.remaining != 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(provider.configuration.faults["token"]?.remaining == 0, "the code exchange never started")
         #expect(provider.stats.codeExchanges == 0)
         await first.shutdown()
         #expect(try await page.value.status == 200, "the browser was not told the login succeeded")
