@@ -98,9 +98,12 @@ extension AccountConfiguration {
             pushedAuthorization: pushedAuthorization ?? .auto)
     }
 
+    /// True when the account names its endpoints itself (no discovery, nothing cached).
+    var hasManualEndpoints: Bool { endpoints.map { !$0.isEmpty } ?? false }
+
     /// Metadata from manually configured endpoints (providers without discovery).
     var manualMetadata: ProviderMetadata? {
-        guard let endpoints, !endpoints.isEmpty else { return nil }
+        guard hasManualEndpoints, let endpoints else { return nil }
         return ProviderMetadata(
             issuer: issuer, authorizationEndpoint: endpoints.authorization, tokenEndpoint: endpoints.token,
             jwksURI: endpoints.jwksURI, userinfoEndpoint: endpoints.userinfo, revocationEndpoint: endpoints.revocation,
