@@ -12,10 +12,10 @@ struct AccountRuntime: Sendable {
     /// The uid that created the account: only it can see or use the account.
     let owner: UInt32
     /// As the user configured it, without the client secret (never returned).
-    var configuration: AccountConfiguration
+    @OutOfLine var configuration: AccountConfiguration
     var clientSecret: Secret?
-    var metadata: CachedProviderMetadata?
-    var machine: AccountStateMachine
+    @OutOfLine var metadata: CachedProviderMetadata?
+    @OutOfLine var machine: AccountStateMachine
     var subject: String?
     /// The status last written to the vault, so it is rewritten only when it changes.
     var persistedStatus: TokenStatus?
