@@ -32,7 +32,7 @@ let toolchainResourceDirectory: [String] = {
 // (the static stdlib's link file adds it), which put ~4,500 of our symbols in the dynamic
 // symbol table that every symbol lookup of the shared libraries hashes against, and kept each of
 // them alive through --gc-sections. Nothing looks our symbols up at run time (crash backtraces
-// read the file's own symbol table). Together 1.4 MB less RSS at idle. And libstdc++ linked
+// read the file's own symbol table). Together 1.0 MB less RSS at idle. And libstdc++ linked
 // statically (Sources/authbrokerd/StaticLibstdcxx says how): 1 MB less.
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
