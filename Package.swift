@@ -31,8 +31,8 @@ let toolchainResourceDirectory: [String] = {
 // every start (RSS) and that RELR (glibc ≥ 2.36) packs into 8 KB; and no `-export-dynamic`
 // (the static stdlib's link file adds it), which put ~4,500 of our symbols in the dynamic
 // symbol table that every symbol lookup of the shared libraries hashes against, and kept each of
-// them alive through --gc-sections. Nothing looks our symbols up at run time (crash backtraces
-// read the file's own symbol table). Together 1.0 MB less RSS at idle. And libstdc++ linked
+// them alive through --gc-sections. Nothing looks our symbols up at run time (debuggers and
+// backtracers read the file's symbol table, which stays). Together 1.0 MB less RSS at idle. And libstdc++ linked
 // statically (Sources/authbrokerd/StaticLibstdcxx says how): 1 MB less.
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
