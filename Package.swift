@@ -2,7 +2,7 @@
 // authbroker: a local OAuth 2.0 / OpenID Connect token broker for Linux.
 // No package dependencies, ever: only the toolchain and the system libraries
 // libsqlite3 and OpenSSL 3 through the system-library targets below.
-import Foundation  // the manifest only: locating the toolchain's resource directory
+import Foundation  // the manifest only: locating the toolchain's resource directory and this package
 import PackageDescription
 
 // For the modules linked into the static authctl, whose start-up is most of `authctl token`'s
@@ -26,6 +26,20 @@ let toolchainResourceDirectory: [String] = {
     }
     return []
 }()
+// The daemon's link (docs/BENCHMARKS.md, "Daemon idle"): lld, because gold cannot pack relative
+// relocations — the PIE daemon has ~41,000 of them, 980 KB of `.rela.dyn` that ld.so reads at
+// every start (RSS) and that RELR (glibc ≥ 2.36) packs into 8 KB; and no `-export-dynamic`
+// (the static stdlib's link file adds it), which put ~4,500 of our symbols in the dynamic
+// symbol table that every symbol lookup of the shared libraries hashes against, and kept each of
+// them alive through --gc-sections. Nothing looks our symbols up at run time (debuggers and
+// backtracers read the file's symbol table, which stays). Together 1.0 MB less RSS at idle. And libstdc++ linked
+// statically (Sources/authbrokerd/StaticLibstdcxx says how): 1 MB less.
+let daemonLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+        "-L" + URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/authbrokerd/StaticLibstdcxx",
+    ])
+]
 let embeddedSettings: [SwiftSetting] = [
     .enableExperimentalFeature("Embedded"), .enableExperimentalFeature("Extern"),
     .unsafeFlags(["-wmo", "-Osize"] + toolchainResourceDirectory),
@@ -74,7 +88,8 @@ let package = Package(
             name: "BrokerDaemon",
             dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"]),
 
-        .executableTarget(name: "authbrokerd", dependencies: ["BrokerDaemon"]),
+        .executableTarget(
+            name: "authbrokerd", dependencies: ["BrokerDaemon"], exclude: ["StaticLibstdcxx"], linkerSettings: daemonLinkerSettings),
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
         .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"], swiftSettings: startUpSettings),

@@ -23,6 +23,10 @@ public enum AccountDocument {
         return Set(fields.keys).subtracting([nameKey]).union([versionKey])
     }()
 
+    /// Every key a stored document may have.
+    static let allowedKeys = AccountConfiguration.jsonKeys.subtracting([nameKey, AccountConfiguration.clientSecretKey])
+        .union([versionKey])
+
     /// The document text for `configuration` (its client secret and name are not part of it).
     static func encode(_ configuration: AccountConfiguration) throws(WireJSONError) -> String {
         guard case .object(var fields) = try WireJSON.encodeValue(configuration.withoutSecret) else {
@@ -44,10 +48,16 @@ public enum AccountDocument {
         guard fields[versionKey] == .number(String(version)) else {
             return .failure(.unknownVersion(fields[versionKey].map(Self.versionText) ?? "none"))
         }
-        if let missing = requiredKeys.subtracting(fields.keys).sorted().first { return .failure(.missingKey(missing)) }
-        let allowed = AccountConfiguration.jsonKeys.subtracting([nameKey, AccountConfiguration.clientSecretKey])
-            .union([versionKey])
-        if let unexpected = Set(fields.keys).subtracting(allowed).sorted().first {
+        // Membership tests first: the sorted sets that name the first offender are built only for
+        // a document that has one (every account's document is decoded at start-up).
+        if requiredKeys.contains(where: { fields[$0] == nil }),
+            let missing = requiredKeys.subtracting(fields.keys).sorted().first
+        {
+            return .failure(.missingKey(missing))
+        }
+        if fields.keys.contains(where: { !allowedKeys.contains($0) }),
+            let unexpected = Set(fields.keys).subtracting(allowedKeys).sorted().first
+        {
             return .failure(.unexpectedKey(unexpected))
         }
         fields[versionKey] = nil

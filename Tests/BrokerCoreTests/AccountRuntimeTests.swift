@@ -68,3 +68,24 @@ import Testing
         #expect(runtime.loopbackRedirect == LoopbackRedirect(host: .ipv6, port: 8400, path: "/cb"))
     }
 }
+
+/// `OutOfLine`: the runtime's large parts live behind a reference, with value semantics kept.
+@Suite struct AccountRuntimeStorageTests {
+    /// The accounts dictionary holds one runtime-sized slot per bucket (up to 2 per account):
+    /// inline the runtime was 1,264 bytes (docs/BENCHMARKS.md, "Daemon idle").
+    @Test func theRuntimeKeepsItsConfigurationMachineAndMetadataOutOfLine() {
+        #expect(MemoryLayout<AccountRuntime>.size <= 320)
+    }
+
+    @Test func aCopyIsIndependentOfTheOriginal() {
+        let original = AccountRuntimeTests.runtime()
+        var copy = original
+        copy.configuration.clientID = "cli-2"
+        copy.machine.lastRefreshAt = 42
+        copy.metadata = nil
+        #expect(original.configuration.clientID == "cli")
+        #expect(original.machine.lastRefreshAt == nil)
+        #expect(original.metadata != nil)
+        #expect(copy.configuration.clientID == "cli-2" && copy.machine.lastRefreshAt == 42 && copy.metadata == nil)
+    }
+}

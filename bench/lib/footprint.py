@@ -12,6 +12,10 @@
                                     restarts DAEMON RUNS times: time from posix_spawn to READY=1 on
                                     NOTIFY_SOCKET and to the first answered `authctl ping`, and the
                                     CPU time spent until READY; VmRSS 5 s after the last READY
+  footprint.py compare SOCKET RUNS DAEMON...
+                                    the DAEMONs (e.g. this build and main's) against the same state,
+                                    alternating A B A B … RUNS times each: READY=1 wall and CPU time
+                                    (medians), then RSS by mapping 5 s after each one's last READY
   footprint.py refreshes DAEMON SOCKET COUNT TIMEOUT FILE
                                     starts DAEMON and writes the time of each "refreshing the access
                                     token" line of its log to FILE, until COUNT or TIMEOUT seconds
@@ -129,22 +133,62 @@ def wakeups(pid, seconds):
     print("\n".join(lines))
 
 
-def ready(daemon, sock, authctl, runs):
+def spawn_until_ready(daemon, sock):
+    """Starts DAEMON on SOCK with a NOTIFY_SOCKET; returns (pid, ms to READY=1, CPU ms until then)."""
     notify_path = os.path.join(os.environ["XDG_RUNTIME_DIR"], "notify.sock")
-    ready_ms, pinged_ms, cpu_ms = [], [], []
-    for run in range(runs):
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(notify_path)
-        env = dict(os.environ, NOTIFY_SOCKET=notify_path)
-        log = open(os.path.join(os.environ["HOME"], "footprint.log"), "a")
-        start = time.monotonic()
-        pid = os.posix_spawn(daemon, [daemon, "--socket", sock], env,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
-        listener.settimeout(60)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(notify_path)
+    listener.settimeout(60)
+    log = open(os.path.join(os.environ["HOME"], "footprint.log"), "a")
+    start = time.monotonic()
+    pid = os.posix_spawn(daemon, [daemon, "--socket", sock], dict(os.environ, NOTIFY_SOCKET=notify_path),
+                         file_actions=[(os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
+    try:
         while b"READY=1" not in listener.recv(4096).split(b"\n"):
             pass
-        ready_ms.append((time.monotonic() - start) * 1e3)
-        cpu_ms.append(cpu_seconds(pid) * 1e3)
+        return pid, (time.monotonic() - start) * 1e3, cpu_seconds(pid) * 1e3
+    finally:
+        listener.close()
+        os.unlink(notify_path)
+
+
+def compare(sock, runs, daemons):
+    ready_ms = {d: [] for d in daemons}
+    cpu_ms = {d: [] for d in daemons}
+    groups = {}
+    for run in range(runs):
+        for daemon in daemons:
+            pid, ready, cpu = spawn_until_ready(daemon, sock)
+            ready_ms[daemon].append(ready)
+            cpu_ms[daemon].append(cpu)
+            if run == runs - 1:
+                time.sleep(5)
+                groups[daemon] = collections.Counter()
+                for _, _, name, rss_kb, _ in mappings(pid):
+                    groups[daemon][group(name, os.readlink(f"/proc/{pid}/exe"))] += rss_kb
+            os.kill(pid, 15)
+            os.waitpid(pid, 0)
+    median = lambda values: sorted(values)[len(values) // 2]
+    print("| daemon | READY=1 median (min) | CPU until READY median (min) | VmRSS 5 s after READY |")
+    print("|---|---:|---:|---:|")
+    for d in daemons:
+        print(f"| {d} | {median(ready_ms[d]):.1f} ms ({min(ready_ms[d]):.1f}) | {median(cpu_ms[d]):.1f} ms "
+              f"({min(cpu_ms[d]):.1f}) | {sum(groups[d].values())} kB |")
+    print()
+    keys = sorted({k for d in daemons for k in groups[d]}, key=lambda k: -groups[daemons[0]][k])
+    print("| mapping (RSS kB) | " + " | ".join(f"daemon {i + 1}" for i in range(len(daemons))) + " |")
+    print("|---|" + "---:|" * len(daemons))
+    for k in keys:
+        print(f"| {k} | " + " | ".join(str(groups[d][k]) for d in daemons) + " |")
+
+
+def ready(daemon, sock, authctl, runs):
+    ready_ms, pinged_ms, cpu_ms = [], [], []
+    for run in range(runs):
+        start = time.monotonic()
+        pid, ready, cpu = spawn_until_ready(daemon, sock)
+        ready_ms.append(ready)
+        cpu_ms.append(cpu)
         while subprocess.run([authctl, "--socket", sock, "ping"], capture_output=True).returncode != 0:
             time.sleep(0.001)
         pinged_ms.append((time.monotonic() - start) * 1e3)
@@ -154,8 +198,6 @@ def ready(daemon, sock, authctl, runs):
             rss, hwm, threads = (status[k].strip() for k in ("VmRSS", "VmHWM", "Threads"))
         os.kill(pid, 15)
         os.waitpid(pid, 0)
-        listener.close()
-        os.unlink(notify_path)
     ready_ms.sort(); pinged_ms.sort(); cpu_ms.sort()
     print("time to READY=1: median %.1f ms, max %.1f ms; to first ping answered: median %.1f ms (%d runs)"
           % (ready_ms[len(ready_ms) // 2], ready_ms[-1], pinged_ms[len(pinged_ms) // 2], runs))
@@ -223,6 +265,8 @@ if __name__ == "__main__":
         wakeups(int(sys.argv[2]), float(sys.argv[3]))
     elif command == "ready":
         ready(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif command == "compare":
+        compare(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     elif command == "refreshes":
         refreshes(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
     elif command == "histogram":

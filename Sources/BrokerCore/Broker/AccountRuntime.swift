@@ -12,10 +12,10 @@ struct AccountRuntime: Sendable {
     /// The uid that created the account: only it can see or use the account.
     let owner: UInt32
     /// As the user configured it, without the client secret (never returned).
-    var configuration: AccountConfiguration
+    @OutOfLine var configuration: AccountConfiguration
     var clientSecret: Secret?
-    var metadata: CachedProviderMetadata?
-    var machine: AccountStateMachine
+    @OutOfLine var metadata: CachedProviderMetadata?
+    @OutOfLine var machine: AccountStateMachine
     var subject: String?
     /// The status last written to the vault, so it is rewritten only when it changes.
     var persistedStatus: TokenStatus?
@@ -98,9 +98,12 @@ extension AccountConfiguration {
             pushedAuthorization: pushedAuthorization ?? .auto)
     }
 
+    /// True when the account names its endpoints itself (no discovery, nothing cached).
+    var hasManualEndpoints: Bool { endpoints.map { !$0.isEmpty } ?? false }
+
     /// Metadata from manually configured endpoints (providers without discovery).
     var manualMetadata: ProviderMetadata? {
-        guard let endpoints, !endpoints.isEmpty else { return nil }
+        guard hasManualEndpoints, let endpoints else { return nil }
         return ProviderMetadata(
             issuer: issuer, authorizationEndpoint: endpoints.authorization, tokenEndpoint: endpoints.token,
             jwksURI: endpoints.jwksURI, userinfoEndpoint: endpoints.userinfo, revocationEndpoint: endpoints.revocation,

@@ -60,7 +60,7 @@ extension TokenBroker {
         }
         var runtime = makeRuntime(
             stored, configuration: configuration.withoutSecret, secret: configuration.clientSecret.map { Secret($0) },
-            document: nil)
+            cached: nil)
         runtime.metadata = metadata
         accounts[key] = runtime
         if configuration.manualMetadata == nil { adopt(metadata, for: configuration) }

@@ -8,60 +8,37 @@ extension TokenBroker {
     /// Restores every account from the vault: tokens, status and schedules come back, and refreshes
     /// that fell due while the daemon was down start now.
     public func start() async {
-        let loaded: [(Account, TokenSet?, TokenStatus?, Secret?, CachedDocument?, String?)]
+        let stored: [StoredAccount]
         do {
-            loaded = try await worker.perform { vault in
-                try vault.batch { try vault.accounts().map { account in
-                    // Unreadable configuration: listed in error; its tokens stay stored, unread.
-                    guard case .success(let configuration) = account.configuration else {
-                        return (account, nil, nil, nil, nil, nil)
-                    }
-                    var problem: String?
-                    var tokens: TokenSet?
-                    do { tokens = try vault.loadTokens(accountID: account.id) } catch { problem = "\(error)" }
-                    var secret: Secret?
-                    do {
-                        secret = try vault.clientSecret(for: account)
-                    } catch {
-                        // Without its secret the account would refresh as a public client, be told
-                        // invalid_client and lose its refresh token: keep the tokens stored, unused.
-                        (tokens, problem) = (nil, "\(error)")
-                    }
-                    let metadata = configuration.metadataDocumentURL.flatMap {
-                        try? vault.providerMetadata(issuer: configuration.issuer, documentURL: $0)
-                    }
-                    return (account, tokens, try? vault.status(accountID: account.id), secret, metadata, problem)
-                } }
+            stored = try await worker.perform { vault in
+                var sources = ProviderSources()
+                return try vault.batch { try vault.accounts().map { StoredAccount.read($0, from: vault, sources: &sources) } }
             }
         } catch {
             logger.error("cannot read the accounts from the token store: \(error)")
             return
         }
-        // Accounts of one provider share its discovery document: decode each document once.
-        var decodedDocuments: [String: ProviderMetadata] = [:]
-        for (account, tokens, status, secret, document, problem) in loaded {
+        // One growth, not ten: each doubling rehashes every runtime so far (a few % of a 1,000-account start).
+        accounts.reserveCapacity(accounts.count + stored.count)
+        for item in stored {
+            let account = item.account
             let key = AccountKey(owner: account.ownerUID, name: account.name)
             guard case .success(let configuration) = account.configuration else {
                 restoreUnreadable(account)
                 continue
             }
-            if let problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
-            if let json = document?.json, decodedDocuments[json] == nil {
-                decodedDocuments[json] = CachedProviderMetadata.storedMetadata(json)
+            if let problem = item.problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
+            var runtime = makeRuntime(account, configuration: configuration, secret: item.secret, cached: item.metadata)
+            runtime.subject = item.status?.subject
+            runtime.persistedStatus = item.status
+            runtime.persistedTokens = item.tokens
+            runtime.machine.lastRefreshAt = item.status?.lastRefreshAt
+            if let code = item.status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
+                runtime.machine.lastError = WireError(code: code, message: item.status?.lastErrorMessage ?? "")
             }
-            var runtime = makeRuntime(
-                account, configuration: configuration, secret: secret, document: document,
-                decoded: document.flatMap { decodedDocuments[$0.json] })
-            runtime.subject = status?.subject
-            runtime.persistedStatus = status
-            runtime.persistedTokens = tokens
-            runtime.machine.lastRefreshAt = status?.lastRefreshAt
-            if let code = status?.lastErrorCode.flatMap(WireErrorCode.init(rawValue:)) {
-                runtime.machine.lastError = WireError(code: code, message: status?.lastErrorMessage ?? "")
-            }
-            if let problem { runtime.machine.lastError = Self.unreadable(account.name, problem) }
+            if let problem = item.problem { runtime.machine.lastError = Self.unreadable(account.name, problem) }
             accounts[key] = runtime
-            event(key) { machine, now in machine.restored(tokens, now: now) }
+            event(key) { machine, now in machine.restored(item.tokens, now: now) }
         }
         logger.info("broker started", ["accounts": String(accountCount)])
     }
@@ -127,21 +104,14 @@ extension TokenBroker {
         }
     }
 
-    /// `decoded`: `document` already decoded (start-up decodes each provider's document once).
+    /// `cached`: the account's discovery metadata from the vault's cache (`ProviderSources`);
+    /// metadata of manual endpoints is built here.
     func makeRuntime(
-        _ account: Account, configuration: AccountConfiguration, secret: Secret?,
-        document: CachedDocument?, decoded: ProviderMetadata? = nil
+        _ account: Account, configuration: AccountConfiguration, secret: Secret?, cached: CachedProviderMetadata?
     ) -> AccountRuntime {
-        var metadata: CachedProviderMetadata?
-        if let manual = configuration.manualMetadata {
-            metadata = CachedProviderMetadata(metadata: manual, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
-        } else if let document, let documentURL = configuration.metadataDocumentURL,
-            let decoded = decoded ?? CachedProviderMetadata.storedMetadata(document.json),
-            decoded.issuer == configuration.issuer
-        {
-            metadata = CachedProviderMetadata(
-                metadata: decoded, documentURL: documentURL, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
-        }
+        let metadata = configuration.manualMetadata.map {
+            CachedProviderMetadata(metadata: $0, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
+        } ?? cached
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
         let machine = AccountStateMachine(
             account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
@@ -149,4 +119,36 @@ extension TokenBroker {
         return AccountRuntime(
             id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata, machine: machine)
     }
+}
+
+/// What start-up reads from the vault for one account (on the vault's thread).
+struct StoredAccount: Sendable {
+    var account: Account
+    var tokens: TokenSet?
+    var status: TokenStatus?
+    var secret: Secret?
+    var metadata: CachedProviderMetadata?
+    /// Why the stored tokens cannot be used (they stay stored, unread).
+    var problem: String?
+
+    static func read(_ account: Account, from vault: Vault, sources: inout ProviderSources) -> StoredAccount {
+        var stored = StoredAccount(account: account)
+        // Unreadable configuration: listed in error; its tokens stay stored, unread.
+        guard case .success(let configuration) = account.configuration else { return stored }
+        do { stored.tokens = try vault.loadTokens(accountID: account.id) } catch { stored.problem = "\(error)" }
+        do {
+            stored.secret = try vault.clientSecret(for: account)
+        } catch {
+            // Without its secret the account would refresh as a public client, be told
+            // invalid_client and lose its refresh token: keep the tokens stored, unused.
+            (stored.tokens, stored.problem) = (nil, "\(error)")
+        }
+        stored.metadata = sources.cachedMetadata(for: configuration) { issuer, documentURL in
+            try? vault.providerMetadata(issuer: issuer, documentURL: documentURL)
+        }
+        stored.status = try? vault.status(accountID: account.id)
+        return stored
+    }
+
+    private init(account: Account) { self.account = account }
 }

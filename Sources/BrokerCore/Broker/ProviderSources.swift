@@ -1,0 +1,43 @@
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+
+/// Start-up's provider metadata for the restored accounts, looked up once per provider source
+/// instead of once per account: the discovery document URL (deriving it parses the issuer as a
+/// URL), the cached document (a vault read) and the metadata decoded from it. Accounts of one
+/// source get the same value. Measured with 1,000 accounts of one provider: the per-account
+/// look-ups were about a fifth of the start-up's CPU (docs/BENCHMARKS.md, "Daemon idle").
+struct ProviderSources {
+    /// What the document URL follows for an account without manual endpoints.
+    private struct Source: Hashable {
+        var issuer: String
+        var discoveryURL: String?
+    }
+
+    private var resolved: [Source: CachedProviderMetadata?] = [:]
+
+    /// The cached metadata of `configuration`'s discovery source; `read(issuer, documentURL)`
+    /// reads the vault's copy the first time a source is asked for. Nil for manual endpoints (the
+    /// runtime builds those), an issuer without a document URL, nothing cached, or a cached
+    /// document that does not decode or names another issuer.
+    mutating func cachedMetadata(
+        for configuration: AccountConfiguration, read: (_ issuer: String, _ documentURL: String) -> CachedDocument?
+    ) -> CachedProviderMetadata? {
+        guard !configuration.hasManualEndpoints else { return nil }
+        let source = Source(issuer: configuration.issuer, discoveryURL: configuration.discoveryURL)
+        if let known = resolved[source] { return known }
+        let metadata = Self.resolve(configuration, read: read)
+        resolved[source] = metadata
+        return metadata
+    }
+
+    private static func resolve(
+        _ configuration: AccountConfiguration, read: (String, String) -> CachedDocument?
+    ) -> CachedProviderMetadata? {
+        guard let documentURL = configuration.metadataDocumentURL, let document = read(configuration.issuer, documentURL),
+            let decoded = CachedProviderMetadata.storedMetadata(document.json), decoded.issuer == configuration.issuer
+        else { return nil }
+        return CachedProviderMetadata(
+            metadata: decoded, documentURL: documentURL, fetchedAt: Date(timeIntervalSince1970: document.fetchedAt))
+    }
+}

@@ -1,0 +1,58 @@
+@testable import BrokerCore
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+import Testing
+
+/// Start-up's metadata look-ups (`ProviderSources`): one vault read and one decode per provider
+/// source, shared by every account of that source; the same answers a per-account look-up gave.
+@Suite struct ProviderSourcesTests {
+    static func stored(_ metadata: ProviderMetadata, fetchedAt: Double) -> CachedDocument {
+        let json = CachedProviderMetadata(metadata: metadata, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: 0)).storedJSON
+        return CachedDocument(json: json ?? "", fetchedAt: fetchedAt)
+    }
+
+    static let document = stored(testMetadata(), fetchedAt: 1_700_000_000)
+
+    static func account(_ name: String, discoveryURL: String? = nil, endpoints: ManualEndpoints? = nil) -> AccountConfiguration {
+        AccountConfiguration(name: name, issuer: testIssuer, clientID: "cli", endpoints: endpoints, discoveryURL: discoveryURL)
+    }
+
+    @Test func accountsOfOneSourceReadTheVaultOnceAndShareTheMetadata() {
+        var sources = ProviderSources()
+        var reads: [[String]] = []
+        let found = (1...1000).map { number in
+            sources.cachedMetadata(for: Self.account("acct-\(number)")) { issuer, url in
+                reads.append([issuer, url])
+                return Self.document
+            }
+        }
+        #expect(reads == [[testIssuer, testIssuer + "/.well-known/openid-configuration"]])
+        #expect(Set(found.map { $0?.metadata.issuer }) == [testIssuer])
+        #expect(found.allSatisfy { $0?.documentURL == testIssuer + "/.well-known/openid-configuration" })
+        #expect(found.first??.fetchedAt == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test func anotherDiscoveryURLIsAnotherSource() {
+        var sources = ProviderSources()
+        var reads: [String] = []
+        for url in [nil, "https://shop.example/.well-known/openid-configuration", nil] {
+            _ = sources.cachedMetadata(for: Self.account("a", discoveryURL: url)) { _, documentURL in
+                reads.append(documentURL)
+                return nil
+            }
+        }
+        #expect(reads == [testIssuer + "/.well-known/openid-configuration", "https://shop.example/.well-known/openid-configuration"])
+    }
+
+    @Test func manualEndpointsAndForeignOrUnreadableDocumentsGiveNothing() {
+        var sources = ProviderSources()
+        let manual = Self.account("gh", endpoints: ManualEndpoints(authorization: testIssuer + "/a", token: testIssuer + "/t"))
+        #expect(sources.cachedMetadata(for: manual) { _, _ in Issue.record("manual endpoints read nothing"); return nil } == nil)
+        let foreign = Self.stored(testMetadata(issuer: "https://other.example"), fetchedAt: 1)
+        var other = ProviderSources()
+        #expect(other.cachedMetadata(for: Self.account("a")) { _, _ in foreign } == nil)
+        var garbled = ProviderSources()
+        #expect(garbled.cachedMetadata(for: Self.account("a")) { _, _ in CachedDocument(json: "{", fetchedAt: 1) } == nil)
+    }
+}
