@@ -51,13 +51,18 @@ struct RequestKind: HTTPMessageKind {
     static func startLineTooLong(limit: Int) -> HTTPError { .startLineTooLong(limit: limit) }
 
     mutating func parseStartLine(_ line: ArraySlice<UInt8>) throws(HTTPError) {
-        let parts = line.split(separator: HTTPSyntax.space, maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformed("request line is not 'METHOD target HTTP/1.1'") }
-        guard HTTPSyntax.isToken(parts[0]) else { throw .malformed("invalid method") }
-        try Self.checkTarget(parts[1])
-        version = try HTTPVersionSyntax.parse(parts[2])
-        method = HTTPSyntax.string(parts[0])
-        target = HTTPSyntax.string(parts[1])
+        // Exactly two single spaces: found by index, not split into an array (once per request).
+        guard let firstSpace = line.firstIndex(of: HTTPSyntax.space),
+            let secondSpace = line[(firstSpace + 1)...].firstIndex(of: HTTPSyntax.space),
+            !line[(secondSpace + 1)...].contains(HTTPSyntax.space)
+        else { throw .malformed("request line is not 'METHOD target HTTP/1.1'") }
+        let methodBytes = line[..<firstSpace]
+        let targetBytes = line[(firstSpace + 1)..<secondSpace]
+        guard HTTPSyntax.isToken(methodBytes) else { throw .malformed("invalid method") }
+        try Self.checkTarget(targetBytes)
+        version = try HTTPVersionSyntax.parse(line[(secondSpace + 1)...])
+        method = HTTPSyntax.string(methodBytes)
+        target = HTTPSyntax.string(targetBytes)
     }
 
     /// Origin-form ("/path?query") or "*" only: this is an origin server, not a proxy.
@@ -83,8 +88,8 @@ struct RequestKind: HTTPMessageKind {
 /// HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3).
 enum HTTPVersionSyntax {
     static func parse(_ bytes: ArraySlice<UInt8>) throws(HTTPError) -> HTTPVersion {
-        let prefix: [UInt8] = Array("HTTP/".utf8)
-        guard bytes.count == 8, bytes.prefix(5).elementsEqual(prefix),
+        // Compared with the literal's bytes in place: an array of them cost an allocation per request.
+        guard bytes.count == 8, bytes.prefix(5).elementsEqual("HTTP/".utf8),
             bytes[bytes.startIndex + 6] == UInt8(ascii: "."),
             let major = digit(bytes[bytes.startIndex + 5]), let minor = digit(bytes[bytes.startIndex + 7])
         else { throw .malformed("invalid HTTP version") }

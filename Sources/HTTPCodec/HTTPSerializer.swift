@@ -18,7 +18,12 @@ extension HTTPResponse {
         let bodyAllowed = status >= 200 && status != 204 && status != 304
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128 + headers.fields.count * 40 + (includeBody ? body.count : 0))
-        bytes.append(contentsOf: "HTTP/1.1 \(status) \(reason)\r\n".utf8)
+        // Appended piece by piece: string interpolation here cost a temporary String per response.
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        bytes.append(contentsOf: String(status).utf8)
+        bytes.append(HTTPSyntax.space)
+        bytes.append(contentsOf: reason.utf8)
+        bytes.append(contentsOf: HTTPWire.crlf)
         try HTTPWire.appendFields(headers, to: &bytes)
         if bodyAllowed { HTTPWire.appendField("Content-Length", String(body.count), to: &bytes) }
         if !keepAlive { HTTPWire.appendField("Connection", "close", to: &bytes) }

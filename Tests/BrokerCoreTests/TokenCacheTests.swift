@@ -28,3 +28,22 @@ import Testing
         #expect(cache.hits.load(ordering: .relaxed) == 1)
     }
 }
+
+/// The lock behind the token cache and the caller policies: readers share it, a writer excludes
+/// everyone (a lost update or a torn read would show here).
+@Suite struct ReadMostlyLockTests {
+    @Test func writersExcludeEachOtherAndReadersSeeWholeValues() async {
+        struct Pair: Sendable { var a = 0, b = "0" }
+        let lock = ReadMostlyLock(Pair())
+        let (writers, increments) = (4, 5_000)
+        let torn = await APIRouterHotPathTests.onThreads(writers * 2) { index in
+            if index < writers {
+                for _ in 0..<increments { lock.write { $0.a += 1; $0.b = String($0.a) } }
+                return 0
+            }
+            return (0..<increments).count { _ in lock.read { String($0.a) != $0.b } }
+        }
+        #expect(lock.read { $0.a } == writers * increments, "lost updates")
+        #expect(torn.allSatisfy { $0 == 0 }, "a reader saw a half-written value")
+    }
+}

@@ -87,6 +87,18 @@ import Testing
         }
     }
 
+    /// Matching splits at most seven parts: longer paths (however long) and empty segments are no route.
+    @Test func pathsLongerThanAnyRouteAreUnknown() throws {
+        #expect(try APIRoute.match("/v1/accounts/work/token/rejected") == .tokenRejected("work"))
+        for path in [
+            "/v1/accounts/work/token/rejected/x", "/v1/accounts/work/token/rejected/", "/v1/accounts/work/token/",
+            "//v1/ping", "/v1//ping", "v1/ping", "/", "", String(repeating: "/v1", count: 1_000),
+            "/v1/accounts/work/token/rejected" + String(repeating: "/x", count: 500),
+        ] {
+            #expect(throws: APIRoute.Mismatch.unknown, "\(path.prefix(60))") { try APIRoute.match(path[...]) }
+        }
+    }
+
     @Test func methodsOfAPathComeInAllowHeaderOrder() {
         #expect(APIRoute.accounts.allowedMethods == ["GET", "POST"])
         #expect(APIRoute.account("a").allowedMethods == ["GET", "PUT", "DELETE"])

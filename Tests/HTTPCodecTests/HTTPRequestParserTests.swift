@@ -233,3 +233,31 @@ func malformedRequestsAre400(_ text: String) {
     #expect(parseError(text) == .malformed("chunk-size line too long"))
     #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;a=\"b\"\r\na\r\n0\r\n\r\n") == nil)
 }
+
+/// The request line is cut at its two spaces by index (no split): exactly three parts, each
+/// checked as before.
+@Test(arguments: [
+    "GET / HTTP/1.1 extra\r\n\r\n", "GET /\r\n\r\n", " / HTTP/1.1\r\n\r\n", "GET  HTTP/1.1\r\n\r\n",
+    "GET / \r\n\r\n", "GET /  HTTP/1.1\r\n\r\n", "GET\t/ HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\t\r\n\r\n",
+])
+func requestLinesWithoutExactlyTwoSpacesAre400(_ text: String) {
+    #expect(parseError(text)?.status == 400, "\(text.debugDescription)")
+}
+
+@Test func requestLinePartsAreKeptWhole() throws {
+    let request = try #require(try parseAll("PATCH /v1/accounts/work?x=a/b HTTP/1.0\r\n\r\n").get().first)
+    #expect(request.method == "PATCH")
+    #expect(request.target == "/v1/accounts/work?x=a/b")
+    #expect(request.version == .http10)
+}
+
+/// `path` and `query` are cut at the first `?` of the target's bytes.
+@Test(arguments: [
+    ("/v1/accounts/work/token", "/v1/accounts/work/token", nil), ("/a?", "/a", ""), ("/a?b", "/a", "b"),
+    ("/a?b?c=d", "/a", "b?c=d"), ("/?", "/", ""), ("*", "*", nil),
+] as [(String, String, String?)])
+func pathAndQueryAreSplitAtTheFirstQuestionMark(_ target: String, _ path: String, _ query: String?) {
+    let request = HTTPRequest(method: "GET", target: target)
+    #expect(request.path == path)
+    #expect(request.query.map(String.init) == query)
+}

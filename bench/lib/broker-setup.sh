@@ -2,6 +2,8 @@
 # does), starts mock-oidc-provider and authbrokerd in a temporary directory with its own XDG
 # directories, and signs in account "bench" (the script plays the browser). Cleans up on exit.
 # Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon(), seed_accounts().
+# AUTHBROKERD=PATH runs that daemon binary instead of this build's (a saved "before" build, so two
+# binaries can be compared in consecutive runs of the same script).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/authbroker-bench.XXXXXX")
@@ -32,7 +34,7 @@ start_mock() {
 }
 
 start_daemon() {
-    "$bin/authbrokerd" --socket "$socket" "$@" >>"$work/daemon.log" 2>&1 &
+    "${AUTHBROKERD:-$bin/authbrokerd}" --socket "$socket" "$@" >>"$work/daemon.log" 2>&1 &
     daemon_pid=$!
     pids+=($daemon_pid)
     for _ in $(seq 200); do authctl ping >/dev/null 2>&1 && return; sleep 0.01; done

@@ -289,18 +289,19 @@ public struct APIRouter: HTTPHandler {
         _ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, caller: ProcessIdentity?, request: HTTPRequest
     ) -> HTTPResponse {
         audit("token", account: account, peer: peer, caller: caller)
-        var response: HTTPResponse
+        // A bearer token must not be kept by any cache on the way: `no-store` on either answer.
         if Self.wantsPlainText(request) {
-            response = HTTPResponse(
-                status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
-                body: Array((grant.accessToken + "\n").utf8))
-        } else {
-            response = (try? Self.json(.token(account: account.name), grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
+            var body = Array(grant.accessToken.utf8)
+            body.append(UInt8(ascii: "\n"))
+            return HTTPResponse(status: 200, headers: Self.plainTokenHeaders, body: body)
         }
-        // A bearer token must not be kept by any cache on the way.
+        var response = (try? Self.json(.token(account: account.name), grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
     }
+
+    /// The plain-text token answer's fields, built once rather than per token.
+    static let plainTokenHeaders = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")])
 
     /// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
@@ -313,20 +314,27 @@ public struct APIRouter: HTTPHandler {
     ) {
         let identity = caller ?? process(peer.pid)
         // `request` (a proof's method and origin) goes right after the account, as docs/api.md shows.
-        logger.with(["account": account.name]).with(request).with(identity.via.map { ["via": $0] } ?? [:]).info(
-            "audit: \(kind)",
-            [
-                "pid": String(peer.pid), "uid": String(peer.uid), "exe": identity.executable, "comm": identity.command,
-                "start": identity.startTime, "socket": configuration.scope.auditName, "owner": String(account.owner),
-            ])
+        logger.info(AuditLine.format(
+            kind, account: account, request: request, identity: identity, peer: peer, socket: configuration.scope.auditName))
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).
+    /// Read from the header's UTF-8 bytes, with no split or lowercased copy (once per token served).
     static func wantsPlainText(_ request: HTTPRequest) -> Bool {
         guard let accept = request.headers["Accept"] else { return false }
-        let first = accept.split(separator: ",").first ?? ""
-        let media = (first.split(separator: ";").first ?? "").trimmingSpaces().lowercased()
-        return media == "text/plain"
+        let bytes = accept.utf8
+        let end = bytes.firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") } ?? bytes.endIndex
+        let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes[..<end].firstIndex(where: { !blank($0) }),
+            let last = bytes[..<end].lastIndex(where: { !blank($0) })
+        else { return false }
+        let media = bytes[first...last]
+        let plain = "text/plain".utf8
+        // ASCII case folding: a media type is a token (RFC 9110 §8.3.1); "TEXT/Plain" matches.
+        return media.count == plain.count
+            && zip(media, plain).allSatisfy { byte, expected in
+                byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
+            }
     }
 }
 

@@ -1,5 +1,4 @@
 import BrokerProtocol
-import Synchronization
 
 /// Which local programs may receive an account's tokens (`--allow-exe`) and whether each new one
 /// must be approved first (`--confirm`), decided by the router before a token or ID token is
@@ -113,13 +112,14 @@ public struct CallerPolicy: Sendable, Equatable {
 /// The daemon's current caller policies, per account: written by the `TokenBroker` actor whenever
 /// an account is loaded, added, updated or removed; read on the connection threads (one lock).
 final class CallerPolicyTable: Sendable {
-    private let policies = Mutex<[AccountKey: CallerPolicy]>([:])
+    /// Read-shared: looked up for every token request (`ReadMostlyLock`).
+    private let policies = ReadMostlyLock<[AccountKey: CallerPolicy]>([:])
 
     func policy(for account: AccountKey) -> CallerPolicy? {
-        policies.withLock { $0[account] }
+        policies.read { $0[account] }
     }
 
     func set(_ policy: CallerPolicy?, account: AccountKey) {
-        policies.withLock { $0[account] = policy }
+        policies.write { $0[account] = policy }
     }
 }

@@ -19,7 +19,8 @@ final class TokenCache: Sendable {
     }
 
     /// Keyed by owner and name, so a caller can only ever hit its own account's entry.
-    private let entries = Mutex<[AccountKey: Entry]>([:])
+    /// Read-shared: every token served reads it (`ReadMostlyLock` says why not a Mutex).
+    private let entries = ReadMostlyLock<[AccountKey: Entry]>([:])
     /// Tokens handed out from the cache (for `authbroker_tokens_served_total`).
     let hits = Atomic<Int>(0)
 
@@ -31,7 +32,7 @@ final class TokenCache: Sendable {
     /// The entry for `account` when it may be served at `now` without network (counted as a
     /// served token), else nil. The DPoP proof fast path signs with its tokens' key.
     func servable(account: AccountKey, now: Double) -> Entry? {
-        let found = entries.withLock { entries -> Entry? in
+        let found = entries.read { entries -> Entry? in
             guard let entry = entries[account], now < entry.serveUntil else { return nil }
             return entry
         }
@@ -41,10 +42,10 @@ final class TokenCache: Sendable {
     }
 
     func set(_ entry: Entry?, account: AccountKey) {
-        entries.withLock { $0[account] = entry }
+        entries.write { $0[account] = entry }
     }
 
     func removeAll() {
-        entries.withLock { $0.removeAll() }
+        entries.write { $0.removeAll() }
     }
 }

@@ -53,8 +53,11 @@ struct HTTPConnection: Sendable {
         var firstRequestBy: ContinuousClock.Instant?
         var requestStarted: ContinuousClock.Instant?
 
+        /// Plain optionals, no array: this runs before every receive.
         func earliest(requestDeadline: Duration) -> ContinuousClock.Instant? {
-            [firstRequestBy, requestStarted.map { $0 + requestDeadline }].compactMap { $0 }.min()
+            guard let started = requestStarted.map({ $0 + requestDeadline }) else { return firstRequestBy }
+            guard let firstRequestBy else { return started }
+            return min(firstRequestBy, started)
         }
     }
 
@@ -71,16 +74,24 @@ struct HTTPConnection: Sendable {
         } else {
             guard server.markIdle(state) else { return false }
         }
+        var count: Int
         if let deadline = deadlines.earliest(requestDeadline: configuration.requestDeadline) {
             let timeout = min(partial ? configuration.readTimeout : configuration.idleTimeout, deadline - .now)
             guard timeout > .zero else { return partial ? timeOut() : false }
-            switch Socket.waitReadable(fd, timeout: timeout) {
-            case .readable: break
-            case .timedOut: return partial ? timeOut() : false
-            case .failed: return false
+            // A client sends its request right after connecting (authctl does), so the bytes are
+            // usually there already: try without waiting, and poll only when nothing came yet.
+            count = Socket.receive(fd, into: &buffer, waiting: false)
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                switch Socket.waitReadable(fd, timeout: timeout) {
+                case .readable: break
+                case .timedOut: return partial ? timeOut() : false
+                case .failed: return false
+                }
+                count = Socket.receive(fd, into: &buffer)
             }
+        } else {
+            count = Socket.receive(fd, into: &buffer)  // idle: EAGAIN after idleTimeout, just close
         }
-        let count = Socket.receive(fd, into: &buffer)  // idle: EAGAIN after idleTimeout, just close
         // End of stream or error: a half-sent request cannot be answered usefully.
         guard count > 0 else { return false }
         if !partial {

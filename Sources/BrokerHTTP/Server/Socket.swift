@@ -85,10 +85,12 @@ enum Socket {
         return ready > 0 ? .readable : ready == 0 ? .timedOut : .failed
     }
 
-    /// Receives into `buffer`: the count, 0 at end of stream, -1 on error.
-    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Int {
-        buffer.withUnsafeMutableBytes { raw in
-            SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, 0) }
+    /// Receives into `buffer`: the count, 0 at end of stream, -1 on error (`errno` EAGAIN when
+    /// not `waiting` and nothing is there yet).
+    static func receive(_ fd: Int32, into buffer: inout [UInt8], waiting: Bool = true) -> Int {
+        let flags = waiting ? Int32(0) : Int32(MSG_DONTWAIT)
+        return buffer.withUnsafeMutableBytes { raw in
+            SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, flags) }
         }
     }
 

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A value read on every request by many threads and written rarely (the token cache, the caller
+/// policies), behind a `pthread_rwlock_t`: readers share the lock, so they never wait for each
+/// other, only for a writer.
+///
+/// Why not `Mutex`: on Linux it is a priority-inheritance futex, and with 16 connection threads
+/// on 2 cores a reader preempted while holding it made the others spin and then sleep in the
+/// kernel (`_lockSlow` was 2.7 % of the daemon's CPU in the 16-client profile, docs/BENCHMARKS.md,
+/// "Token route"). Readers here only copy a small value out.
+///
+/// `@unchecked Sendable`: the value is only touched inside `read` (shared lock held) and `write`
+/// (exclusive lock held), and the lock lives at a fixed heap address for the object's life.
+final class ReadMostlyLock<Value: Sendable>: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Runs `body` with the lock shared with other readers. `body` must not write elsewhere
+    /// through the lock (a reader that takes the write lock deadlocks).
+    func read<Result>(_ body: (Value) -> Result) -> Result {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return body(value)
+    }
+
+    /// Runs `body` with the lock held exclusively.
+    func write<Result>(_ body: (inout Value) -> Result) -> Result {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return body(&value)
+    }
+}
