@@ -5,7 +5,7 @@ public enum SHA256 {
     public static let byteCount = 32
 
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
-        EVPDigest.hash(data, algorithm: EVP_sha256(), byteCount: byteCount)
+        EVPDigest.hash(data, algorithm: EVPDigest.sha256, byteCount: byteCount)
     }
 }
 
@@ -14,7 +14,7 @@ public enum SHA384 {
     public static let byteCount = 48
 
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
-        EVPDigest.hash(data, algorithm: EVP_sha384(), byteCount: byteCount)
+        EVPDigest.hash(data, algorithm: EVPDigest.sha384, byteCount: byteCount)
     }
 }
 
@@ -23,13 +23,23 @@ public enum SHA512 {
     public static let byteCount = 64
 
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
-        EVPDigest.hash(data, algorithm: EVP_sha512(), byteCount: byteCount)
+        EVPDigest.hash(data, algorithm: EVPDigest.sha512, byteCount: byteCount)
     }
 }
 
 /// One-shot `EVP_Digest` shared by the SHA-2 functions.
 private enum EVPDigest {
+    // Fetched once: `EVP_sha256()` makes OpenSSL 3 fetch the algorithm from the provider store
+    // on every digest, two thirds of hashing a DPoP proof's access token (docs/BENCHMARKS.md,
+    // "DPoP proofs"). A fetched EVP_MD is immutable and may be used by many threads at once; it
+    // lives as long as the process. A failed fetch (no default provider) stops the process at
+    // the first digest, as a failed EVP_Digest does.
+    nonisolated(unsafe) static let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+    nonisolated(unsafe) static let sha384 = EVP_MD_fetch(nil, "SHA384", nil)
+    nonisolated(unsafe) static let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+
     static func hash(_ data: some Collection<UInt8>, algorithm: OpaquePointer?, byteCount: Int) -> [UInt8] {
+        precondition(algorithm != nil, "OpenSSL has no SHA-2 digest: \(OpenSSLErrorQueue.drain())")
         var digest = [UInt8](repeating: 0, count: byteCount)
         var written: UInt32 = 0
         let input = Array(data)
