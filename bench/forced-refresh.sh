@@ -102,6 +102,8 @@ print("| **socket: broker-added = forced − provider, per round** | %s |" % sta
 if commits_socket:
     print("| of which the commit (`commit_ms`) | %s |" % stats(commits_socket))
     print("| **socket: broker-added − commit, per round** | %s |" % stats([f - p - c for f, p, c in zip(forced_socket, provider_socket, commits_socket)]))
+    print("| socket: broker-added − commit − the cached call − the mock's HTTP layer, per round (the refresh machinery's own share) | %s |"
+          % stats([f - p - c - q - m for f, p, c, q, m in zip(forced_socket, provider_socket, commits_socket, plain_socket, mock_trips)]))
     print("| authctl's refreshes: `commit_ms` | %s |" % stats(commits_cli))
 else:
     print("| `commit_ms` (%d lines, not one per refresh) | %s |" % (len(commits), stats(commits)))
