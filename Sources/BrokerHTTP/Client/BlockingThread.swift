@@ -32,7 +32,8 @@ public enum BlockingThread {
         return true
     }
 
-    /// Runs `body` on one of `threads` (a parked thread, else a new one) and awaits its result. If
+    /// Runs `body` on one of `threads` (a parked thread, else a new one; Dispatch's pool, not the
+    /// cooperative one, if the system refuses a thread) and awaits its result. If
     /// the thread has not finished `grace` after `deadline` (a getaddrinfo that ignores our
     /// deadline), the caller gets `onOverrun` instead and the thread's late result is dropped.
     static func run<Value: Sendable>(
