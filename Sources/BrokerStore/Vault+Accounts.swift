@@ -84,6 +84,16 @@ extension Vault {
         return found
     }
 
+    /// Throws `unknownAccountID` unless the account exists. Token and status writes check only
+    /// that: decoding the configuration document there (what `account(id:)` does) cost every
+    /// refresh a JSON decode between the provider's answer and the commit (docs/BENCHMARKS.md,
+    /// "Forced refresh"), and a rotated refresh token must be stored even when that document
+    /// cannot be read.
+    func requireAccount(id: Int64) throws(StoreError) {
+        let found = try connection.query("SELECT 1 FROM accounts WHERE id = ?", [.integer(id)]) { $0.int64(0) }
+        guard !found.isEmpty else { throw StoreError.unknownAccountID(id) }
+    }
+
     /// The account's client secret, or nil for a public client. `cannotDecrypt` if it was tampered with.
     public func clientSecret(for account: Account) throws -> Secret? {
         let sealed = try connection.query("SELECT client_secret FROM accounts WHERE id = ?", [.integer(account.id)]) {

@@ -10,7 +10,7 @@ extension Vault {
     /// a refresh token the provider did not rotate, pass the old one. Clears the last error.
     public func saveTokens(_ tokens: TokenSet, accountID: Int64) throws {
         try connection.transaction {
-            _ = try account(id: accountID)
+            try requireAccount(id: accountID)
             let access = try seal(tokens.accessToken, accountID: accountID, field: .accessToken)
             let refresh = try tokens.refreshToken.map { try seal($0, accountID: accountID, field: .refreshToken) }
             let id = try tokens.idToken.map { try seal($0, accountID: accountID, field: .idToken) }
@@ -90,7 +90,7 @@ extension Vault {
     /// Replaces the status fields (tokens untouched; creates a token-less row if needed).
     public func updateStatus(_ status: TokenStatus, accountID: Int64) throws {
         try connection.transaction {
-            _ = try account(id: accountID)
+            try requireAccount(id: accountID)
             try connection.run(
                 """
                 INSERT INTO tokens (account_id, last_refresh_at, last_error_code, last_error_message, subject)

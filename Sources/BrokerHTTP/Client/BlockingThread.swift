@@ -32,12 +32,14 @@ public enum BlockingThread {
         return true
     }
 
-    /// Runs `body` on a dedicated thread and awaits its result. If the thread has not finished
-    /// `grace` after `deadline` (a getaddrinfo that ignores our deadline), the caller gets
-    /// `onOverrun` instead and the thread's late result is dropped.
+    /// Runs `body` on one of `threads` (a parked thread, else a new one; Dispatch's pool, not the
+    /// cooperative one, if the system refuses a thread) and awaits its result. If
+    /// the thread has not finished `grace` after `deadline` (a getaddrinfo that ignores our
+    /// deadline), the caller gets `onOverrun` instead and the thread's late result is dropped.
     static func run<Value: Sendable>(
         deadline: Deadline,
         onOverrun: HTTPClientError,
+        on threads: ConnectionThreadPool,
         _ body: @escaping @Sendable () -> Result<Value, HTTPClientError>
     ) async -> Result<Value, HTTPClientError> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, HTTPClientError>, Never>) in
@@ -47,13 +49,9 @@ public enum BlockingThread {
                 try? await Task.sleep(for: .milliseconds(waitMilliseconds))
                 if !Task.isCancelled { once.resume(.failure(onOverrun)) }
             }
-            let started = start {
+            threads.run {
                 once.resume(body())
                 watchdog.cancel()
-            }
-            if !started {
-                watchdog.cancel()
-                once.resume(.failure(.connectFailure(host: "-", port: 0, reason: "cannot start an I/O thread; the system is out of threads")))
             }
         }
     }

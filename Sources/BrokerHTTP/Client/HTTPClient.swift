@@ -3,14 +3,18 @@
 /// to loopback hosts; CONNECT proxies; connect and total timeouts; a response size cap;
 /// keep-alive reuse; redirects returned to the caller, never followed.
 ///
-/// All blocking work runs on a dedicated thread per request, never on the Swift cooperative
-/// pool. A request is sent at most once unless it is a GET or HEAD that failed on a reused
+/// All blocking work runs on a thread of the client's own (parked between requests), never on
+/// the Swift cooperative pool. A request is sent at most once unless it is a GET or HEAD that failed on a reused
 /// connection before any response byte arrived (the server had closed the idle connection):
 /// a POST carrying an authorization code is never sent twice.
 public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
     private let tlsContext: LazyTLSContext
     private let pool: ConnectionPool
+    /// The threads requests block on. Parked between requests, so a refresh (and the discovery
+    /// and JWKS fetches beside it) does not pay a thread start and an 8 MiB stack's release at
+    /// exit on the way to its answer (docs/BENCHMARKS.md, "Forced refresh").
+    let threads = ConnectionThreadPool(maximumParked: 4, parkedTimeout: .seconds(10))
 
     /// Cheap unless `configuration.caFile` is set: that file is loaded (with the system trust
     /// store) at once, so a wrong path fails here — at daemon start or SIGHUP — not at the first
@@ -21,12 +25,14 @@ public final class HTTPClient: HTTPTransport {
         pool = ConnectionPool(maxIdlePerKey: configuration.maxIdleConnectionsPerHost, idleTimeout: configuration.idleTimeout)
     }
 
+    deinit { threads.close() }  // parked threads exit now, not after their timeout
+
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
         let url = try ClientURL(request.url)
         let deadline = Deadline.after(
             configuration.totalTimeout,
             what: "no complete response from \(url.authority) within the total timeout of \(configuration.totalTimeout); try again later or raise the timeout")
-        let result = await BlockingThread.run(deadline: deadline, onOverrun: deadline.timeoutError) { [self] in
+        let result = await BlockingThread.run(deadline: deadline, onOverrun: deadline.timeoutError, on: threads) { [self] in
             Result { () throws(HTTPClientError) in try perform(request, to: url, deadline: deadline) }
         }
         return try result.get()
