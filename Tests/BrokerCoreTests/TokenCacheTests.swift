@@ -2,7 +2,11 @@
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
+import Synchronization
 import Testing
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The fast path's snapshot holds the access token as a `Secret` (docs/security.md, "Secrets in
 /// memory"): nothing that prints or reflects a cached entry shows the token; a hit reveals it.
@@ -45,5 +49,29 @@ import Testing
         }
         #expect(lock.read { $0.a } == writers * increments, "lost updates")
         #expect(torn.allSatisfy { $0 == 0 }, "a reader saw a half-written value")
+    }
+
+    /// A logout or refresh must not wait behind token requests: with readers always holding the
+    /// lock (each 2 ms, three overlapping), a writer still gets in — glibc's default rwlock lets
+    /// such readers hold it off until they stop, here the 10 s bound.
+    @Test func aWriterIsNotHeldOffByOverlappingReaders() async {
+        let lock = ReadMostlyLock(0)
+        let written = Atomic<Bool>(false)
+        let deadline = ContinuousClock.now + .seconds(10)
+        let results = await APIRouterHotPathTests.onThreads(4) { index in
+            guard index == 0 else {
+                usleep(UInt32(index) * 700)  // staggered, so some reader always holds the lock
+                while !written.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                    lock.read { _ in usleep(2_000) }
+                }
+                return true
+            }
+            usleep(50_000)
+            lock.write { $0 += 1 }
+            written.store(true, ordering: .releasing)
+            return ContinuousClock.now < deadline
+        }
+        #expect(results[0], "the writer waited until the readers stopped")
+        #expect(lock.read { $0 } == 1)
     }
 }

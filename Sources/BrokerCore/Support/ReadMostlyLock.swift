@@ -20,7 +20,14 @@ final class ReadMostlyLock<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) {
         self.value = value
         lock.initialize(to: pthread_rwlock_t())
-        pthread_rwlock_init(lock, nil)
+        // Writers first: glibc's default lets a steady stream of overlapping readers hold a writer
+        // off indefinitely, and the writers here are logout, a refresh and a policy change —
+        // a logout must not wait behind the token requests it is meant to stop.
+        var attributes = pthread_rwlockattr_t()
+        pthread_rwlockattr_init(&attributes)
+        pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+        pthread_rwlock_init(lock, &attributes)
+        pthread_rwlockattr_destroy(&attributes)
     }
 
     deinit {
