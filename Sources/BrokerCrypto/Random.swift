@@ -6,8 +6,8 @@ import Glibc
 /// Why not OpenSSL's DRBG (`RAND_bytes`): it is seeded from the same source, and it cost ≈ 3× a
 /// getrandom call per draw — a tenth of a DPoP proof's CPU for its 16-byte `jti`
 /// (docs/BENCHMARKS.md, "DPoP proofs"). getrandom blocks only until the kernel's pool is
-/// initialised at boot, and never returns fewer than 256 bytes short of a signal; the loop covers
-/// both longer draws and interruptions.
+/// initialised at boot; a draw of up to 256 bytes is filled by one call, a longer one may come
+/// back short or be interrupted by a signal, which the loop covers.
 public enum Random {
     public static func bytes(_ count: Int) throws -> [UInt8] {
         precondition(count >= 0, "negative byte count")
@@ -18,7 +18,10 @@ public enum Random {
             let result = buffer.withUnsafeMutableBytes { raw in getrandom(raw.baseAddress! + filled, count - filled, 0) }
             if result > 0 {
                 filled += result
-            } else if result < 0, errno != EINTR {
+            } else if result < 0 && errno == EINTR {
+                continue
+            } else {
+                // Never 0 for a non-empty buffer; treated as a failure rather than looped on.
                 throw CryptoError.invalidParameters("getrandom failed: \(String(cString: strerror(errno)))")
             }
         }
