@@ -35,8 +35,9 @@ final class ReadMostlyLock<Value: Sendable>: @unchecked Sendable {
         lock.deallocate()
     }
 
-    /// Runs `body` with the lock shared with other readers. `body` must not write elsewhere
-    /// through the lock (a reader that takes the write lock deadlocks).
+    /// Runs `body` with the lock shared with other readers. `body` must not take this lock again,
+    /// to read or to write: a nested write deadlocks, and so does a nested read once a writer
+    /// waits (writers are preferred).
     func read<Result>(_ body: (Value) -> Result) -> Result {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
