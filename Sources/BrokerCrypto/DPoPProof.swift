@@ -28,6 +28,16 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     public init(
         key: ECSigningKey, method: String, url: String, issuedAt: Int, nonce: String? = nil, accessToken: Secret? = nil
     ) throws(DPoPError) {
+        try self.init(
+            key: key, method: method, url: url, issuedAt: issuedAt, nonce: nonce,
+            accessTokenHash: accessToken.map(Self.accessTokenHash))
+    }
+
+    /// The same with `ath` already computed (`accessTokenHash`): the daemon keeps it with the
+    /// cached access token rather than hashing the token again for every proof.
+    public init(
+        key: ECSigningKey, method: String, url: String, issuedAt: Int, nonce: String?, accessTokenHash: String?
+    ) throws(DPoPError) {
         guard Self.isToken(method) else { throw .invalidMethod }
         if let nonce, !Self.isNonce(nonce) { throw .invalidNonce }
         htm = method
@@ -35,7 +45,7 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
         self.issuedAt = issuedAt
         do {
             jti = try Random.base64URL(byteCount: Self.jtiByteCount)
-            let claims = Self.claimsJSON(jti: jti, htm: htm, htu: htu, iat: issuedAt, nonce: nonce, ath: accessToken.map(Self.accessTokenHash))
+            let claims = Self.claimsJSON(jti: jti, htm: htm, htu: htu, iat: issuedAt, nonce: nonce, ath: accessTokenHash)
             let input = key.dpopHeaderSegment + "." + Base64URL.encode(Array(claims.utf8))
             compact = input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
         } catch let error as CryptoError {
@@ -61,7 +71,15 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     static func isToken(_ method: String) -> Bool {
         let bytes = method.utf8
         return (1...maximumMethodLength).contains(bytes.count)
-            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !Array("\"(),/:;<=>?@[\\]{}".utf8).contains($0) }
+            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !isDelimiter($0) }
+    }
+
+    /// RFC 9110 §5.6.2's delimiters `"(),/:;<=>?@[\]{}`, tested without building a set per byte.
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x28, 0x29, 0x2C, 0x2F, 0x3A...0x40, 0x5B...0x5D, 0x7B, 0x7D: true
+        default: false
+        }
     }
 
     public var description: String {

@@ -27,6 +27,30 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
         (scope, resource, audience) = (fields["scope"], fields["resource"], fields["audience"])
     }
 
+    /// The request read straight from a parsed body of the usual shape — an object whose members
+    /// are all among the six names and strings — without the generic `Decoder` (a proof's hot
+    /// path, docs/BENCHMARKS.md); nil for anything else, which the caller then decodes generically
+    /// (to the same value, or to its error message). `DPoPProofRequestPlainJSONTests` holds the two
+    /// to the same results.
+    public init?(plainJSON json: JSONValue) {
+        guard case .object(let members) = json, members.count <= 6, case .string(let method)? = members["method"],
+            case .string(let url)? = members["url"]
+        else { return nil }
+        (self.method, self.url) = (method, url)
+        (nonce, scope, resource, audience) = (nil, nil, nil, nil)
+        for (name, value) in members {
+            guard case .string(let text) = value else { return nil }
+            switch name {
+            case "method", "url": break
+            case "nonce": nonce = text
+            case "scope": scope = text
+            case "resource": resource = text
+            case "audience": audience = text
+            default: return nil
+            }
+        }
+    }
+
     /// The narrowed token the proof is asked with (`.none` for the account's own).
     public func narrowing() throws(NarrowingError) -> TokenNarrowing {
         try TokenNarrowing(scope: scope, resource: resource, audience: audience)

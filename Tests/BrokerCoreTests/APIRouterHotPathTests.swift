@@ -1,5 +1,6 @@
 @testable import BrokerCore
 import BrokerHTTP
+import BrokerProtocol
 import Foundation
 import Testing
 
@@ -40,6 +41,26 @@ import Testing
     func plainTextIsTheFirstMediaRange(_ accept: String, _ plain: Bool) {
         #expect(APIRouter.wantsPlainText(RouterFixture.request("GET", "/", accept: accept)) == plain, "\(accept)")
         #expect(APIRouter.wantsPlainText(RouterFixture.request("GET", "/")) == false)
+    }
+
+    /// A JSON body's `Content-Type` (read on bytes since the proof route's round 4): the media type
+    /// before any parameter, case and blanks aside; no list, so a `,` is part of the type.
+    @Test(arguments: [
+        ("application/json", true), ("Application/JSON; charset=utf-8", true), (" application/json\t", true),
+        ("application/json;", true), ("application/jsonx", false), ("application/json, text/plain", false),
+        (";application/json", false), ("text/plain", false), ("", false), (" ", false),
+    ])
+    func aJSONBodyNeedsTheJSONMediaType(_ contentType: String, _ accepted: Bool) throws {
+        var request = RouterFixture.request("POST", "/", body: #"{"method":"GET","url":"https://a.example/"}"#)
+        request.headers.remove(name: "Content-Type")
+        request.headers.add(name: "Content-Type", value: contentType)
+        let decoded = Result { () throws(WireError) in
+            try RouterBody.required(.dpopProof(account: "work"), from: request, plain: DPoPProofRequest.init(plainJSON:))
+        }
+        switch decoded {
+        case .success(let body): #expect(accepted && body.method == "GET", "\(contentType)")
+        case .failure(let error): #expect(!accepted && error.message == "The body must be application/json, not \(contentType).", "\(contentType)")
+        }
     }
 
     /// Runs `body(index)` on `count` threads of their own (never the cooperative pool) at once.

@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
 import class BrokerStore.Vault
@@ -63,6 +64,39 @@ struct TokenBrokerDPoPTests {
         }
         await broker.shutdown()
         await provider.stop()
+    }
+
+    /// The fast path signs with the `ath` the token cache keeps: after the token changes (a
+    /// rejected token refreshed), the proof's `ath` is the new token's, and the resource takes it.
+    @Test func theFastPathsAthIsTheServedTokensAcrossARefresh() async throws {
+        let (provider, broker, directory) = try await Self.signedIn()
+        defer { directory.remove() }
+        let account = TokenBroker.key("bound")
+        let request = DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nil)
+        let before = try #require(broker.cachedDPoPProof(account: account, request: request, now: WallClock.now()))
+        #expect(try Self.ath(before.proof) == DPoPProof.accessTokenHash(Secret(before.accessToken)))
+
+        _ = try await broker.tokenRejected(account: account, accessToken: before.accessToken)
+        var after = before
+        for _ in 0..<500 where after.accessToken == before.accessToken {
+            try await Task.sleep(for: .milliseconds(10))
+            after = broker.cachedDPoPProof(account: account, request: request, now: WallClock.now()) ?? before
+        }
+        #expect(after.accessToken != before.accessToken, "no refresh within 5 s")
+        #expect(try Self.ath(after.proof) == DPoPProof.accessTokenHash(Secret(after.accessToken)))
+        #expect(try Self.ath(after.proof) != Self.ath(before.proof))
+        let nonce = try #require(try await Self.resource(provider, after).headers["DPoP-Nonce"])
+        let withNonce = try #require(broker.cachedDPoPProof(
+            account: account, request: DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nonce), now: WallClock.now()))
+        #expect(try await Self.resource(provider, withNonce).status == 200)
+        await broker.shutdown()
+        await provider.stop()
+    }
+
+    /// The `ath` claim of a compact proof.
+    static func ath(_ proof: String) throws -> String? {
+        let claims = try Base64URL.decode(proof.split(separator: ".")[1])
+        return (try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])?["ath"] as? String
     }
 }
 

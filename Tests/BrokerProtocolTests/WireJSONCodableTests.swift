@@ -97,6 +97,11 @@ import Testing
         try Self.check([Int]())
     }
 
+    /// The writer copies runs without escapes whole: escapes first, last, back to back, alone.
+    @Test func stringsWithEscapesAnywhereMatchFoundation() throws {
+        try Self.check(["", "\"", "\"abc", "abc\\", "\"\"\\\\", "a\nb\tc", "\u{1}x\u{1F}", "é\"é", String(repeating: "q", count: 5000) + "\n"])
+    }
+
     @Test func integersMustBeExact() throws {
         #expect(try WireJSON.decode(Int.self, from: Array("1.0".utf8)) == 1)
         #expect(try WireJSON.decode(Int.self, from: Array("1e2".utf8)) == 100)

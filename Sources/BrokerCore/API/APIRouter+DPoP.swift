@@ -49,7 +49,7 @@ extension APIRouter {
                 code: .invalidRequest,
                 message: "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
         }
-        let body = try RouterBody.required(.dpopProof(account: account.name), from: request)
+        let body = try RouterBody.required(.dpopProof(account: account.name), from: request, plain: DPoPProofRequest.init(plainJSON:))
         switch body.checkedOrigin() {
         case .success(let origin): return (body, origin)
         case .failure(let problem): throw WireError(code: .invalidRequest, message: problem.description)

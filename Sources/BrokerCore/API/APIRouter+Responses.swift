@@ -100,10 +100,12 @@ struct RouterQuery {
 /// JSON request bodies, decoded as the operation's `APIEndpoint` types them.
 enum RouterBody {
     /// The body of an operation that needs one; an empty body is a 400.
-    static func required<Body, Response>(_ endpoint: APIEndpoint<Body, Response>, from request: HTTPRequest)
-        throws(WireError) -> Body
-    {
-        guard let body = try decode(Body.self, from: request, emptyAllowed: false) else {
+    /// `plain` reads the body's usual shape directly (nil: decode generically, which also gives
+    /// the error messages); see `DPoPProofRequest.init(plainJSON:)`.
+    static func required<Body, Response>(
+        _ endpoint: APIEndpoint<Body, Response>, from request: HTTPRequest, plain: (JSONValue) -> Body? = { _ in nil }
+    ) throws(WireError) -> Body {
+        guard let body = try decode(Body.self, from: request, emptyAllowed: false, plain: plain) else {
             throw WireError(code: .invalidRequest, message: "This request needs a JSON body.")
         }
         return body
@@ -117,16 +119,14 @@ enum RouterBody {
     }
 
     /// Decodes the body as `T`; an empty body gives nil when `emptyAllowed`, else a 400.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, emptyAllowed: Bool) throws(WireError)
-        -> T?
-    {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from request: HTTPRequest, emptyAllowed: Bool, plain: (JSONValue) -> T? = { _ in nil }
+    ) throws(WireError) -> T? {
         if request.body.isEmpty {
             guard emptyAllowed else { throw WireError(code: .invalidRequest, message: "This request needs a JSON body.") }
             return nil
         }
-        if let contentType = request.headers["Content-Type"],
-            contentType.split(separator: ";").first?.trimmingSpaces().lowercased() != "application/json"
-        {
+        if let contentType = request.headers["Content-Type"], !MediaType.first(of: contentType, is: "application/json", list: false) {
             throw WireError(code: .invalidRequest, message: "The body must be application/json, not \(contentType).")
         }
         do throws(JSONTooDeep) {
@@ -135,7 +135,9 @@ enum RouterBody {
             throw WireError(code: .invalidRequest, message: "The JSON body nests deeper than \(error.limit) levels; send the flat object the API documents.")
         }
         do throws(WireJSONError) {
-            return try WireJSON.decode(T.self, from: request.body)
+            let json = try WireJSON.parse(request.body)
+            if let value = plain(json) { return value }
+            return try WireJSON.decode(T.self, from: json)
         } catch {
             throw WireError(code: .invalidRequest, message: Self.describe(error))
         }

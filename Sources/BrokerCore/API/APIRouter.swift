@@ -319,22 +319,9 @@ public struct APIRouter: HTTPHandler {
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).
-    /// Read from the header's UTF-8 bytes, with no split or lowercased copy (once per token served).
     static func wantsPlainText(_ request: HTTPRequest) -> Bool {
         guard let accept = request.headers["Accept"] else { return false }
-        let bytes = accept.utf8
-        let end = bytes.firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") } ?? bytes.endIndex
-        let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = bytes[..<end].firstIndex(where: { !blank($0) }),
-            let last = bytes[..<end].lastIndex(where: { !blank($0) })
-        else { return false }
-        let media = bytes[first...last]
-        let plain = "text/plain".utf8
-        // ASCII case folding: a media type is a token (RFC 9110 §8.3.1); "TEXT/Plain" matches.
-        return media.count == plain.count
-            && zip(media, plain).allSatisfy { byte, expected in
-                byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
-            }
+        return MediaType.first(of: accept, is: "text/plain", list: true)
     }
 }
 
@@ -350,14 +337,5 @@ public enum WallClock {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-}
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var text = self
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return text
     }
 }

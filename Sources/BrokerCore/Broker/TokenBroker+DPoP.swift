@@ -16,7 +16,8 @@ extension TokenBroker {
         guard request.scope == nil, request.resource == nil, request.audience == nil,
             let entry = cache.servable(account: account, now: now), entry.tokens.dpopKey != nil
         else { return nil }
-        return try? Self.signedProof(entry.grant, tokens: entry.tokens, request: request, issuedAt: Int(now))
+        return try? Self.signedProof(
+            entry.grant, tokens: entry.tokens, request: request, issuedAt: Int(now), accessTokenHash: entry.accessTokenHash)
     }
 
     /// A proof for a resource request with the account's current DPoP-bound access token
@@ -75,14 +76,15 @@ extension TokenBroker {
         }
     }
 
-    /// The one place a resource proof is made, for both paths: `ath` of the token it is served with.
+    /// The one place a resource proof is made, for both paths: `ath` of the token it is served with
+    /// (`accessTokenHash`, the cache's, when it is that token's; hashed here otherwise).
     private nonisolated static func signedProof(
-        _ grant: TokenGrant, tokens: TokenSet, request: DPoPProofRequest, issuedAt: Int
+        _ grant: TokenGrant, tokens: TokenSet, request: DPoPProofRequest, issuedAt: Int, accessTokenHash: String? = nil
     ) throws(DPoPError) -> DPoPProofGrant {
         guard let key = tokens.dpopKey else { throw .signingFailed(.invalidParameters("the tokens have no DPoP key")) }
         let proof = try DPoPProof(
             key: key, method: request.method, url: request.url, issuedAt: issuedAt, nonce: request.nonce,
-            accessToken: tokens.accessToken)
+            accessTokenHash: accessTokenHash ?? DPoPProof.accessTokenHash(tokens.accessToken))
         return DPoPProofGrant(accessToken: grant.accessToken, tokenType: "DPoP", proof: proof.compact, expiresAt: grant.expiresAt)
     }
 }

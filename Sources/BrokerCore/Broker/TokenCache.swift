@@ -1,3 +1,4 @@
+import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import Synchronization
@@ -14,6 +15,16 @@ final class TokenCache: Sendable {
         var expiresAt: String?
         /// Wall-clock Unix seconds; `.infinity` for a token that never expires.
         var serveUntil: Double
+        /// A DPoP account's `ath` for this access token (`DPoPProof.accessTokenHash`), hashed once
+        /// when the entry is made instead of for every proof; nil for Bearer tokens.
+        var accessTokenHash: String?
+
+        init(tokens: TokenSet, expiresAt: String?, serveUntil: Double) {
+            self.tokens = tokens
+            self.expiresAt = expiresAt
+            self.serveUntil = serveUntil
+            accessTokenHash = tokens.dpopKey == nil ? nil : DPoPProof.accessTokenHash(tokens.accessToken)
+        }
 
         var grant: TokenGrant { tokens.grant(expiresAt: expiresAt) }
     }
