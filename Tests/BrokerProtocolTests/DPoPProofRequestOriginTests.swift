@@ -13,6 +13,8 @@ import Testing
         ("http://[::1]:9/x", "http://[::1]:9"),
         ("http://LOCALHOST/x", "http://localhost"),
         ("http://127.0.0.1:8080/a://b", "http://127.0.0.1:8080"),
+        ("http://127.255.000.9/", "http://127.255.000.9"),
+        ("http://LocalHost:1", "http://localhost:1"),
     ])
     func theOriginIsSchemeHostAndPortInLowerCase(url: String, origin: String) {
         #expect(DPoPProofRequest.origin(of: url) == .success(origin))
@@ -28,6 +30,13 @@ import Testing
         ("https://a@api.example/", "it has user info"),
         ("http://127.0.0.1@evil.example/", "it has user info"),
         ("http://[::2]/", "http is allowed only for a loopback host"),
+        ("http://127.1/", "http is allowed only for a loopback host"),
+        ("http://127.0.0.256/", "http is allowed only for a loopback host"),
+        ("http://0127.0.0.1/", "http is allowed only for a loopback host"),
+        ("http://127.0.0.1.5/", "http is allowed only for a loopback host"),
+        ("http://127.0.0./", "http is allowed only for a loopback host"),
+        ("http://127.0.0.1a/", "http is allowed only for a loopback host"),
+        ("http://localhost.evil.example/", "http is allowed only for a loopback host"),
         ("https://api.example/é", "non-ASCII"),
         ("wss://api.example/", "the scheme must be https"),
     ])
