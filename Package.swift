@@ -10,7 +10,7 @@ import PackageDescription
 // through direct accessors instead of mangled names that the runtime demangles on first use (and
 // checks generic requirements for by scanning every protocol conformance in the binary).
 let startUpSettings: [SwiftSetting] = [
-    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"])
 ]
 
 // authctl's front is Embedded Swift (Sources/authctl/Front.swift). `--static-swift-stdlib` points
@@ -34,12 +34,24 @@ let toolchainResourceDirectory: [String] = {
 // them alive through --gc-sections. Nothing looks our symbols up at run time (debuggers and
 // backtracers read the file's symbol table, which stays). Together 1.0 MB less RSS at idle. And libstdc++ linked
 // statically (Sources/authbrokerd/StaticLibstdcxx says how): 1 MB less.
+//
+// And the functions the daemon runs (start-up, serving tokens and proofs, a refresh) laid out
+// together at the start of its text (`authbrokerd.order`, made by bench/order-file.sh from
+// callgrind): the kernel maps file pages 64 KB around each one touched, so code spread over
+// 11 MB of text kept 1.8 MB more of it resident (docs/BENCHMARKS.md, "Daemon idle", round 3).
+// The daemon's modules put each function in a section of its own so the linker can move it;
+// the static stdlib's C++ runtime and Foundation already do (its Swift half is one section).
+// A name the file has and the binary lacks is skipped: a stale file costs memory, not a build.
+let authbrokerdDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/authbrokerd"
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-        "-L" + URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/authbrokerd/StaticLibstdcxx",
+        "-L" + authbrokerdDirectory + "/StaticLibstdcxx",
+        "-Xlinker", "--symbol-ordering-file=" + authbrokerdDirectory + "/authbrokerd.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
     ])
 ]
+let functionSections: SwiftSetting = .unsafeFlags(["-Xfrontend", "-function-sections"])
 let embeddedSettings: [SwiftSetting] = [
     .enableExperimentalFeature("Embedded"), .enableExperimentalFeature("Extern"),
     .unsafeFlags(["-wmo", "-Osize"] + toolchainResourceDirectory),
@@ -70,26 +82,31 @@ let package = Package(
         .target(
             name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"], swiftSettings: startUpSettings),
         // The only importer of COpenSSL for cryptography.
-        .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"]),
+        .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"], swiftSettings: [functionSections]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault. Stores the
         // account model of BrokerProtocol as a versioned document.
-        .target(name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls"]),
+        .target(
+            name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls"],
+            swiftSettings: [functionSections]),
         // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
         // CLI can link it without OpenSSL.
         .target(name: "HTTPCodec", swiftSettings: startUpSettings),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
-        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"]),
+        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"], swiftSettings: [functionSections]),
         // The domain: OIDC engine, accounts, socket API routes.
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"]),
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"],
+            swiftSettings: [functionSections]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(
             name: "BrokerDaemon",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"]),
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"],
+            swiftSettings: [functionSections]),
 
         .executableTarget(
-            name: "authbrokerd", dependencies: ["BrokerDaemon"], exclude: ["StaticLibstdcxx"], linkerSettings: daemonLinkerSettings),
+            name: "authbrokerd", dependencies: ["BrokerDaemon"], exclude: ["StaticLibstdcxx", "authbrokerd.order"],
+            swiftSettings: [functionSections], linkerSettings: daemonLinkerSettings),
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
         .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"], swiftSettings: startUpSettings),

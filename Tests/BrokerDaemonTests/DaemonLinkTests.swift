@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 
@@ -25,5 +26,22 @@ import TestSupport
         let needed = try ELFFile(path: ProductBinary.path("authbrokerd")).neededLibraries()
         #expect(needed.contains("libcrypto.so.3"), "the control: the reader finds the libraries")
         #expect(!needed.contains { $0.hasPrefix("libstdc++") })
+    }
+
+    /// The functions `authbrokerd.order` names lie together in the text, as the
+    /// link's ordering file asks (Package.swift): the code the daemon runs fills as few pages as it can.
+    @Test func theFunctionsTheOrderFileNamesLieTogether() throws {
+        let file = SystemdUnitsDocTests.root + "/Sources/authbrokerd/authbrokerd.order"
+        let named = Set(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init))
+        let functions = try ELFFile(path: ProductBinary.path("authbrokerd")).functions().filter { $0.size > 0 }
+        let ordered = functions.filter { named.contains($0.name) }
+        // Tests run a debug build: fewer of the release build's names are in it, still hundreds.
+        try #require(ordered.count > 200, "\(ordered.count) of the file's functions are in the binary")
+        let start = try #require(ordered.map(\.address).min())
+        let span = try #require(ordered.map { $0.address + $0.size }.max()) - start
+        let total = ordered.reduce(0) { $0 + $1.size }
+        #expect(span < total + total / 2 + 64 << 10, "the named functions span \(span) bytes for \(total) of code")
+        let others = functions.filter { !named.contains($0.name) && $0.address >= start && $0.address < start + span }
+        #expect(others.reduce(0) { $0 + $1.size } < total / 2, "\(others.count) other functions lie among them")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The parts of a little-endian ELF64 file the link tests read: program headers and the entries of
-/// the dynamic section.
+/// The parts of a little-endian ELF64 file the link tests read: program headers, the entries of
+/// the dynamic section, and the functions of the symbol table.
 struct ELFFile {
     struct ProgramHeader {
         var type: UInt32
@@ -62,6 +62,33 @@ struct ELFFile {
             let first = start + entry.value
             let end = try #require(bytes[first...].firstIndex(of: 0))
             return String(decoding: bytes[first..<end], as: UTF8.self)
+        }
+    }
+
+    /// A function of the symbol table (`.symtab`): where it sits and how long it is.
+    struct Function {
+        var name: String
+        var address: Int
+        var size: Int
+    }
+
+    /// Every defined function (STT_FUNC) of the file's symbol table.
+    func functions() throws -> [Function] {
+        let (offset, size, count) = (integer(40, 8), integer(58, 2), integer(60, 2))
+        try #require(count > 0 && size >= 64 && offset + size * count <= bytes.count)
+        let sections = (0..<count).map { offset + $0 * size }
+        let symbolTable = try #require(sections.first { integer($0 + 4, 4) == 2 }, "no .symtab: the binary is stripped")  // SHT_SYMTAB
+        let strings = sections[integer(symbolTable + 40, 4)]  // sh_link
+        let (stringsStart, symbolsStart) = (integer(strings + 24, 8), integer(symbolTable + 24, 8))
+        let symbolsEnd = symbolsStart + integer(symbolTable + 32, 8)
+        try #require(symbolsEnd <= bytes.count)
+        return try stride(from: symbolsStart, to: symbolsEnd - 23, by: 24).compactMap { symbol in
+            guard bytes[symbol + 4] & 0x0F == 2, integer(symbol + 6, 2) != 0 else { return nil }  // STT_FUNC, defined
+            let first = stringsStart + integer(symbol, 4)
+            let end = try #require(bytes[first...].firstIndex(of: 0))
+            return Function(
+                name: String(decoding: bytes[first..<end], as: UTF8.self), address: integer(symbol + 8, 8),
+                size: integer(symbol + 16, 8))
         }
     }
 }
