@@ -33,7 +33,7 @@ import Testing
         try vault.connection.run("UPDATE tokens SET access_token = NULL WHERE account_id = ?", [.integer(noAccess)])
         try vault.connection.run("UPDATE accounts SET configuration = '{\"version\":2}' WHERE id = ?", [.integer(noAccess)])
 
-        let sealed = try fixture.open().sealedAccounts()
+        let sealed = try fixture.open().sealedAccounts { $0 }
         let expected = try vault.accounts()
         #expect(sealed.map(\.account) == expected)
         #expect(sealed.count == 6)

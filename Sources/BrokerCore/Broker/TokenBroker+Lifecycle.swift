@@ -12,7 +12,7 @@ extension TokenBroker {
         do {
             stored = try await worker.perform { vault in
                 var sources = ProviderSources()
-                return try vault.batch { try vault.sealedAccounts().map { StoredAccount.read($0, from: vault, sources: &sources) } }
+                return try vault.batch { try vault.sealedAccounts { StoredAccount.read($0, from: vault, sources: &sources) } }
             }
         } catch {
             logger.error("cannot read the accounts from the token store: \(error)")
