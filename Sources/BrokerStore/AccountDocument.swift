@@ -44,10 +44,20 @@ public enum AccountDocument {
         do { parsed = try WireJSON.parse(Array(text.utf8), maximumBytes: maximumBytes) } catch {
             return .failure(.malformed("\(error)"))
         }
-        guard case .object(var fields) = parsed else { return .failure(.malformed("not a JSON object")) }
+        guard case .object(let fields) = parsed else { return .failure(.malformed("not a JSON object")) }
         guard fields[versionKey] == .number(String(version)) else {
             return .failure(.unknownVersion(fields[versionKey].map(Self.versionText) ?? "none"))
         }
+        // The common document, member by member; anything else takes the generic path.
+        if let configuration = plainConfiguration(fields, name: name) { return .success(configuration) }
+        return generic(fields, name: name)
+    }
+
+    /// The members of a version-1 document checked against the key sets and decoded with
+    /// `Decodable`: what every document went through before `plainConfiguration`, and still the one
+    /// that words every error.
+    static func generic(_ fields: [String: JSONValue], name: String) -> Result<AccountConfiguration, AccountDocumentError> {
+        var fields = fields
         // Membership tests first: the sorted sets that name the first offender are built only for
         // a document that has one (every account's document is decoded at start-up).
         if requiredKeys.contains(where: { fields[$0] == nil }),

@@ -3,10 +3,10 @@ import BrokerProtocol
 
 /// Account CRUD. Every account has an owner uid; a name is looked up within its owner's accounts.
 extension Vault {
-    private static let accountColumns =
+    static let accountColumns =
         "id, owner_uid, name, configuration, client_secret IS NOT NULL, created_at"
 
-    private static func account(from row: SQLiteRow) -> Account {
+    static func account(from row: SQLiteRow) -> Account {
         Account(
             id: row.int64(0), ownerUID: UInt32(truncatingIfNeeded: row.int64(1)), name: row.text(2),
             configuration: AccountDocument.decode(row.text(3), name: row.text(2)), hasClientSecret: row.int64(4) != 0,

@@ -39,26 +39,24 @@ extension Vault {
     public func loadTokens(accountID: Int64) throws -> TokenSet? {
         let rows = try connection.query(
             """
-            SELECT a.name, t.access_token, t.refresh_token, t.id_token, t.token_type, t.scope, t.expires_at, t.obtained_at,
-                   t.dpop_key
+            SELECT a.name, \(SealedTokens.columns)
             FROM tokens t JOIN accounts a ON a.id = t.account_id
             WHERE t.account_id = ? AND t.access_token IS NOT NULL
             """, [.integer(accountID)]
-        ) { row in
-            (
-                name: row.text(0), access: row.blob(1), refresh: row.optionalBlob(2), id: row.optionalBlob(3),
-                type: row.text(4), scope: row.optionalText(5), expiresAt: row.optionalDouble(6), obtainedAt: row.double(7),
-                dpopKey: row.optionalBlob(8)
-            )
-        }
+        ) { row in (name: row.text(0), sealed: SealedTokens(row, from: 1)) }
         guard let row = rows.first else { return nil }
-        return TokenSet(
-            accessToken: try open(row.access, accountID: accountID, accountName: row.name, field: .accessToken),
-            refreshToken: try openOptional(row.refresh, accountID: accountID, accountName: row.name, field: .refreshToken),
-            idToken: try openOptional(row.id, accountID: accountID, accountName: row.name, field: .idToken),
-            tokenType: row.type, scope: row.scope, expiresAt: row.expiresAt, obtainedAt: row.obtainedAt,
-            dpopKey: try openOptional(row.dpopKey, accountID: accountID, accountName: row.name, field: .dpopKey)
-                .map { try importKey($0, accountName: row.name) })
+        return try open(row.sealed, accountID: accountID, accountName: row.name)
+    }
+
+    /// Opens every sealed field of a tokens row (the DPoP key also imported).
+    func open(_ sealed: SealedTokens, accountID: Int64, accountName: String) throws -> TokenSet {
+        TokenSet(
+            accessToken: try open(sealed.access, accountID: accountID, accountName: accountName, field: .accessToken),
+            refreshToken: try openOptional(sealed.refresh, accountID: accountID, accountName: accountName, field: .refreshToken),
+            idToken: try openOptional(sealed.id, accountID: accountID, accountName: accountName, field: .idToken),
+            tokenType: sealed.type, scope: sealed.scope, expiresAt: sealed.expiresAt, obtainedAt: sealed.obtainedAt,
+            dpopKey: try openOptional(sealed.dpopKey, accountID: accountID, accountName: accountName, field: .dpopKey)
+                .map { try importKey($0, accountName: accountName) })
     }
 
     private func exportKey(_ key: ECSigningKey) throws -> Secret {

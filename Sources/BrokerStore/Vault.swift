@@ -15,7 +15,12 @@ import BrokerCrypto
 /// re-keys by itself (`rekey` is explicit).
 public final class Vault {
     let connection: SQLiteConnection
-    var key: SymmetricKey
+    var key: SymmetricKey {
+        didSet { opener = nil }
+    }
+    /// One cipher context for every open under `key`, made at the first open: start-up opens three
+    /// or four values per account, and a context per open was most of their cost (`AESGCMOpener`).
+    private var opener: AESGCMOpener?
     /// Where the current key came from (named in errors).
     public internal(set) var keySource: KeySource
 
@@ -101,12 +106,18 @@ public final class Vault {
     /// Opens a sealed column; any failure (tag, AAD, truncation) is `cannotDecrypt` naming the
     /// account and field — the caller's other accounts are unaffected.
     func open(_ envelope: [UInt8], accountID: Int64, accountName: String, field: SealedField) throws -> Secret {
-        guard var plaintext = try? AESGCM.open(envelope, key: key, associatedData: field.associatedData(accountID: accountID))
-        else {
+        guard var plaintext = try? opened(envelope, associatedData: field.associatedData(accountID: accountID)) else {
             throw StoreError.cannotDecrypt(account: accountName, field: field.rawValue)
         }
         defer { plaintext.withUnsafeMutableBytes { wipe($0) } }
         return Secret(plaintext)
+    }
+
+    private func opened(_ envelope: [UInt8], associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+        if let opener { return try opener.open(envelope, associatedData: associatedData) }
+        let opener = try AESGCMOpener(key: key)
+        self.opener = opener
+        return try opener.open(envelope, associatedData: associatedData)
     }
 
     func openOptional(_ envelope: [UInt8]?, accountID: Int64, accountName: String, field: SealedField) throws

@@ -12,7 +12,7 @@ extension TokenBroker {
         do {
             stored = try await worker.perform { vault in
                 var sources = ProviderSources()
-                return try vault.batch { try vault.accounts().map { StoredAccount.read($0, from: vault, sources: &sources) } }
+                return try vault.batch { try vault.sealedAccounts { StoredAccount.read($0, from: vault, sources: &sources) } }
             }
         } catch {
             logger.error("cannot read the accounts from the token store: \(error)")
@@ -131,13 +131,13 @@ struct StoredAccount: Sendable {
     /// Why the stored tokens cannot be used (they stay stored, unread).
     var problem: String?
 
-    static func read(_ account: Account, from vault: Vault, sources: inout ProviderSources) -> StoredAccount {
-        var stored = StoredAccount(account: account)
+    static func read(_ sealed: Vault.SealedAccount, from vault: Vault, sources: inout ProviderSources) -> StoredAccount {
+        var stored = StoredAccount(account: sealed.account)
         // Unreadable configuration: listed in error; its tokens stay stored, unread.
-        guard case .success(let configuration) = account.configuration else { return stored }
-        do { stored.tokens = try vault.loadTokens(accountID: account.id) } catch { stored.problem = "\(error)" }
+        guard case .success(let configuration) = sealed.account.configuration else { return stored }
+        do { stored.tokens = try vault.tokens(of: sealed) } catch { stored.problem = "\(error)" }
         do {
-            stored.secret = try vault.clientSecret(for: account)
+            stored.secret = try vault.clientSecret(of: sealed)
         } catch {
             // Without its secret the account would refresh as a public client, be told
             // invalid_client and lose its refresh token: keep the tokens stored, unused.
@@ -146,7 +146,7 @@ struct StoredAccount: Sendable {
         stored.metadata = sources.cachedMetadata(for: configuration) { issuer, documentURL in
             try? vault.providerMetadata(issuer: issuer, documentURL: documentURL)
         }
-        stored.status = try? vault.status(accountID: account.id)
+        stored.status = sealed.status
         return stored
     }
 
