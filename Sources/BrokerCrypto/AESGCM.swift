@@ -31,8 +31,8 @@ public enum AESGCM {
         guard nonce.count == nonceByteCount else {
             throw CryptoError.invalidParameters("GCM nonce must be \(nonceByteCount) bytes")
         }
-        let (ciphertext, tag) = try GCMContext(key: key, nonce: nonce, encrypting: true)
-            .run(Array(plaintext), associatedData: Array(associatedData), tag: nil)
+        let (ciphertext, tag) = try GCMSealContext(key: key, nonce: nonce)
+            .run(Array(plaintext), associatedData: Array(associatedData))
         return [envelopeVersion] + nonce + ciphertext + tag
     }
 
@@ -41,42 +41,28 @@ public enum AESGCM {
     public static func open(_ envelope: some Collection<UInt8>, key: SymmetricKey, associatedData: some Collection<UInt8>)
         throws -> [UInt8]
     {
-        let bytes = Array(envelope)
-        guard bytes.count >= overhead else {
-            throw CryptoError.malformedEnvelope("\(bytes.count) bytes is shorter than the \(overhead)-byte minimum")
-        }
-        guard bytes[0] == envelopeVersion else {
-            throw CryptoError.malformedEnvelope("unknown envelope version \(bytes[0])")
-        }
-        let nonce = Array(bytes[1..<(1 + nonceByteCount)])
-        let ciphertext = Array(bytes[(1 + nonceByteCount)..<(bytes.count - tagByteCount)])
-        let tag = Array(bytes[(bytes.count - tagByteCount)...])
-        return try GCMContext(key: key, nonce: nonce, encrypting: false)
-            .run(ciphertext, associatedData: Array(associatedData), tag: tag).output
+        // One implementation of opening, `AESGCMOpener`, here for a single envelope.
+        try AESGCMOpener(key: key).open(Array(envelope), associatedData: Array(associatedData))
     }
 }
 
-/// Owns one `EVP_CIPHER_CTX` for a single GCM operation.
-private final class GCMContext {
+/// Owns one `EVP_CIPHER_CTX` for a single GCM encryption (opening is `AESGCMOpener`'s).
+private final class GCMSealContext {
     private let context: OpaquePointer
-    private let encrypting: Bool
 
-    init(key: SymmetricKey, nonce: [UInt8], encrypting: Bool) throws {
+    init(key: SymmetricKey, nonce: [UInt8]) throws {
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_CIPHER_CTX_new") }
         self.context = context
-        self.encrypting = encrypting
         let ok = key.secret.withUnsafeBytes { keyBytes in
-            EVP_CipherInit_ex2(
-                context, EVP_aes_256_gcm(), keyBytes.bindMemory(to: UInt8.self).baseAddress, nonce,
-                encrypting ? 1 : 0, nil)
+            EVP_CipherInit_ex2(context, EVP_aes_256_gcm(), keyBytes.bindMemory(to: UInt8.self).baseAddress, nonce, 1, nil)
         }
         guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherInit_ex2") }
     }
 
     deinit { EVP_CIPHER_CTX_free(context) }
 
-    /// Encrypts (returning ciphertext and tag) or decrypts (verifying `tag`, returning plaintext).
-    func run(_ input: [UInt8], associatedData: [UInt8], tag: [UInt8]?) throws -> (output: [UInt8], tag: [UInt8]) {
+    /// The ciphertext and its tag.
+    func run(_ input: [UInt8], associatedData: [UInt8]) throws -> (output: [UInt8], tag: [UInt8]) {
         // OpenSSL takes int lengths: Int32(count) would trap on a 2 GiB input instead of throwing.
         guard input.count <= Int(Int32.max) - AESGCM.tagByteCount, associatedData.count <= Int(Int32.max) else {
             throw CryptoError.invalidParameters("GCM input or associated data of 2 GiB or more")
@@ -94,27 +80,16 @@ private final class GCMContext {
                 throw CryptoError.fromOpenSSL("EVP_CipherUpdate")
             }
         }
-        if var expected = tag {
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(expected.count), &expected) == 1 else {
-                throw CryptoError.fromOpenSSL("EVP_CTRL_GCM_SET_TAG")
-            }
-        }
         var final: Int32 = 0
         let finished = output.withUnsafeMutableBufferPointer { buffer in
             EVP_CipherFinal_ex(context, buffer.baseAddress! + Int(written), &final)
         }
-        guard finished == 1 else {
-            if encrypting { throw CryptoError.fromOpenSSL("EVP_CipherFinal_ex") }
-            ERR_clear_error()
-            output.withUnsafeMutableBytes { wipe($0) }
-            throw CryptoError.authenticationFailed
-        }
+        guard finished == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherFinal_ex") }
         output.removeLast(output.count - Int(written + final))
-        guard encrypting else { return (output, []) }
-        var producedTag = [UInt8](repeating: 0, count: AESGCM.tagByteCount)
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(AESGCM.tagByteCount), &producedTag) == 1 else {
+        var tag = [UInt8](repeating: 0, count: AESGCM.tagByteCount)
+        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(AESGCM.tagByteCount), &tag) == 1 else {
             throw CryptoError.fromOpenSSL("EVP_CTRL_GCM_GET_TAG")
         }
-        return (output, producedTag)
+        return (output, tag)
     }
 }

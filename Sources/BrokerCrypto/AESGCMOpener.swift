@@ -1,10 +1,11 @@
 import COpenSSL
 
-/// Opens many `AESGCM` envelopes under one key with one cipher context. `AESGCM.open` makes a
-/// context per call: allocating it, fetching the cipher (OpenSSL 3 looks it up by name each time)
-/// and expanding the key — most of the cost of opening a 64-byte token, and start-up opens three
-/// or four values per account (docs/BENCHMARKS.md, "Round 3"). Here the cipher and key are set
-/// once; each open only sets the nonce, which resets GCM's state.
+/// Opens `AESGCM` envelopes under one key with one cipher context: the one implementation of
+/// opening (`AESGCM.open` makes one for a single envelope). A context per open — allocating it,
+/// fetching the cipher (OpenSSL 3 looks it up by name each time) and expanding the key — was most
+/// of the cost of opening a 64-byte token, and start-up opens three or four values per account
+/// (docs/BENCHMARKS.md, "Round 3"), so the vault keeps one: the cipher and key are set once; each
+/// open only sets the nonce, which resets GCM's state.
 ///
 /// Not Sendable: the context is mutable state; one owner (the vault) uses it.
 public final class AESGCMOpener {
@@ -24,7 +25,8 @@ public final class AESGCMOpener {
 
     deinit { EVP_CIPHER_CTX_free(context) }
 
-    /// What `AESGCM.open` returns for the same envelope, key and associated data, with the same errors.
+    /// The plaintext of an envelope made by `AESGCM.seal`: `authenticationFailed` for a wrong key,
+    /// wrong associated data or any changed byte; `malformedEnvelope` for a short or unknown-version input.
     public func open(_ envelope: [UInt8], associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
         let overhead = AESGCM.overhead
         guard envelope.count >= overhead else {

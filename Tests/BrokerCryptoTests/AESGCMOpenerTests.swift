@@ -2,7 +2,7 @@ import BrokerCrypto
 import Testing
 
 /// `AESGCMOpener` keeps one cipher context for many opens: each open must be exactly
-/// `AESGCM.open` — same plaintext, same errors — whatever the opens before it were, failed ones included.
+/// a fresh context's (`AESGCM.open`) — same plaintext, same errors — whatever the opens before it were, failed ones included.
 @Suite struct AESGCMOpenerTests {
     @Test(arguments: GCMVector.all)
     func knownAnswersOpenWithOneContext(vector: GCMVector) throws {

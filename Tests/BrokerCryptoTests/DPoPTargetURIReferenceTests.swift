@@ -1,4 +1,5 @@
 import BrokerCrypto
+import TestSupport
 import Testing
 
 /// `DPoPTargetURI.normalize` works on bytes since round 4 of the proof route's profile

@@ -1,4 +1,5 @@
 import BrokerCrypto
+import TestSupport
 import Testing
 
 /// `htu` normalisation (RFC 9449 §4.2–4.3 with RFC 3986 §6.2.2–6.2.3).
@@ -64,18 +65,5 @@ import Testing
             #expect(!normalised.contains("?") && !normalised.contains("#"), "\(url)")
             #expect(try DPoPTargetURI.normalize(normalised) == normalised, "\(url)")
         }
-    }
-}
-
-/// A seeded generator (SplitMix64), so a failing case is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

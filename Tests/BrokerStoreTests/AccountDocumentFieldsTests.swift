@@ -1,4 +1,5 @@
 import BrokerProtocol
+import TestSupport
 import Testing
 
 @testable import BrokerStore
@@ -117,18 +118,5 @@ import Testing
             if fields["version"] == .number("1") { #expect(AccountDocument.decode(text, name: "r") == generic) }
         }
         #expect(accepted > 500, "the generator should also make documents the member reader accepts")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure is reproducible.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
