@@ -37,6 +37,14 @@ import TestSupport
             try await Subprocess.run(command, environment: environment.merging(extra) { $1 }, timeout: .seconds(30))
         }
 
+        /// Runs an opener (`gio open`, `xdg-open`) the way a browser does. GLib launches the entry in
+        /// the opener's process group and returns at once, and `Subprocess` kills the leader's group
+        /// when it exits: under load that killed the recorder before it wrote (a failure seen in a
+        /// full run). `setsid -w` gives the opener a session of its own, as `DesktopSession.open` does.
+        func open(_ command: [String], extra: [String: String] = [:]) async throws -> Subprocess.Result {
+            try await run(["setsid", "-w"] + command, extra: extra)
+        }
+
         /// The recorder's arguments once it has run (waits for the launched child, bounded).
         func launchedArguments() async -> [String]? {
             for _ in 0..<300 {
@@ -67,7 +75,7 @@ import TestSupport
         let desktop = try Desktop()
         defer { desktop.home.remove() }
         _ = try desktop.handler.register(desktop.entry)
-        let open = try await desktop.run(["gio", "open", url])
+        let open = try await desktop.open(["gio", "open", url])
         #expect(open.status == 0, "\(open)")
         #expect(await desktop.launchedArguments() == ["callback", url, "end", ""])
     }
@@ -76,7 +84,7 @@ import TestSupport
         let desktop = try Desktop()
         defer { desktop.home.remove() }
         _ = try desktop.handler.register(desktop.entry)
-        let open = try await desktop.run(["xdg-open", url], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
+        let open = try await desktop.open(["xdg-open", url], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
         #expect(open.status == 0, "\(open)")
         #expect(await desktop.launchedArguments() == ["callback", url, "end", ""])
     }
