@@ -5,8 +5,9 @@
 # (Package.swift, `daemonLinkerSettings`; docs/BENCHMARKS.md, "Daemon idle", round 3).
 # The daemon runs under valgrind's callgrind (every function executed, not a sample); names are kept
 # mangled, as the linker wants them, and only those the binary defines are written, sorted.
-# Run it after changes that add or rename much of the daemon's code, then rebuild; a stale file
-# only costs memory. Needs valgrind.
+# Run it after changes that add or rename much of the daemon's code, then relink: SwiftPM does not
+# see the file as an input, so remove .build/*/authbrokerd (or change a daemon source) first; a
+# stale file only costs memory (the linker skips names it lacks, without warning). Needs valgrind.
 # usage: bench/order-file.sh
 set -euo pipefail
 command -v valgrind >/dev/null || { echo "order-file.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }

@@ -3,8 +3,10 @@ import BrokerProtocol
 
 /// Account CRUD. Every account has an owner uid; a name is looked up within its owner's accounts.
 extension Vault {
+    /// Qualified, so a query that joins `accounts` with another table (`sealedAccounts`) stays
+    /// unambiguous whatever columns a later migration gives that table.
     static let accountColumns =
-        "id, owner_uid, name, configuration, client_secret IS NOT NULL, created_at"
+        "accounts.id, accounts.owner_uid, accounts.name, accounts.configuration, accounts.client_secret IS NOT NULL, accounts.created_at"
 
     static func account(from row: SQLiteRow) -> Account {
         Account(

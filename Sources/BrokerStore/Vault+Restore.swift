@@ -23,10 +23,10 @@ extension Vault {
         let first = Int32(6)  // the columns after `accountColumns`
         return try connection.query(
             """
-            SELECT \(Self.accountColumns), client_secret, t.account_id IS NOT NULL, t.access_token IS NOT NULL,
+            SELECT \(Self.accountColumns), accounts.client_secret, t.account_id IS NOT NULL, t.access_token IS NOT NULL,
                    t.last_refresh_at, t.last_error_code, t.last_error_message, t.subject, \(SealedTokens.columns)
             FROM accounts LEFT JOIN tokens t ON t.account_id = accounts.id
-            ORDER BY owner_uid, name
+            ORDER BY accounts.owner_uid, accounts.name
             """
         ) { row in
             read(SealedAccount(

@@ -9,15 +9,16 @@ import Synchronization
 final class TokenCache: Sendable {
     /// The tokens stay `Secret`s (redacted in any print, wiped when released) until the moment a
     /// caller is served; the wire grant is built then, from the access token only.
+    /// Replaced whole (`set`), never changed in place: `accessTokenHash` is the hash of `tokens`.
     struct Entry: Sendable {
-        var tokens: TokenSet
+        let tokens: TokenSet
         /// The effective expiry in RFC 3339, as the grant reports it.
-        var expiresAt: String?
+        let expiresAt: String?
         /// Wall-clock Unix seconds; `.infinity` for a token that never expires.
-        var serveUntil: Double
+        let serveUntil: Double
         /// A DPoP account's `ath` for this access token (`DPoPProof.accessTokenHash`), hashed once
         /// when the entry is made instead of for every proof; nil for Bearer tokens.
-        var accessTokenHash: String?
+        let accessTokenHash: String?
 
         init(tokens: TokenSet, expiresAt: String?, serveUntil: Double) {
             self.tokens = tokens
