@@ -46,6 +46,20 @@ import Testing
         #expect(await cache.fetchCount == 2)
     }
 
+    /// `hasFreshKeys` (read off the actor, so a refresh starts a prefetch only when one is needed)
+    /// follows the set's lifetime: false before the first fetch, true while the set is fresh
+    /// (24 h without Cache-Control), false again once it expired.
+    @Test func hasFreshKeysFollowsTheSetsLifetime() async throws {
+        let (cache, time) = try rotatingCache()
+        #expect(!cache.hasFreshKeys)
+        await cache.prefetch()
+        #expect(cache.hasFreshKeys)
+        time.advance(.seconds(24 * 3600 - 1))
+        #expect(cache.hasFreshKeys)
+        time.advance(.seconds(2))
+        #expect(!cache.hasFreshKeys)
+    }
+
     /// Found end to end (IntegrationTests.TokenLifecycleTests): a key rotated seconds after the
     /// login's fetch made the next refresh fail for good (login required) for a whole minute.
     @Test func keyRotatedSoonAfterTheFirstFetchIsRefetchedAtOnce() async throws {

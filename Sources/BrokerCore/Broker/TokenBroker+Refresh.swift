@@ -22,18 +22,25 @@ extension TokenBroker {
             let metadata = try await metadata(for: key)
             guard let runtime = accounts[key] else { return }
             let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
-            // The JWKS (after a start) is fetched beside the token request, not after its answer:
-            // verifying the ID token is inside the window where the provider has rotated and
-            // nothing is committed yet.
-            async let keysReady: Void = prefetchKeys(for: old, metadata: metadata, with: oidc)
-            result = await AnswerTiming.$current.withValue(timing) {
-                do throws(OIDCError) {
-                    return .success(try await oidc.refresh(old, metadata: metadata, client: client, previousSubject: subject))
-                } catch {
-                    return .failure(error)
+            let exchange = { () async -> Result<TokenSet, OIDCError> in
+                await AnswerTiming.$current.withValue(timing) {
+                    do throws(OIDCError) {
+                        return .success(try await oidc.refresh(old, metadata: metadata, client: client, previousSubject: subject))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
             }
-            await keysReady
+            // The JWKS (after a start) is fetched beside the token request, not after its answer:
+            // verifying the ID token is inside the window where the provider has rotated and
+            // nothing is committed yet. A fresh set needs no child task (`hasFreshKeys`).
+            if let keys = keysToPrefetch(for: old, metadata: metadata, with: oidc) {
+                async let keysReady: Void = keys.prefetch()
+                result = await exchange()
+                await keysReady
+            } else {
+                result = await exchange()
+            }
         } catch {
             result = .failure(error)
         }
@@ -73,10 +80,11 @@ extension TokenBroker {
         }
     }
 
-    /// Warms the JWKS cache when the answer will carry an ID token to verify (best effort).
-    nonisolated func prefetchKeys(for tokens: TokenSet, metadata: ProviderMetadata, with oidc: OIDCClient) async {
-        guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata) else { return }
-        await keys.prefetch()
+    /// The JWKS cache to warm beside the token request: one whose set is missing or expired, when
+    /// the answer will carry an ID token to verify (best effort: nil when there is nothing to do).
+    nonisolated func keysToPrefetch(for tokens: TokenSet, metadata: ProviderMetadata, with oidc: OIDCClient) -> JWKSCache? {
+        guard tokens.idToken != nil, let keys = try? oidc.keySource(for: metadata), !keys.hasFreshKeys else { return nil }
+        return keys
     }
 
     /// Whether a refresh started under `generation` is still the one the machine waits for.

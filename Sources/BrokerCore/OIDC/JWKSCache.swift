@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerHTTP
 import FoundationEssentials
+import Synchronization
 
 /// The provider's JWKS, fetched on first use and kept in memory.
 ///
@@ -31,6 +32,8 @@ public actor JWKSCache: IDTokenKeySource {
     private var inFlight: Task<Result<(keys: JWKSet, maxAge: Duration), OIDCError>, Never>?
     /// How many fetches were started (for tests and diagnostics).
     public private(set) var fetchCount = 0
+    /// `keySetExpiry` in nanoseconds of `time.elapsed()` (0: no set yet), for `hasFreshKeys`.
+    private nonisolated let freshUntilNanoseconds = Atomic<Int64>(0)
 
     public init(
         jwksURI: String, transport: any HTTPTransport, time: OIDCTime = .system,
@@ -57,6 +60,18 @@ public actor JWKSCache: IDTokenKeySource {
         throw .idToken(.unknownKeyRefetchDeferred(kid: kid, retryAfter: .seconds(max(1, seconds))))
     }
 
+    /// Whether a key set is held and not yet expired, read without a hop to the actor: a refresh
+    /// starts `prefetch` beside its token request only when this is false, instead of a child task
+    /// per refresh that finds the set fresh (docs/BENCHMARKS.md, "Forced refresh", round 3).
+    public nonisolated var hasFreshKeys: Bool {
+        Self.nanoseconds(time.elapsed()) < freshUntilNanoseconds.load(ordering: .acquiring)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+    }
+
     /// Fetches the key set unless a fresh one is held (never the rate-limited refetch): lets a
     /// refresh download it beside the token request instead of after the answer.
     public func prefetch() async {
@@ -76,6 +91,7 @@ public actor JWKSCache: IDTokenKeySource {
         let (keys, maxAge) = try result.get()
         keySet = keys
         keySetExpiry = started + maxAge
+        freshUntilNanoseconds.store(Self.nanoseconds(keySetExpiry), ordering: .releasing)
         return keys
     }
 

@@ -36,22 +36,25 @@ public enum BlockingThread {
     /// cooperative one, if the system refuses a thread) and awaits its result. If
     /// the thread has not finished `grace` after `deadline` (a getaddrinfo that ignores our
     /// deadline), the caller gets `onOverrun` instead and the thread's late result is dropped.
+    /// The overrun is watched by `watch` (one thread for all requests), not by a task per request.
     static func run<Value: Sendable>(
         deadline: Deadline,
         onOverrun: HTTPClientError,
+        grace: Duration = .seconds(1),
         on threads: ConnectionThreadPool,
+        watch: OverrunWatch = .shared,
         _ body: @escaping @Sendable () -> Result<Value, HTTPClientError>
     ) async -> Result<Value, HTTPClientError> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, HTTPClientError>, Never>) in
             let once = ResumeOnce(continuation)
-            let watchdog = Task {
-                let waitMilliseconds = Int64(deadline.remainingMilliseconds) + 1_000
-                try? await Task.sleep(for: .milliseconds(waitMilliseconds))
-                if !Task.isCancelled { once.resume(.failure(onOverrun)) }
+            let graceNanoseconds = UInt64(max(0, grace.components.seconds)) * 1_000_000_000
+                + UInt64(max(0, grace.components.attoseconds) / 1_000_000_000)
+            let watchID = watch.arm(dueNanoseconds: deadline.nanoseconds + graceNanoseconds) {
+                once.resume(.failure(onOverrun))
             }
             threads.run {
                 once.resume(body())
-                watchdog.cancel()
+                if let watchID { watch.cancel(watchID) }
             }
         }
     }
