@@ -12,6 +12,7 @@ extension TokenBroker {
         do {
             stored = try await worker.perform { vault in
                 var sources = ProviderSources()
+                defer { vault.releaseCache() }
                 return try vault.batch { try vault.sealedAccounts { StoredAccount.read($0, from: vault, sources: &sources) } }
             }
         } catch {

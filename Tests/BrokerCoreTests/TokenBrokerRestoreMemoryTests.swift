@@ -1,0 +1,35 @@
+@testable import BrokerCore
+import BrokerProtocol
+import BrokerStore
+import FoundationEssentials
+import Testing
+
+/// What a restart leaves in memory per account (docs/BENCHMARKS.md, "Round 5"): the restore's
+/// page cache is given back.
+@Suite struct TokenBrokerRestoreMemoryTests {
+    /// Three accounts of the fake provider, logged in, then the broker restarted on the same vault.
+    static func restarted(_ harness: BrokerHarness) async throws -> TokenBroker {
+        let first = try await harness.makeBroker()
+        for name in ["one", "two", "three"] {
+            #expect(try await harness.addAndLogin(first, name: name).outcome == .succeeded)
+        }
+        await first.shutdown()
+        return try await harness.makeBroker()
+    }
+
+    @Test func theRestoreLeavesNoPagesInTheVaultsPageCache() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        // SQLite keeps the database's first page; without the release the restore's pages stay.
+        let left = try await broker.worker.perform { $0.cacheBytesUsed }
+        #expect(left < 8 * 1024, "\(left) bytes")
+        // Later reads fill it again as they need.
+        let read = try await broker.worker.perform { vault in
+            try vault.batch { try vault.sealedAccounts { _ in () }.count }
+        }
+        #expect(read == 3)
+        #expect(try await broker.worker.perform { $0.cacheBytesUsed } > 3 * left)
+    }
+}
