@@ -4,8 +4,8 @@ import BrokerStore
 import FoundationEssentials
 import Testing
 
-/// What a restart leaves in memory per account (docs/BENCHMARKS.md, "Round 5"): the restore's
-/// page cache is given back.
+/// What a restart leaves in memory per account (docs/BENCHMARKS.md, "Round 5"): accounts of one
+/// provider source hold one metadata box between them, and the restore's page cache is given back.
 @Suite struct TokenBrokerRestoreMemoryTests {
     /// Three accounts of the fake provider, logged in, then the broker restarted on the same vault.
     static func restarted(_ harness: BrokerHarness) async throws -> TokenBroker {
@@ -15,6 +15,37 @@ import Testing
         }
         await first.shutdown()
         return try await harness.makeBroker()
+    }
+
+    static func runtimes(_ broker: TokenBroker) async -> [AccountRuntime] {
+        await broker.accounts.values.sorted { $0.name < $1.name }
+    }
+
+    @Test func restoredAccountsOfOneProviderShareOneMetadataBox() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        let runtimes = await Self.runtimes(broker)
+        #expect(runtimes.count == 3)
+        #expect(runtimes.allSatisfy { $0.metadata?.metadata.issuer == harness.provider.issuer })
+        #expect(runtimes.allSatisfy { $0.metadataStorage.sharesStorage(with: runtimes[0].metadataStorage) })
+    }
+
+    @Test func freshMetadataIsSharedByEveryAccountOfItsSource() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        let before = await Self.runtimes(broker)
+        let configuration = before[0].configuration
+        let fresh = try #require(before[0].metadata)
+        await broker.adopt(
+            CachedProviderMetadata(metadata: fresh.metadata, documentURL: fresh.documentURL, fetchedAt: Date()),
+            for: configuration)
+        let after = await Self.runtimes(broker)
+        #expect(!after[0].metadataStorage.sharesStorage(with: before[0].metadataStorage), "the new metadata is adopted")
+        #expect(after.allSatisfy { $0.metadataStorage.sharesStorage(with: after[0].metadataStorage) })
     }
 
     @Test func theRestoreLeavesNoPagesInTheVaultsPageCache() async throws {

@@ -29,7 +29,9 @@ extension TokenBroker {
                 continue
             }
             if let problem = item.problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
-            var runtime = makeRuntime(account, configuration: configuration, secret: item.secret, cached: item.metadata)
+            var runtime = makeRuntime(account, configuration: configuration, secret: item.secret, cached: nil)
+            // The box of its provider source, shared with the source's other accounts.
+            if !configuration.hasManualEndpoints { runtime.metadataStorage = item.metadata }
             runtime.subject = item.status?.subject
             runtime.persistedStatus = item.status
             runtime.persistedTokens = item.tokens
@@ -128,7 +130,7 @@ struct StoredAccount: Sendable {
     var tokens: TokenSet?
     var status: TokenStatus?
     var secret: Secret?
-    var metadata: CachedProviderMetadata?
+    var metadata = OutOfLine<CachedProviderMetadata?>(wrappedValue: nil)
     /// Why the stored tokens cannot be used (they stay stored, unread).
     var problem: String?
 
@@ -144,7 +146,7 @@ struct StoredAccount: Sendable {
             // invalid_client and lose its refresh token: keep the tokens stored, unused.
             (stored.tokens, stored.problem) = (nil, "\(error)")
         }
-        stored.metadata = sources.cachedMetadata(for: configuration) { issuer, documentURL in
+        stored.metadata = sources.sharedMetadata(for: configuration) { issuer, documentURL in
             try? vault.providerMetadata(issuer: issuer, documentURL: documentURL)
         }
         stored.status = sealed.status
