@@ -40,6 +40,18 @@ struct ProviderSources {
         return metadata
     }
 
+    /// Issuers and scope lists seen so far, each kept once.
+    private var issuers: Set<String> = []
+    private var scopeLists: Set<[String]> = []
+
+    /// Makes `configuration`'s issuer and scopes the same instances as an earlier account's equal
+    /// ones, so 1,000 accounts of one provider hold one copy (each decoded document made its own:
+    /// a 64-byte string and a 64-byte array per account; docs/BENCHMARKS.md, "Round 5").
+    mutating func share(_ configuration: inout AccountConfiguration) {
+        configuration.issuer = issuers.insert(configuration.issuer).memberAfterInsert
+        configuration.scopes = scopeLists.insert(configuration.scopes).memberAfterInsert
+    }
+
     private static func resolve(
         _ configuration: AccountConfiguration, read: (String, String) -> CachedDocument?
     ) -> CachedProviderMetadata? {

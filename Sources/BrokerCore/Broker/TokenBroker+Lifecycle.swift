@@ -137,7 +137,9 @@ struct StoredAccount: Sendable {
     static func read(_ sealed: Vault.SealedAccount, from vault: Vault, sources: inout ProviderSources) -> StoredAccount {
         var stored = StoredAccount(account: sealed.account)
         // Unreadable configuration: listed in error; its tokens stay stored, unread.
-        guard case .success(let configuration) = sealed.account.configuration else { return stored }
+        guard case .success(var configuration) = sealed.account.configuration else { return stored }
+        sources.share(&configuration)
+        stored.account.configuration = .success(configuration)
         do { stored.tokens = try vault.tokens(of: sealed) } catch { stored.problem = "\(error)" }
         do {
             stored.secret = try vault.clientSecret(of: sealed)
