@@ -5,7 +5,8 @@ import FoundationEssentials
 import Testing
 
 /// What a restart leaves in memory per account (docs/BENCHMARKS.md, "Round 5"): accounts of one
-/// provider source hold one metadata box between them, and the restore's page cache is given back.
+/// provider source hold one metadata box between them, every machine the broker's one refresh
+/// settings object, and the restore's page cache is given back.
 @Suite struct TokenBrokerRestoreMemoryTests {
     /// Three accounts of the fake provider, logged in, then the broker restarted on the same vault.
     static func restarted(_ harness: BrokerHarness) async throws -> TokenBroker {
@@ -30,6 +31,18 @@ import Testing
         #expect(runtimes.count == 3)
         #expect(runtimes.allSatisfy { $0.metadata?.metadata.issuer == harness.provider.issuer })
         #expect(runtimes.allSatisfy { $0.metadataStorage.sharesStorage(with: runtimes[0].metadataStorage) })
+    }
+
+    @Test func everyAccountsMachineSharesTheBrokersRefreshSettings() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        let settings = await broker.refreshSettings
+        let runtimes = await Self.runtimes(broker)
+        #expect(runtimes.count == 3 && runtimes.allSatisfy { $0.machine.settings === settings })
+        let options = await broker.options
+        #expect(settings.policy == options.refreshPolicy && settings.backoff == options.refreshBackoff)
     }
 
     @Test func freshMetadataIsSharedByEveryAccountOfItsSource() async throws {

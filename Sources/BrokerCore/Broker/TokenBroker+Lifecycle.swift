@@ -116,9 +116,7 @@ extension TokenBroker {
             CachedProviderMetadata(metadata: $0, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
         } ?? cached
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
-        let machine = AccountStateMachine(
-            account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
-            jitter: RefreshJitter(seed: seed))
+        let machine = AccountStateMachine(account: account.name, settings: refreshSettings, jitter: RefreshJitter(seed: seed))
         return AccountRuntime(
             id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata, machine: machine)
     }
