@@ -71,7 +71,7 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
-        // glibc's malloc controls (malloc_trim), for the daemon only; part of libc, nothing to link.
+        // glibc's malloc controls (mallopt), for the daemon only; part of libc, nothing to link.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON

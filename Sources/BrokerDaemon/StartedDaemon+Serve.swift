@@ -1,7 +1,6 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
-import CMalloc
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -24,10 +23,6 @@ extension StartedDaemon {
         let status = await statusLine(context)
         context.notifier?.send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
         logger.info("authbrokerd \(BrokerVersion.string) ready: \(status)", ["pid": String(getpid())])
-        // Start-up's garbage (decoded documents, opened rows, the page cache released after the
-        // restore) stays resident in the malloc arenas of the threads that freed it; hand the
-        // free pages back. With 1,000 accounts: docs/BENCHMARKS.md, "Round 5".
-        malloc_trim(0)
         let watchdog = startWatchdog(context)
 
         for await number in signals {

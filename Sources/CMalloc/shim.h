@@ -1,2 +1,2 @@
-// glibc's <malloc.h> (malloc_trim, mallopt): Glibc's module map does not export it.
+// glibc's <malloc.h> (mallopt): Glibc's module map does not export it.
 #include <malloc.h>
