@@ -71,6 +71,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        // glibc's malloc controls (mallopt), for the daemon only; part of libc, nothing to link.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
         // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
@@ -101,7 +103,7 @@ let package = Package(
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(
             name: "BrokerDaemon",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "SystemCalls"],
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
             swiftSettings: [functionSections]),
 
         .executableTarget(

@@ -24,6 +24,7 @@ public enum Daemon {
     /// Runs the daemon; returns the process exit code (0 after a graceful stop, 64 for usage
     /// errors, 1 when start-up is refused).
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        limitMallocArenas(environment: environment)
         let options: DaemonOptions
         do {
             switch try DaemonOptions.parse(arguments, environment: environment) {

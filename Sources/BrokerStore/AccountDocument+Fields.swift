@@ -43,7 +43,9 @@ extension AccountDocument {
             case "extra_parameters":
                 guard case .object(let members) = value else { return nil }
                 var parameters: [String: String] = [:]
-                parameters.reserveCapacity(members.count)
+                // Not for none: reserving 0 on the empty dictionary allocates a storage (104 bytes
+                // per account at rest, docs/BENCHMARKS.md "Round 5").
+                if !members.isEmpty { parameters.reserveCapacity(members.count) }
                 for (name, member) in members {
                     guard let text = string(member) else { return nil }
                     parameters[name] = text

@@ -70,6 +70,13 @@ public final class SQLiteConnection {
         return Int(current)
     }
 
+    /// Frees the page cache's unused pages (`sqlite3_db_release_memory`); later reads load what
+    /// they need again. Start-up reads every row once: the cache then holds up to
+    /// `cacheKibibytes` of pages nothing reads again until a write (docs/BENCHMARKS.md, "Round 5").
+    func releaseCache() {
+        sqlite3_db_release_memory(handle)
+    }
+
     /// Runs one or more SQL statements without arguments (schema, pragmas).
     public func execute(_ sql: String) throws(StoreError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)

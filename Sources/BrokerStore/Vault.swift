@@ -30,6 +30,12 @@ public final class Vault {
     /// one per statement — restoring 1,000 accounts took ~40 % less time (bench/daemon-footprint.sh).
     public func batch<T>(_ body: () throws -> T) throws -> T { try connection.transaction(body) }
 
+    /// Hands the page cache's pages back to malloc, after a read of every account (start-up).
+    public func releaseCache() { connection.releaseCache() }
+
+    /// The page cache's bytes in use now.
+    public var cacheBytesUsed: Int { connection.cacheBytesUsed }
+
     /// The number of schema migrations this build knows.
     public static var schemaVersion: Int { VaultSchema.count }
 

@@ -33,6 +33,35 @@ import Testing
         #expect(found.first??.fetchedAt == Date(timeIntervalSince1970: 1_700_000_000))
     }
 
+    @Test func accountsOfOneProviderShareOneIssuerAndScopeList() {
+        // Built at run time, as decoding builds them: separate heap copies of equal values (longer
+        // than 15 bytes, which Swift would keep inline).
+        func copy(_ text: String) -> String { String(decoding: Array(text.utf8), as: UTF8.self) }
+        func decoded(_ name: String) -> AccountConfiguration {
+            AccountConfiguration(
+                name: name, issuer: copy("https://login.provider.example/tenant"), clientID: "cli",
+                scopes: ["openid", copy("offline_access")])
+        }
+        func address(_ text: String) -> UnsafeRawPointer? {
+            text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+        func address(_ list: [String]) -> UnsafeRawPointer? { list.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+        var (first, second, other) = (decoded("a"), decoded("b"), decoded("c"))
+        other.scopes = ["openid"]
+        #expect(address(first.issuer) != address(second.issuer) && address(first.scopes) != address(second.scopes))
+        var sources = ProviderSources()
+        for index in [0, 1, 2] {
+            switch index {
+            case 0: sources.share(&first)
+            case 1: sources.share(&second)
+            default: sources.share(&other)
+            }
+        }
+        #expect(address(first.issuer) == address(second.issuer) && address(first.issuer) == address(other.issuer))
+        #expect(address(first.scopes) == address(second.scopes))
+        #expect(other.scopes == ["openid"] && second.scopes == ["openid", "offline_access"])
+    }
+
     @Test func anotherDiscoveryURLIsAnotherSource() {
         var sources = ProviderSources()
         var reads: [String] = []

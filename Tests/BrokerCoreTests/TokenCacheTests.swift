@@ -11,6 +11,12 @@ import Testing
 /// The fast path's snapshot holds the access token as a `Secret` (docs/security.md, "Secrets in
 /// memory"): nothing that prints or reflects a cached entry shows the token; a hit reveals it.
 @Suite struct TokenCacheTests {
+    /// The entries dictionary has up to two slots per account: a pointer each, not the entry
+    /// (docs/BENCHMARKS.md, "Round 5").
+    @Test func anEntryIsAReference() {
+        #expect((TokenCache.Entry.self as Any.Type) is AnyObject.Type)
+    }
+
     @Test func cachedAccessTokensAreSecretsUntilServed() {
         let value = "at-cached-7f3a9"
         let refresh = "rt-cached-9c1d2"

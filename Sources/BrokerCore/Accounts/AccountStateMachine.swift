@@ -24,8 +24,11 @@ import BrokerStore
 public struct AccountStateMachine: Sendable {
     /// The account's name, used in messages for people ("authctl login NAME").
     public let account: String
-    public let policy: RefreshPolicy
-    public let backoff: RefreshBackoff
+    /// One object for every account's machine when the broker makes them (`init(account:settings:jitter:)`):
+    /// inline, the policy and backoff were 104 bytes per account (docs/BENCHMARKS.md, "Round 5").
+    let settings: Settings
+    public var policy: RefreshPolicy { settings.policy }
+    public var backoff: RefreshBackoff { settings.backoff }
     public internal(set) var state: State = .loggedOut
     public internal(set) var pendingLogin: PendingLogin?
     public internal(set) var generation: UInt64 = 0
@@ -43,10 +46,25 @@ public struct AccountStateMachine: Sendable {
         account: String, policy: RefreshPolicy = RefreshPolicy(), backoff: RefreshBackoff = RefreshBackoff(),
         jitter: RefreshJitter
     ) {
+        self.init(account: account, settings: Settings(policy: policy, backoff: backoff), jitter: jitter)
+    }
+
+    /// A machine whose policy and backoff are `settings`, shared with other machines.
+    public init(account: String, settings: Settings, jitter: RefreshJitter) {
         self.account = account
-        self.policy = policy
-        self.backoff = backoff
+        self.settings = settings
         self.jitter = jitter
+    }
+
+    /// The refresh policy and backoff, immutable, for any number of machines to share.
+    public final class Settings: Sendable {
+        public let policy: RefreshPolicy
+        public let backoff: RefreshBackoff
+
+        public init(policy: RefreshPolicy, backoff: RefreshBackoff) {
+            self.policy = policy
+            self.backoff = backoff
+        }
     }
 
     /// The tokens currently held (possibly expired), if any.

@@ -7,20 +7,75 @@ import FoundationEssentials
 /// What the broker holds in memory for one account: its stored identity and configuration, the
 /// provider metadata, and the state machine — and what each action needs derived from them, the
 /// OAuth client first, here in one place.
+///
+/// One reference wide: every stored property lives in one copy-on-write box (`OutOfLine`), so the
+/// accounts dictionary's slots — up to two per account — are a pointer each, not the runtime's
+/// ≈ 230 bytes with its configuration and machine in further boxes (docs/BENCHMARKS.md, "Round 5").
 struct AccountRuntime: Sendable {
-    let id: Int64
+    /// The stored properties, kept together out of line.
+    private struct Stored: Sendable {
+        let id: Int64
+        let owner: UInt32
+        var configuration: AccountConfiguration
+        var clientSecret: Secret?
+        /// Its own box: accounts of one provider source share one (`ProviderSources`, `adopt`).
+        var metadata: OutOfLine<CachedProviderMetadata?>
+        var machine: AccountStateMachine
+        var subject: String?
+        var persistedStatus: TokenStatus?
+        var persistedTokens: TokenSet?
+    }
+
+    @OutOfLine private var stored: Stored
+
+    init(
+        id: Int64, owner: UInt32, configuration: AccountConfiguration, clientSecret: Secret?,
+        metadata: CachedProviderMetadata?, machine: AccountStateMachine
+    ) {
+        stored = Stored(
+            id: id, owner: owner, configuration: configuration, clientSecret: clientSecret,
+            metadata: OutOfLine(wrappedValue: metadata), machine: machine)
+    }
+
+    var id: Int64 { stored.id }
     /// The uid that created the account: only it can see or use the account.
-    let owner: UInt32
+    var owner: UInt32 { stored.owner }
     /// As the user configured it, without the client secret (never returned).
-    @OutOfLine var configuration: AccountConfiguration
-    var clientSecret: Secret?
-    @OutOfLine var metadata: CachedProviderMetadata?
-    @OutOfLine var machine: AccountStateMachine
-    var subject: String?
+    var configuration: AccountConfiguration {
+        get { stored.configuration }
+        _modify { yield &stored.configuration }
+    }
+    var clientSecret: Secret? {
+        get { stored.clientSecret }
+        _modify { yield &stored.clientSecret }
+    }
+    var metadata: CachedProviderMetadata? {
+        get { stored.metadata.wrappedValue }
+        _modify { yield &stored.metadata.wrappedValue }
+    }
+    /// The metadata's box, to share one among accounts: `runtime.metadataStorage = shared`.
+    var metadataStorage: OutOfLine<CachedProviderMetadata?> {
+        get { stored.metadata }
+        set { stored.metadata = newValue }
+    }
+    var machine: AccountStateMachine {
+        get { stored.machine }
+        _modify { yield &stored.machine }
+    }
+    var subject: String? {
+        get { stored.subject }
+        _modify { yield &stored.subject }
+    }
     /// The status last written to the vault, so it is rewritten only when it changes.
-    var persistedStatus: TokenStatus?
+    var persistedStatus: TokenStatus? {
+        get { stored.persistedStatus }
+        _modify { yield &stored.persistedStatus }
+    }
     /// The tokens last committed to the vault, so `persistTokens` after a pre-committed set is a no-op.
-    var persistedTokens: TokenSet?
+    var persistedTokens: TokenSet? {
+        get { stored.persistedTokens }
+        _modify { yield &stored.persistedTokens }
+    }
 
     var name: String { configuration.name }
     var key: AccountKey { AccountKey(owner: owner, name: name) }

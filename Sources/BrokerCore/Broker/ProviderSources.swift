@@ -14,7 +14,9 @@ struct ProviderSources {
         var discoveryURL: String?
     }
 
-    private var resolved: [Source: CachedProviderMetadata?] = [:]
+    /// One box per source: every account of the source holds the same one (`OutOfLine`), not a
+    /// copy of the ≈ 230-byte value each (docs/BENCHMARKS.md, "Round 5").
+    private var resolved: [Source: OutOfLine<CachedProviderMetadata?>] = [:]
 
     /// The cached metadata of `configuration`'s discovery source; `read(issuer, documentURL)`
     /// reads the vault's copy the first time a source is asked for. Nil for manual endpoints (the
@@ -23,12 +25,31 @@ struct ProviderSources {
     mutating func cachedMetadata(
         for configuration: AccountConfiguration, read: (_ issuer: String, _ documentURL: String) -> CachedDocument?
     ) -> CachedProviderMetadata? {
-        guard !configuration.hasManualEndpoints else { return nil }
+        sharedMetadata(for: configuration, read: read).wrappedValue
+    }
+
+    /// `cachedMetadata`, in the box that every account of the same source shares.
+    mutating func sharedMetadata(
+        for configuration: AccountConfiguration, read: (_ issuer: String, _ documentURL: String) -> CachedDocument?
+    ) -> OutOfLine<CachedProviderMetadata?> {
+        guard !configuration.hasManualEndpoints else { return OutOfLine(wrappedValue: nil) }
         let source = Source(issuer: configuration.issuer, discoveryURL: configuration.discoveryURL)
         if let known = resolved[source] { return known }
-        let metadata = Self.resolve(configuration, read: read)
+        let metadata = OutOfLine(wrappedValue: Self.resolve(configuration, read: read))
         resolved[source] = metadata
         return metadata
+    }
+
+    /// Issuers and scope lists seen so far, each kept once.
+    private var issuers: Set<String> = []
+    private var scopeLists: Set<[String]> = []
+
+    /// Makes `configuration`'s issuer and scopes the same instances as an earlier account's equal
+    /// ones, so 1,000 accounts of one provider hold one copy (each decoded document made its own:
+    /// a 64-byte string and a 64-byte array per account; docs/BENCHMARKS.md, "Round 5").
+    mutating func share(_ configuration: inout AccountConfiguration) {
+        configuration.issuer = issuers.insert(configuration.issuer).memberAfterInsert
+        configuration.scopes = scopeLists.insert(configuration.scopes).memberAfterInsert
     }
 
     private static func resolve(

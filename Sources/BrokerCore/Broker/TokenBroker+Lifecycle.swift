@@ -12,6 +12,7 @@ extension TokenBroker {
         do {
             stored = try await worker.perform { vault in
                 var sources = ProviderSources()
+                defer { vault.releaseCache() }
                 return try vault.batch { try vault.sealedAccounts { StoredAccount.read($0, from: vault, sources: &sources) } }
             }
         } catch {
@@ -28,7 +29,9 @@ extension TokenBroker {
                 continue
             }
             if let problem = item.problem { logger.with(key).error("cannot restore the tokens: \(problem)") }
-            var runtime = makeRuntime(account, configuration: configuration, secret: item.secret, cached: item.metadata)
+            var runtime = makeRuntime(account, configuration: configuration, secret: item.secret, cached: nil)
+            // The box of its provider source, shared with the source's other accounts.
+            if !configuration.hasManualEndpoints { runtime.metadataStorage = item.metadata }
             runtime.subject = item.status?.subject
             runtime.persistedStatus = item.status
             runtime.persistedTokens = item.tokens
@@ -113,9 +116,7 @@ extension TokenBroker {
             CachedProviderMetadata(metadata: $0, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
         } ?? cached
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
-        let machine = AccountStateMachine(
-            account: account.name, policy: options.refreshPolicy, backoff: options.refreshBackoff,
-            jitter: RefreshJitter(seed: seed))
+        let machine = AccountStateMachine(account: account.name, settings: refreshSettings, jitter: RefreshJitter(seed: seed))
         return AccountRuntime(
             id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata, machine: machine)
     }
@@ -127,14 +128,16 @@ struct StoredAccount: Sendable {
     var tokens: TokenSet?
     var status: TokenStatus?
     var secret: Secret?
-    var metadata: CachedProviderMetadata?
+    var metadata = OutOfLine<CachedProviderMetadata?>(wrappedValue: nil)
     /// Why the stored tokens cannot be used (they stay stored, unread).
     var problem: String?
 
     static func read(_ sealed: Vault.SealedAccount, from vault: Vault, sources: inout ProviderSources) -> StoredAccount {
         var stored = StoredAccount(account: sealed.account)
         // Unreadable configuration: listed in error; its tokens stay stored, unread.
-        guard case .success(let configuration) = sealed.account.configuration else { return stored }
+        guard case .success(var configuration) = sealed.account.configuration else { return stored }
+        sources.share(&configuration)
+        stored.account.configuration = .success(configuration)
         do { stored.tokens = try vault.tokens(of: sealed) } catch { stored.problem = "\(error)" }
         do {
             stored.secret = try vault.clientSecret(of: sealed)
@@ -143,7 +146,7 @@ struct StoredAccount: Sendable {
             // invalid_client and lose its refresh token: keep the tokens stored, unused.
             (stored.tokens, stored.problem) = (nil, "\(error)")
         }
-        stored.metadata = sources.cachedMetadata(for: configuration) { issuer, documentURL in
+        stored.metadata = sources.sharedMetadata(for: configuration) { issuer, documentURL in
             try? vault.providerMetadata(issuer: issuer, documentURL: documentURL)
         }
         stored.status = sealed.status

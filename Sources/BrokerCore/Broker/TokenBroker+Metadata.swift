@@ -34,9 +34,10 @@ extension TokenBroker {
         let issuer = configuration.issuer
         guard let documentURL = cached.documentURL, cached.belongs(issuer: issuer, documentURL: configuration.metadataDocumentURL)
         else { return }
+        let shared = OutOfLine<CachedProviderMetadata?>(wrappedValue: cached)  // one box for all of them
         for (key, runtime) in accounts
         where runtime.configuration.issuer == issuer && runtime.configuration.metadataDocumentURL == documentURL {
-            accounts[key]?.metadata = cached
+            accounts[key]?.metadataStorage = shared
         }
         guard let json = cached.storedJSON else { return }
         let document = CachedDocument(json: json, fetchedAt: cached.fetchedAt.timeIntervalSince1970)

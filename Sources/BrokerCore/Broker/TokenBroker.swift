@@ -57,6 +57,8 @@ public actor TokenBroker: BrokerService {
     let worker: VaultWorker
     let oidc: OIDCClient
     let options: Options
+    /// `options`' refresh policy and backoff, one object shared by every account's state machine.
+    let refreshSettings: AccountStateMachine.Settings
     let logger: Logger
     nonisolated let now: @Sendable () -> Double
     let sleep: @Sendable (Duration) async throws -> Void
@@ -103,6 +105,7 @@ public actor TokenBroker: BrokerService {
             now: { Date(timeIntervalSince1970: now()) }, elapsed: { origin.duration(to: clock.now) }, sleep: sleep)
         oidc = OIDCClient(transport: TimedTransport(base: transport), time: time, discoveryPolicy: options.discoveryPolicy)
         self.options = options
+        refreshSettings = AccountStateMachine.Settings(policy: options.refreshPolicy, backoff: options.refreshBackoff)
         self.logger = logger
         self.now = now
         self.sleep = sleep

@@ -10,7 +10,9 @@ final class TokenCache: Sendable {
     /// The tokens stay `Secret`s (redacted in any print, wiped when released) until the moment a
     /// caller is served; the wire grant is built then, from the access token only.
     /// Replaced whole (`set`), never changed in place: `accessTokenHash` is the hash of `tokens`.
-    struct Entry: Sendable {
+    /// A class, so the dictionary's slots (up to two per account) are a pointer each instead of
+    /// the entry's 128 bytes (docs/BENCHMARKS.md, "Round 5").
+    final class Entry: Sendable {
         let tokens: TokenSet
         /// The effective expiry in RFC 3339, as the grant reports it.
         let expiresAt: String?

@@ -20,6 +20,9 @@ struct OutOfLine<Value: Sendable>: Sendable {
 
     init(wrappedValue: Value) { box = Box(wrappedValue) }
 
+    /// Whether `self` and `other` share one box (no copy was made).
+    func sharesStorage(with other: OutOfLine<Value>) -> Bool { box === other.box }
+
     var wrappedValue: Value {
         get { box.value }
         // In place when unshared: `runtime.machine.event(…)` must not copy the machine per call.
