@@ -73,13 +73,14 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // glibc's malloc controls (mallopt), for the daemon only; part of libc, nothing to link.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CGNU", path: "Sources/CGNU"),
 
         // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
         // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
         .target(name: "JSONLimits", swiftSettings: startUpSettings),
         // The one seam for raw system calls: EINTR retries and errno text. Glibc only, so the
         // static CLI and every layer above can use it.
-        .target(name: "SystemCalls", swiftSettings: startUpSettings),
+        .target(name: "SystemCalls", dependencies: ["CGNU"], swiftSettings: startUpSettings),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
         .target(
             name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"], swiftSettings: startUpSettings),
@@ -135,7 +136,7 @@ let package = Package(
             name: "BrokerStoreTests",
             dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "vault-torture"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
-        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "TestSupport"]),
+        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "SystemCalls", "TestSupport"]),
         .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport"]),
         .testTarget(
             name: "BrokerCoreTests",

@@ -1,6 +1,7 @@
 @testable import AuthctlCommands
 import BrokerProtocol
 import Glibc
+import SystemCalls
 import Testing
 
 /// Which browser `authctl login` runs, and how its failure is seen (docs/guide.md, "The browser").
@@ -63,6 +64,15 @@ import Testing
         #expect(outcome(&missing)?.hasSuffix("exited with status 127 (command not found)") == true)
     }
 
+    @Test func aBrowserInheritsNoneOfOurDescriptors() throws {
+        // A descriptor without close-on-exec, as a library might leave one.
+        let open = Glibc.open("/dev/null", O_RDONLY)
+        try #require(open >= 3)
+        defer { close(open) }
+        var launch = try launch(["[ -e /proc/self/fd/\(open) ] && exit 9; exit 0"])
+        #expect(outcome(&launch) == nil, "the browser saw descriptor \(open)")
+    }
+
     @Test func aBrowserListStopsAtTheFirstThatSucceeds() throws {
         var list = try launch(["exit 4", "true", "exit 5"])
         #expect(outcome(&list) == nil)
@@ -74,12 +84,10 @@ import Testing
 /// The paste fallback's reader: whole lines, whitespace dropped, empty lines skipped, bounded.
 @Suite struct PastedLinesTests {
     @Test func linesAreSplitTrimmedAndBounded() throws {
-        var fds: [Int32] = [0, 0]
-        // Close-on-exec: a child another test spawns meanwhile must not inherit the write end,
-        // or the reader would never see the end of input.
-        // (pipe2 does not import; the window between pipe and fcntl is a few instructions.)
-        try #require(pipe(&fds) == 0)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from the start: a child another test spawns meanwhile must not inherit
+        // the write end, or the reader would not see the end of input.
+        let pipe = try #require(GNUCalls.closeOnExecPipe())
+        let fds = [pipe.read, pipe.write]
         defer { close(fds[0]) }
         var lines = PastedLines(fd: fds[0], terminalOnly: false)
         #expect(lines.available() == [])
@@ -89,6 +97,12 @@ import Testing
         _ = "-line\n".withCString { write(fds[1], $0, 6) }
         close(fds[1])
         #expect(lines.available() == [.text("half-line")])
+        // A child another thread is spawning holds a copy of every descriptor until its exec
+        // closes them (close-on-exec cannot close them sooner), so the end of input may come late.
+        for _ in 0..<500 where lines.isOpen {
+            usleep(10_000)
+            #expect(lines.available() == [])
+        }
         #expect(!lines.isOpen, "end of input stops the reading")
         #expect(!PastedLines(fd: fds[0]).isOpen, "a pipe is no terminal")
     }

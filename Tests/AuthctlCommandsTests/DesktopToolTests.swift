@@ -1,4 +1,5 @@
 @testable import AuthctlCommands
+import Glibc
 import Testing
 
 /// The bounded runner of the desktop's tools: a missing tool is nil, a hung one is killed.
@@ -13,5 +14,12 @@ import Testing
 
     @Test func aToolThatDoesNotFinishIsKilledAtTheDeadline() {
         #expect(DesktopTool.run(["sh", "-c", "echo started; exec sleep 60"], timeout: 1) == .init(status: 137, output: ""))
+    }
+
+    @Test func aToolInheritsNoneOfOurDescriptors() throws {
+        let open = Glibc.open("/dev/null", O_RDONLY)  // without close-on-exec
+        try #require(open >= 3)
+        defer { close(open) }
+        #expect(DesktopTool.run(["sh", "-c", "ls /proc/self/fd/\(open) 2>/dev/null; exit 0"]) == .init(status: 0, output: ""))
     }
 }

@@ -61,8 +61,8 @@ import Testing
     }
 
     @Test func writesARealPipeWholly() throws {
-        var descriptors: [Int32] = [0, 0]
-        try #require(pipe(&descriptors) == 0)
+        let pipe = try #require(GNUCalls.closeOnExecPipe())
+        let descriptors = [pipe.read, pipe.write]
         defer { close(descriptors[0]) }
         let bytes = [UInt8](repeating: 0x61, count: 10_000)
         let failure = bytes.withUnsafeBytes { raw in

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// posix_spawn file actions and attributes for one `Subprocess`, freed in deinit.
 final class SpawnActions {
@@ -48,14 +49,12 @@ final class SpawnActions {
 
     /// Closes every descriptor ≥ `lowest` in the child, whatever the test process has open.
     func closeDescriptors(from lowest: Int32) throws(SubprocessError) {
-        guard let addClosefrom = Self.addClosefrom else { throw .system(call: "posix_spawn_file_actions_addclosefrom_np", errno: ENOSYS) }
-        let result = addClosefrom(&actions, lowest)
+        let result = GNUCalls.addCloseFrom(&actions, lowest)
         guard result == 0 else { throw .system(call: "posix_spawn_file_actions_addclosefrom_np", errno: result) }
     }
 
     func changeDirectory(to directory: String) throws(SubprocessError) {
-        guard let addChdir = Self.addChdir else { throw .system(call: "posix_spawn_file_actions_addchdir_np", errno: ENOSYS) }
-        let result = addChdir(&actions, directory)
+        let result = GNUCalls.addChangeDirectory(&actions, directory)
         guard result == 0 else { throw .system(call: "posix_spawn_file_actions_addchdir_np", errno: result) }
     }
 
@@ -72,25 +71,10 @@ final class SpawnActions {
         return pid
     }
 
-    // glibc declares these only under _GNU_SOURCE, which Swift's Glibc module does not define (and
-    // a shim that defines it breaks every sockaddr call), so they are looked up at run time.
-    private typealias AddDescriptor = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias AddPath = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-    /// nil before glibc 2.34 (then spawning throws ENOSYS).
-    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
-        dlsym(nil, name).map { unsafeBitCast($0, to: type) }
-    }
-    private static let addClosefrom = symbol("posix_spawn_file_actions_addclosefrom_np", as: AddDescriptor.self)
-    private static let addChdir = symbol("posix_spawn_file_actions_addchdir_np", as: AddPath.self)
-    private static let pipe2 = symbol("pipe2", as: Pipe2.self)
-
     /// A pipe with O_CLOEXEC on both ends, set atomically: a concurrent spawn elsewhere in the test
     /// process must not inherit the write end (its child would keep ours from ever reading EOF).
     static func makePipe() throws(SubprocessError) -> (read: Int32, write: Int32) {
-        guard let pipe2 = Self.pipe2 else { throw .system(call: "pipe2", errno: ENOSYS) }
-        var fds: [Int32] = [-1, -1]
-        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw .system(call: "pipe2", errno: errno) }
-        return (fds[0], fds[1])
+        guard let fds = GNUCalls.closeOnExecPipe() else { throw .system(call: "pipe2", errno: errno) }
+        return fds
     }
 }

@@ -16,6 +16,8 @@ struct DetachedChild {
         for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
         }
+        // A browser may outlive us by hours: it must hold none of our descriptors.
+        _ = GNUCalls.addCloseFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -13,23 +13,22 @@ enum DesktopTool {
 
     /// nil when the tool is not installed (or could not be started).
     static func run(_ argv: [String], timeout: Int32 = 10) -> Result? {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { return nil }
-        defer { close(pipeFDs[0]) }
+        guard let (readEnd, writeEnd) = GNUCalls.closeOnExecPipe() else { return nil }
+        defer { close(readEnd) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, STDOUT_FILENO)
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+        _ = GNUCalls.addCloseFrom(&actions, 3)
         var pid: pid_t = 0
         let words: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { words.forEach { free($0) } }
         let spawned = posix_spawnp(&pid, argv[0], &actions, nil, words, environ)
-        close(pipeFDs[1])
+        close(writeEnd)
         guard spawned == 0 else { return nil }
-        let output = readOutput(pipeFDs[0], until: time(nil) + Int(timeout))
+        let output = readOutput(readEnd, until: time(nil) + Int(timeout))
         if output == nil { kill(pid, SIGKILL) }
         var status: Int32 = 0
         _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }

@@ -86,7 +86,7 @@ struct NotifyHook: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         // The hook is the user's shell command: it must not inherit the daemon's descriptors (the
         // listening socket from systemd, the database, client connections).
-        _ = SpawnCloseFrom.add(&actions, from: 3)
+        _ = GNUCalls.addCloseFrom(&actions, 3)
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         let cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -99,24 +99,5 @@ struct NotifyHook: Sendable {
         _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
         // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    }
-}
-
-/// `posix_spawn_file_actions_addclosefrom_np` (glibc ≥ 2.34) is declared only under _GNU_SOURCE, which
-/// Swift's Glibc module does not define (and a shim defining it breaks sockaddr calls): look it up
-/// at run time instead.
-enum SpawnCloseFrom {
-    private typealias Function = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    private static let function: Function? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { return nil }
-        return unsafeBitCast(symbol, to: Function.self)
-    }()
-
-    /// Adds "close every descriptor ≥ `from`" to `actions`; false when this libc cannot.
-    static func add(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, from: Int32) -> Bool {
-        guard let function else { return false }
-        return function(actions, from) == 0
     }
 }
