@@ -12,17 +12,7 @@ public final class AESGCMOpener {
     private let context: OpaquePointer
 
     public init(key: SymmetricKey) throws(CryptoError) {
-        guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_CIPHER_CTX_new") }
-        let ok = key.secret.withUnsafeBytes { keyBytes in
-            EVP_CipherInit_ex2(context, EVP_aes_256_gcm(), keyBytes.bindMemory(to: UInt8.self).baseAddress, nil, 0, nil)
-        }
-        // Freed here, before `self.context` is set: once every stored property is, a throwing
-        // init releases the instance and `deinit` would free the context a second time.
-        guard ok == 1 else {
-            EVP_CIPHER_CTX_free(context)
-            throw CryptoError.fromOpenSSL("EVP_CipherInit_ex2")
-        }
-        self.context = context
+        context = try AESGCM.makeContext(key: key, sealing: false)
     }
 
     deinit { EVP_CIPHER_CTX_free(context) }

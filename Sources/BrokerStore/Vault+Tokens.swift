@@ -7,8 +7,11 @@ import BrokerCrypto
 extension Vault {
     /// Saves every token field in ONE transaction (one UPSERT): a rotated refresh token and the
     /// new access token commit together or not at all. `tokens` replaces what was stored — to keep
-    /// a refresh token the provider did not rotate, pass the old one. Clears the last error.
-    public func saveTokens(_ tokens: TokenSet, accountID: Int64) throws {
+    /// a refresh token the provider did not rotate, pass the old one. Clears the last error; with
+    /// `status`, writes it in the same transaction (a refresh's answer and its status: one commit,
+    /// one existence check, no savepoint — they are inside the window where the provider has rotated
+    /// and nothing is on disk).
+    public func saveTokens(_ tokens: TokenSet, status: TokenStatus? = nil, accountID: Int64) throws {
         try connection.transaction {
             try requireAccount(id: accountID)
             let access = try seal(tokens.accessToken, accountID: accountID, field: .accessToken)
@@ -31,6 +34,8 @@ extension Vault {
                     .optional(tokens.scope), .optional(tokens.expiresAt), .real(tokens.obtainedAt),
                     .optional(dpopKey),
                 ])
+            // The row exists now: a plain UPDATE, not a second UPSERT.
+            if let status { try writeStatus(status, accountID: accountID) }
         }
     }
 
@@ -102,5 +107,17 @@ extension Vault {
                     .optional(status.lastErrorMessage), .optional(status.subject),
                 ])
         }
+    }
+
+    private func writeStatus(_ status: TokenStatus, accountID: Int64) throws {
+        try connection.run(
+            """
+            UPDATE tokens SET last_refresh_at = ?, last_error_code = ?, last_error_message = ?, subject = ?
+            WHERE account_id = ?
+            """,
+            [
+                .optional(status.lastRefreshAt), .optional(status.lastErrorCode), .optional(status.lastErrorMessage),
+                .optional(status.subject), .integer(accountID),
+            ])
     }
 }

@@ -133,4 +133,32 @@ import TestSupport
         try vault.saveTokens(sampleTokens("s"), accountID: account.id)
         #expect(try vault.status(accountID: account.id) == TokenStatus(lastRefreshAt: 1, subject: "s"))
     }
+
+    /// A refresh commits its tokens and their status together: one transaction, both or neither.
+    @Test func savingTokensWithAStatusWritesBothInOneTransaction() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let vault = try fixture.open()
+        let account = try vault.addAccount(sampleAccount("refresh"), owner: 1000, now: 0)
+        try vault.updateStatus(
+            TokenStatus(lastRefreshAt: 1, lastErrorCode: "invalid_grant", lastErrorMessage: "expired", subject: "old"),
+            accountID: account.id)
+        let tokens = sampleTokens("rotated", obtainedAt: 9)
+        try vault.saveTokens(tokens, status: TokenStatus(lastRefreshAt: 9, subject: "new"), accountID: account.id)
+        #expect(try vault.loadTokens(accountID: account.id) == tokens)
+        #expect(try vault.status(accountID: account.id) == TokenStatus(lastRefreshAt: 9, subject: "new"))
+        // Inside a caller's transaction that rolls back, neither the tokens nor the status stay.
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try vault.batch {
+                try vault.saveTokens(sampleTokens("lost", obtainedAt: 10), status: TokenStatus(lastRefreshAt: 10), accountID: account.id)
+                throw Abort()
+            }
+        }
+        #expect(try vault.loadTokens(accountID: account.id) == tokens)
+        #expect(try vault.status(accountID: account.id) == TokenStatus(lastRefreshAt: 9, subject: "new"))
+        #expect(throws: StoreError.unknownAccountID(account.id + 1)) {
+            try vault.saveTokens(tokens, status: TokenStatus(lastRefreshAt: 11), accountID: account.id + 1)
+        }
+    }
 }

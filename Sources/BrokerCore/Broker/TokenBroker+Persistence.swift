@@ -9,12 +9,7 @@ extension TokenBroker {
     func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> Bool {
         guard let id = accounts[key]?.id else { return false }
         do {
-            try await worker.perform { vault in
-                try vault.batch {
-                    try vault.saveTokens(tokens, accountID: id)
-                    try vault.updateStatus(status, accountID: id)
-                }
-            }
+            try await worker.perform { vault in try vault.saveTokens(tokens, status: status, accountID: id) }
         } catch {
             logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
             return false
