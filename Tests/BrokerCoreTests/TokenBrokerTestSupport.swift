@@ -203,6 +203,8 @@ struct BrokerHarness {
     var databaseDirectory: String?
     /// `Options.shutdownDrainTimeout`, when not the default.
     var shutdownDrainTimeout: Double?
+    /// The brokers' logger, when not `logs.logger`.
+    var logger: Logger?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -226,7 +228,7 @@ struct BrokerHarness {
         options.tokenWaitTimeout = 10
         if let shutdownDrainTimeout { options.shutdownDrainTimeout = shutdownDrainTimeout }
         let broker = TokenBroker(
-            vault: vault, transport: provider, options: options, logger: logs.logger, now: clock.now,
+            vault: vault, transport: provider, options: options, logger: logger ?? logs.logger, now: clock.now,
             sleep: clock.sleep)
         await broker.start()
         return broker
