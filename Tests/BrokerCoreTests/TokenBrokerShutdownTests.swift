@@ -29,10 +29,7 @@ import Testing
         var harness = try BrokerHarness()
         harness.shutdownDrainTimeout = 0.2
         defer { harness.remove() }
-        let broker = try await harness.makeBroker()
-        #expect(try await harness.addAndLogin(broker).outcome == .succeeded)
-        harness.provider.with { $0.tokenDelay = .seconds(300) }  // longer than the test may take
-        harness.clock.advance(60)
+        let broker = try await harness.makeBrokerWithAHangingRefresh()
         let caller = Task { await broker.tokenOrCode(minTTL: 90) }
         #expect(await eventually { harness.logs.captured.contains { $0.contains("refreshing the access token") } })
         await broker.shutdown()

@@ -205,6 +205,8 @@ struct BrokerHarness {
     var shutdownDrainTimeout: Double?
     /// The brokers' logger, when not `logs.logger`.
     var logger: Logger?
+    /// `Options.tokenWaitTimeout`, when not 10 s.
+    var tokenWaitTimeout: Double?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -225,12 +227,22 @@ struct BrokerHarness {
                     flow: InstantLoginFlow(expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now())),
                     authorizationURL: "\(provider.issuer)/authorize?client_id=\(context.configuration.clientID)")
             })
-        options.tokenWaitTimeout = 10
+        options.tokenWaitTimeout = tokenWaitTimeout ?? 10
         if let shutdownDrainTimeout { options.shutdownDrainTimeout = shutdownDrainTimeout }
         let broker = TokenBroker(
             vault: vault, transport: provider, options: options, logger: logger ?? logs.logger, now: clock.now,
             sleep: clock.sleep)
         await broker.start()
+        return broker
+    }
+
+    /// A broker with "work" logged in whose next refresh hangs at the provider (longer than any
+    /// test may take), the clock inside the refresh margin: the next request refreshes first.
+    func makeBrokerWithAHangingRefresh() async throws -> TokenBroker {
+        let broker = try await makeBroker()
+        #expect(try await addAndLogin(broker).outcome == .succeeded)
+        provider.with { $0.tokenDelay = .seconds(300) }
+        clock.advance(60)
         return broker
     }
 

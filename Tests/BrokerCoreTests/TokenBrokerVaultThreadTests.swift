@@ -18,15 +18,19 @@ import Testing
         harness.logger = Logger(minimumLevel: .debug) { _, line in lines.withLock { $0.append((line, pthread_self())) } }
         let broker = try await harness.makeBroker()
         #expect(try await harness.addAndLogin(broker).outcome == .succeeded)
-        harness.clock.advance(60)  // inside the margin: the next request refreshes first
-        let answer = await broker.tokenOrCode(minTTL: 90)
-        #expect(answer == .token(harness.provider.with { $0.issuedAccess.last } ?? ""))
+        // Three refreshes: one that finds the actor busy (another task holds it as the commit ends)
+        // goes on where the actor runs; without the preference none would ever go on on the vault thread.
+        for _ in 1...3 {
+            harness.clock.advance(60)  // inside the margin: the next request refreshes first
+            let answer = await broker.tokenOrCode(minTTL: 90)
+            #expect(answer == .token(harness.provider.with { $0.issuedAccess.last } ?? ""))
+        }
         let vaultThread = try await broker.worker.perform { _ in pthread_self() }
         let afterCommit = lines.withLock { lines in
             lines.filter { $0.line.contains("refresh answer committed") || $0.line.contains("access token refreshed") }
         }
-        #expect(afterCommit.count == 2)
-        #expect(afterCommit.allSatisfy { pthread_equal($0.thread, vaultThread) != 0 }, "the refresh went on off the vault thread")
+        #expect(afterCommit.count == 6)
+        #expect(afterCommit.contains { pthread_equal($0.thread, vaultThread) != 0 }, "no refresh went on on the vault thread")
         #expect(harness.provider.with { $0.requestsOnAPreferredExecutor } == [])
         await broker.shutdown()
     }

@@ -66,6 +66,8 @@ extension TokenBroker {
         scheduler?.cancel()
         scheduler = nil
         wakeUps = WakeUpSchedule()
+        parkedWatchdog?.cancel()  // every parked caller is answered below
+        parkedWatchdog = nil
         // A login whose code is being exchanged is drained like a refresh: the provider has issued
         // its tokens (and, with rotation, nothing else will do), so they are stored before the exit.
         drained.formUnion(logins.cancelUnlessExchanging())

@@ -43,15 +43,32 @@ extension TokenBroker {
         if let answer = answers.take(id) {
             result = answer
         } else {
-            let deadline = now() + options.tokenWaitTimeout
-            let timeout = Task {
-                do { try await self.sleep(until: deadline) } catch { return }
-                self.abandon(id, account: key)
+            if let watchdog = parkedDeadlines.park(id, account: key, until: now() + options.tokenWaitTimeout) {
+                startParkedWatchdog(until: watchdog)
             }
             result = await withCheckedContinuation { continuation in answers.park(id, continuation) }
-            timeout.cancel()
+            parkedDeadlines.remove(id)
         }
         return try result.get()
+    }
+
+    /// The one task that abandons parked requests whose time is up (`ParkedDeadlines`).
+    private func startParkedWatchdog(until deadline: Double) {
+        guard !isShutDown else { return }
+        parkedWatchdog?.cancel()
+        // Detached: it sleeps first and needs the actor only when it wakes, so it does not take the
+        // actor as the request parks, while the refresh starting beside it needs it.
+        parkedWatchdog = Task.detached { [self] in
+            do { try await sleep(until: deadline) } catch { return }
+            await parkedWatchdogFired(deadline: deadline)
+        }
+    }
+
+    private func parkedWatchdogFired(deadline: Double) {
+        guard let (due, next) = parkedDeadlines.fire(deadline: deadline, now: now()) else { return }
+        parkedWatchdog = nil
+        for request in due { abandon(request.id, account: request.account) }
+        if let next { startParkedWatchdog(until: next) }
     }
 
     /// A parked token request waited too long: the machine forgets it and the caller is told.

@@ -75,6 +75,9 @@ public actor TokenBroker: BrokerService {
     /// Accounts whose stored configuration cannot be read: listed in `error`, otherwise refused.
     var unreadableAccounts: [AccountKey: UnreadableAccount] = [:]
     var answers = Parking<Result<TokenGrant, WireError>>()
+    /// When each parked token request gives up, and the one task that sleeps until the earliest.
+    var parkedDeadlines = ParkedDeadlines()
+    var parkedWatchdog: Task<Void, Never>?
     var wakeUps = WakeUpSchedule()
     /// Narrowed tokens per key (memory only), and the per-account lease every refresh takes.
     var narrowed = NarrowedTokenCache()
