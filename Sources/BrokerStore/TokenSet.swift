@@ -11,7 +11,8 @@ import BrokerCrypto
 public struct TokenSet: Sendable, Equatable {
     public var accessToken: Secret
     public var refreshToken: Secret?
-    public var idToken: Secret?
+    /// The ID token, or the note that it is in the vault only (`IDTokenHolding`).
+    public var idToken: IDTokenHolding?
     public var tokenType: String
     /// The granted scope (the requested one when the provider did not restate it).
     public var scope: String?
@@ -30,11 +31,47 @@ public struct TokenSet: Sendable, Equatable {
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
-        self.idToken = idToken
+        self.idToken = idToken.map { .token($0) }
         self.tokenType = tokenType
         self.scope = scope
         self.expiresAt = expiresAt
         self.obtainedAt = obtainedAt
         self.dpopKey = dpopKey
+    }
+}
+
+/// How a `TokenSet` holds its ID token. Nothing on the token path reads it (callers get access
+/// tokens), and at ≈ 0.7 KB it was the largest part of an account's memory, so once a set is
+/// committed the broker keeps it in the vault only (docs/BENCHMARKS.md, "Round 6") and reads it back
+/// for the few actions that hand it out or check it.
+public enum IDTokenHolding: Sendable, Equatable {
+    /// The token itself: just received, or read back from the vault for the action that needs it.
+    case token(Secret)
+    /// Sealed in the vault's `id_token` column and not in memory. Saving a set that holds this
+    /// keeps that column as it is: it never erases or replaces the stored token. `identity` is
+    /// what a refresh checks its answer against; nil until a refresh in this run has read it.
+    case stored(identity: IDTokenIdentity?)
+
+    /// The token when it is in memory.
+    public var token: Secret? {
+        if case .token(let token) = self { token } else { nil }
+    }
+}
+
+/// What a refresh needs of the previous ID token without the token: the user it named (its `sub`,
+/// which a refreshed ID token must keep, OpenID Connect Core §12.2) and, for Microsoft Entra, the
+/// tenant (`tid`), whose endpoint refreshes and which must not change either. A class: a set
+/// holding one is a pointer wide.
+public final class IDTokenIdentity: Sendable, Equatable {
+    public let subject: String
+    public let tenantID: String?
+
+    public init(subject: String, tenantID: String?) {
+        self.subject = subject
+        self.tenantID = tenantID
+    }
+
+    public static func == (lhs: IDTokenIdentity, rhs: IDTokenIdentity) -> Bool {
+        lhs.subject == rhs.subject && lhs.tenantID == rhs.tenantID
     }
 }

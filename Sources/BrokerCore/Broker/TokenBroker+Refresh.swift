@@ -13,12 +13,13 @@ extension TokenBroker {
         // After a narrowed refresh that holds the lease, `old` below is the set with its rotated token.
         await acquireRefreshLease(key)
         defer { releaseRefreshLease(key) }
-        guard let runtime = accounts[key], case .refreshing(let old, _) = runtime.machine.state else { return }
+        guard let runtime = accounts[key], case .refreshing(let current, _) = runtime.machine.state else { return }
         let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")
         let timing = AnswerTiming()
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
+            let old = try await readingIDTokenIdentity(current, account: key)
             let metadata = try await metadata(for: key)
             guard let runtime = accounts[key] else { return }
             let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
@@ -49,23 +50,23 @@ extension TokenBroker {
         switch result {
         case .success(let tokens):
             let time = now()
-            var stored = false
+            var kept: TokenSet?
             if isRefreshCurrent(key, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
                 let commitStart = ContinuousClock.now
-                stored = await persist(tokens, status: status, account: key)
+                kept = await persist(tokens, status: status, account: key)
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
                 log.debug("refresh answer committed", [
                     "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
-                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(stored),
+                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
                 ])
             }
             counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
-            event(key, at: time) { machine, now in
-                let actions = machine.refreshSucceeded(tokens, generation: generation, now: now)
-                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            event(key, at: time) { [kept] machine, now in
+                let actions = machine.refreshSucceeded(kept ?? tokens, generation: generation, now: now)
+                return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
         case .failure(let error):
             let failure = Self.refreshFailure(error)

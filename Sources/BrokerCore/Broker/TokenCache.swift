@@ -23,6 +23,9 @@ final class TokenCache: Sendable {
         let accessTokenHash: String?
 
         init(tokens: TokenSet, expiresAt: String?, serveUntil: Double) {
+            // Nothing served from here reads the ID token: an entry must not keep one in memory.
+            var tokens = tokens
+            tokens.idToken = nil
             self.tokens = tokens
             self.expiresAt = expiresAt
             self.serveUntil = serveUntil
