@@ -1,4 +1,5 @@
 import BrokerCrypto
+import BrokerProtocol
 
 /// An account's tokens: the one token model of the broker. The OIDC engine returns it, the account
 /// state machine holds it, the token cache serves from it and the vault stores it as one unit
@@ -9,35 +10,73 @@ import BrokerCrypto
 /// (`TokenResponse.statedExpiry(receivedAt:)`, then `RefreshPolicy.effectiveExpiry(of:)`) and the
 /// refresh carry-over rule (`TokenSet.carryingOver(from:)`).
 public struct TokenSet: Sendable, Equatable {
-    public var accessToken: Secret
-    public var refreshToken: Secret?
+    /// The fields, behind one copy-on-write reference: the state machine, the broker's last-saved
+    /// copy and the token cache each hold the same set, and share one box instead of three
+    /// 96-byte copies (docs/BENCHMARKS.md, "Round 6").
+    private struct Fields: Sendable, Equatable {
+        var accessToken: Secret
+        var refreshToken: Secret?
+        var idToken: IDTokenHolding?
+        var tokenType: String
+        var scope: String?
+        var expiresAt: Double?
+        var obtainedAt: Double
+        var dpopKey: ECSigningKey?
+    }
+
+    @OutOfLine private var fields: Fields
+
+    public var accessToken: Secret {
+        get { fields.accessToken }
+        set { fields.accessToken = newValue }
+    }
+    public var refreshToken: Secret? {
+        get { fields.refreshToken }
+        set { fields.refreshToken = newValue }
+    }
     /// The ID token, or the note that it is in the vault only (`IDTokenHolding`).
-    public var idToken: IDTokenHolding?
-    public var tokenType: String
+    public var idToken: IDTokenHolding? {
+        get { fields.idToken }
+        set { fields.idToken = newValue }
+    }
+    public var tokenType: String {
+        get { fields.tokenType }
+        set { fields.tokenType = newValue }
+    }
     /// The granted scope (the requested one when the provider did not restate it).
-    public var scope: String?
+    public var scope: String? {
+        get { fields.scope }
+        set { fields.scope = newValue }
+    }
     /// The expiry the provider stated: `expires_in`, else a JWT access token's future `exp`; nil
     /// when it stated none (the broker then assumes a lifetime, and never stores that assumption).
-    public var expiresAt: Double?
+    public var expiresAt: Double? {
+        get { fields.expiresAt }
+        set { fields.expiresAt = newValue }
+    }
     /// When the token endpoint answered: the start of the access token's lifetime.
-    public var obtainedAt: Double
+    public var obtainedAt: Double {
+        get { fields.obtainedAt }
+        set { fields.obtainedAt = newValue }
+    }
     /// The DPoP key (RFC 9449) these tokens are bound to; nil for Bearer tokens. Made at login,
     /// carried over on refresh, stored sealed in the same row (`dpop_key`), never exported.
-    public var dpopKey: ECSigningKey?
+    public var dpopKey: ECSigningKey? {
+        get { fields.dpopKey }
+        set { fields.dpopKey = newValue }
+    }
 
     public init(
         accessToken: Secret, refreshToken: Secret? = nil, idToken: Secret? = nil, tokenType: String = "Bearer",
         scope: String? = nil, expiresAt: Double? = nil, obtainedAt: Double, dpopKey: ECSigningKey? = nil
     ) {
-        self.accessToken = accessToken
-        self.refreshToken = refreshToken
-        self.idToken = idToken.map { .token($0) }
-        self.tokenType = tokenType
-        self.scope = scope
-        self.expiresAt = expiresAt
-        self.obtainedAt = obtainedAt
-        self.dpopKey = dpopKey
+        fields = Fields(
+            accessToken: accessToken, refreshToken: refreshToken, idToken: idToken.map { .token($0) },
+            tokenType: tokenType, scope: scope, expiresAt: expiresAt, obtainedAt: obtainedAt, dpopKey: dpopKey)
     }
+
+    /// Whether `self` and `other` are one set in memory (not only equal).
+    public func sharesStorage(with other: TokenSet) -> Bool { _fields.sharesStorage(with: other._fields) }
 }
 
 /// How a `TokenSet` holds its ID token. Nothing on the token path reads it (callers get access
