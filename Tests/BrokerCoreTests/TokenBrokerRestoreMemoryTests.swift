@@ -33,6 +33,20 @@ import Testing
         #expect(runtimes.allSatisfy { $0.metadataStorage.sharesStorage(with: runtimes[0].metadataStorage) })
     }
 
+    @Test func restoredTokenSetsShareOneCopyOfEachGrantedScope() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        let scopes = await Self.runtimes(broker).compactMap { $0.machine.currentTokens?.scope }
+        try #require(scopes.count == 3 && Set(scopes).count == 1 && scopes[0].utf8.count > 15, "\(scopes)")
+        let storage = scopes.map { scope in
+            var scope = scope
+            return scope.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+        }
+        #expect(Set(storage).count == 1, "one string, not one per account")
+    }
+
     @Test func everyAccountsMachineSharesTheBrokersRefreshSettings() async throws {
         let harness = try BrokerHarness()
         defer { harness.remove() }

@@ -81,7 +81,7 @@ final class FakeProvider: HTTPTransport {
     func loginTokens(now: Double) -> TokenSet {
         let (access, refresh, lifetime) = mint()
         return TokenSet(
-            accessToken: Secret(access), refreshToken: Secret(refresh), scope: "openid",
+            accessToken: Secret(access), refreshToken: Secret(refresh), scope: "openid email offline_access",
             expiresAt: now + Double(lifetime), obtainedAt: now)
     }
 
