@@ -1,6 +1,7 @@
 @testable import BrokerCore
 import BrokerProtocol
 import BrokerStore
+import Dispatch
 import MockProvider
 import Testing
 
@@ -117,6 +118,34 @@ struct TokenBrokerStoredIDTokenTests {
             try await Self.expectNoIDTokenInMemory(fixture)
         }
         #expect(try await fixture.broker.idToken(account: "work", minTTL: nil).idToken == stored)
+        await fixture.stop()
+    }
+
+    /// Review finding: a refresh whose ID-token read waits behind a security-relevant update (which
+    /// deletes the tokens and moves the generation on) must not go to the provider afterwards — not
+    /// with the old grant under the new configuration, and never without the same-user check.
+    @Test func aRefreshWhoseVaultReadStraddlesAnUpdateNeverReachesTheProvider() async throws {
+        let before = try await MockBrokerFixture.loggedIn()
+        let fixture = try await before.restarted()  // `.stored(identity: nil)`: a refresh reads the vault
+        fixture.provider.configure { $0.subject = "someone-else" }
+        let worker = await fixture.broker.worker
+        let gate = DispatchSemaphore(value: 0)
+        worker.enqueue({ _ in gate.wait() }, onError: { _ in })
+        #expect(await eventually { worker.queuedJobs == 0 }, "the vault thread holds the gate")
+        let update = Task {
+            try await fixture.broker.updateAccount(fixture.configuration(scopes: ["openid", "offline_access"]))
+        }
+        #expect(await eventually { worker.queuedJobs == 1 }, "the update's batch waits behind the gate")
+        fixture.clock.advance(600)
+        let refresh = Task { await fixture.broker.tokenOrCode(minTTL: 3300) }
+        #expect(await eventually { worker.queuedJobs == 2 }, "the refresh's read waits behind the update")
+        gate.signal()
+        #expect(try await update.value.outcome == .signedOut)
+        _ = await refresh.value  // answered by the update (login required); the refresh task goes on
+        let key = try await Self.runtime(fixture).key
+        #expect(await eventually { await !fixture.broker.refreshLeases.isHeld(key) }, "the refresh task ended")
+        #expect(fixture.provider.stats.refreshes == 0, "the old grant's refresh token was sent after the update")
+        #expect(!fixture.logs.captured.contains { $0.contains("access token refreshed") })
         await fixture.stop()
     }
 }

@@ -10,11 +10,15 @@ extension TokenBroker {
     /// the vault cannot give it: refreshing without it would skip the same-user check.
     func readingIDTokenIdentity(_ tokens: TokenSet, account key: AccountKey) async throws(OIDCError) -> TokenSet {
         guard tokens.idTokenIdentity == .unknown else { return tokens }
+        let read: TokenSet
         do {
-            return try await readingIDToken(tokens, account: key)
+            read = try await readingIDToken(tokens, account: key)
         } catch {
             throw .storage("the stored ID token cannot be read: \(error)")
         }
+        // Gone meanwhile (a logout or a change deleted the row): never refresh without the check.
+        guard read.idToken != nil else { throw .storage("the stored ID token is no longer in the vault") }
+        return read
     }
 
     /// `tokens` with the ID token in memory: read back from the vault when it is held as `.stored`.

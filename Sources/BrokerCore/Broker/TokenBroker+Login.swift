@@ -92,7 +92,9 @@ extension TokenBroker {
             }
             let time = now()
             let status = TokenStatus(lastRefreshAt: runtime.machine.lastRefreshAt, subject: subject)
+            committingLogins.insert(key)
             let kept = await persist(tokens, status: status, account: key)
+            committingLogins.remove(key)
             accounts[key]?.subject = subject
             event(key, at: time) { machine, now in
                 let actions = machine.loginSucceeded(loginID: loginID, tokens: kept ?? tokens, now: now)

@@ -14,6 +14,8 @@ extension TokenBroker {
             hint = (try? await readingIDToken(current, account: key))?.idToken?.token
         }
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        // A login that finished during the read brought another ID token: no hint rather than a stale one.
+        if runtime.machine.generation != held.machine.generation { hint = nil }
         let tokens = runtime.machine.currentTokens
         var endSessionURL: String?
         if let metadata = runtime.metadata?.metadata, metadata.endSessionEndpoint != nil {

@@ -123,18 +123,19 @@ extension TokenBroker {
         else { return }
         tokens.refreshToken = rotated
         let status = accounts[key]?.status ?? TokenStatus()
-        let stored = await persist(tokens, status: status, account: key) != nil
+        let kept = await persist(tokens, status: status, account: key)
         guard accounts[key]?.machine.generation == generation else {
             throw fail(WireError(code: .conflict, message: "Account '\(key.name)' changed during the request; ask again."))
         }
         _ = accounts[key]?.machine.refreshTokenRotated(rotated)
-        guard stored else {
+        guard let kept else {
             // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
             event(key) { machine, now in machine.tokensNotStored(tokens, reason: "narrowed refresh", now: now) }
             throw fail(WireError(
                 code: .storageFailed,
                 message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
         }
+        accounts[key]?.machine.replaceCurrentTokens(tokens, with: kept)
         sync(key, now: now())
     }
 

@@ -45,9 +45,14 @@ extension TokenBroker {
             event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
             return
         }
-        if runtime.machine.currentTokens == tokens { accounts[key]?.persistedTokens = tokens }
+        var stored = tokens
+        if runtime.machine.currentTokens == tokens {
+            stored = tokens.keepingIDTokenStored()
+            accounts[key]?.machine.replaceCurrentTokens(tokens, with: stored)
+            accounts[key]?.persistedTokens = stored
+        }
         if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
-        event(key) { machine, now in machine.tokensStored(tokens, now: now) }
+        event(key) { [stored] machine, now in machine.tokensStored(stored, now: now) }
     }
 
     /// Shutdown: one last save of every account whose current tokens are not in the vault.

@@ -21,7 +21,9 @@ extension TokenBroker {
         do throws(OIDCError) {
             let old = try await readingIDTokenIdentity(current, account: key)
             let metadata = try await metadata(for: key)
-            guard let runtime = accounts[key] else { return }
+            // The awaits above let other work run: a logout, a new login or a security-relevant
+            // change moved the generation on, and this refresh token is no longer the account's.
+            guard let runtime = accounts[key], runtime.machine.generation == generation else { return }
             let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
             let exchange = { () async -> Result<TokenSet, OIDCError> in
                 await AnswerTiming.$current.withValue(timing) {
@@ -48,6 +50,13 @@ extension TokenBroker {
         // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
+        case .success(let tokens) where committingLogins.contains(key):
+            // A login's tokens are being committed: they replace these. Committed after them, these
+            // would put another grant in the row beside the login's; dropped, the machine retries.
+            background { broker in _ = await broker.revoke(tokens, account: key) }
+            log.info("a login is being saved: this refresh's tokens are dropped")
+            let failure = AccountStateMachine.RefreshFailure.transient(message: "a new login replaced the tokens", retryAfter: nil)
+            event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         case .success(let tokens):
             let time = now()
             var kept: TokenSet?
