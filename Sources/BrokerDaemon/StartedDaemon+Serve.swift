@@ -21,8 +21,9 @@ extension StartedDaemon {
             logger: logger)
         let server = HTTPServer.start(listener: listener, handler: router)
         let status = await statusLine(context)
-        context.notifier?.send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
+        // Logged before READY=1: whoever waits for READY (systemd, tests) then finds the line.
         logger.info("authbrokerd \(BrokerVersion.string) ready: \(status)", ["pid": String(getpid())])
+        context.notifier?.send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())")
         let watchdog = startWatchdog(context)
 
         for await number in signals {

@@ -1,29 +1,81 @@
 /// Manually configured endpoints, for providers without discovery.
 public struct ManualEndpoints: Codable, Sendable, Equatable {
-    public var authorization: String?
-    public var token: String?
-    public var revocation: String?
-    public var userinfo: String?
-    public var deviceAuthorization: String?
-    public var endSession: String?
-    public var jwksURI: String?
+    /// The URLs, behind one reference: an account without manual endpoints holds nil, and one
+    /// with them a pointer, where eight optional strings were 128 bytes of every account's
+    /// configuration (docs/BENCHMARKS.md, "Round 6").
+    private struct URLs: Codable, Sendable, Equatable {
+        var authorization: String?
+        var token: String?
+        var revocation: String?
+        var userinfo: String?
+        var deviceAuthorization: String?
+        var endSession: String?
+        var jwksURI: String?
+        var pushedAuthorizationRequest: String?
+
+        enum CodingKeys: String, CodingKey {
+            case authorization = "authorization_endpoint"
+            case token = "token_endpoint"
+            case revocation = "revocation_endpoint"
+            case userinfo = "userinfo_endpoint"
+            case deviceAuthorization = "device_authorization_endpoint"
+            case endSession = "end_session_endpoint"
+            case jwksURI = "jwks_uri"
+            case pushedAuthorizationRequest = "pushed_authorization_request_endpoint"
+        }
+    }
+
+    @OutOfLine private var urls: URLs
+
+    public var authorization: String? {
+        get { urls.authorization }
+        set { urls.authorization = newValue }
+    }
+    public var token: String? {
+        get { urls.token }
+        set { urls.token = newValue }
+    }
+    public var revocation: String? {
+        get { urls.revocation }
+        set { urls.revocation = newValue }
+    }
+    public var userinfo: String? {
+        get { urls.userinfo }
+        set { urls.userinfo = newValue }
+    }
+    public var deviceAuthorization: String? {
+        get { urls.deviceAuthorization }
+        set { urls.deviceAuthorization = newValue }
+    }
+    public var endSession: String? {
+        get { urls.endSession }
+        set { urls.endSession = newValue }
+    }
+    public var jwksURI: String? {
+        get { urls.jwksURI }
+        set { urls.jwksURI = newValue }
+    }
     /// RFC 9126 §5 `pushed_authorization_request_endpoint` (`--par-endpoint`).
-    public var pushedAuthorizationRequest: String?
+    public var pushedAuthorizationRequest: String? {
+        get { urls.pushedAuthorizationRequest }
+        set { urls.pushedAuthorizationRequest = newValue }
+    }
 
     public init(
         authorization: String? = nil, token: String? = nil, revocation: String? = nil, userinfo: String? = nil,
         deviceAuthorization: String? = nil, endSession: String? = nil, jwksURI: String? = nil,
         pushedAuthorizationRequest: String? = nil
     ) {
-        self.authorization = authorization
-        self.token = token
-        self.revocation = revocation
-        self.userinfo = userinfo
-        self.deviceAuthorization = deviceAuthorization
-        self.endSession = endSession
-        self.jwksURI = jwksURI
-        self.pushedAuthorizationRequest = pushedAuthorizationRequest
+        urls = URLs(
+            authorization: authorization, token: token, revocation: revocation, userinfo: userinfo,
+            deviceAuthorization: deviceAuthorization, endSession: endSession, jwksURI: jwksURI,
+            pushedAuthorizationRequest: pushedAuthorizationRequest)
     }
+
+    /// The same JSON object as before the URLs moved out of line: the keys of `URLs.CodingKeys`.
+    public init(from decoder: any Decoder) throws { urls = try URLs(from: decoder) }
+
+    public func encode(to encoder: any Encoder) throws { try urls.encode(to: encoder) }
 
     public var isEmpty: Bool { self == ManualEndpoints() }
 
@@ -35,16 +87,5 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
             guard case .string(let url) = value else { return nil }
             return (key, url)
         }.sorted { $0.key < $1.key }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case authorization = "authorization_endpoint"
-        case token = "token_endpoint"
-        case revocation = "revocation_endpoint"
-        case userinfo = "userinfo_endpoint"
-        case deviceAuthorization = "device_authorization_endpoint"
-        case endSession = "end_session_endpoint"
-        case jwksURI = "jwks_uri"
-        case pushedAuthorizationRequest = "pushed_authorization_request_endpoint"
     }
 }

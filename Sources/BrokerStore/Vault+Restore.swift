@@ -40,9 +40,12 @@ extension Vault {
         }
     }
 
-    /// `loadTokens(accountID:)` of the account: nil when logged out, else every field opened.
+    /// `loadTokens(accountID:)` of the account: nil when logged out, else every field opened, the
+    /// ID token then held as `.stored` (the daemon reads it back when an action needs it).
     public func tokens(of sealed: SealedAccount) throws -> TokenSet? {
-        try sealed.tokens.map { try open($0, accountID: sealed.account.id, accountName: sealed.account.name) }
+        try sealed.tokens.map {
+            try open($0, accountID: sealed.account.id, accountName: sealed.account.name, keepingIDTokenStored: true)
+        }
     }
 
     /// `clientSecret(for:)` of the account: nil for a public client.

@@ -7,16 +7,18 @@ import BrokerCrypto
 extension Vault {
     /// Saves every token field in ONE transaction (one UPSERT): a rotated refresh token and the
     /// new access token commit together or not at all. `tokens` replaces what was stored — to keep
-    /// a refresh token the provider did not rotate, pass the old one. Clears the last error; with
-    /// `status`, writes it in the same transaction (a refresh's answer and its status: one commit,
-    /// one existence check, no savepoint — they are inside the window where the provider has rotated
-    /// and nothing is on disk).
+    /// a refresh token the provider did not rotate, pass the old one — except an ID token held as
+    /// `.stored`, which keeps the stored one (a set whose ID token is only in the vault must never
+    /// erase it). Clears the last error; with `status`, writes it in the same transaction (a
+    /// refresh's answer and its status: one commit, one existence check, no savepoint — they are
+    /// inside the window where the provider has rotated and nothing is on disk).
     public func saveTokens(_ tokens: TokenSet, status: TokenStatus? = nil, accountID: Int64) throws {
         try connection.transaction {
             try requireAccount(id: accountID)
             let access = try seal(tokens.accessToken, accountID: accountID, field: .accessToken)
             let refresh = try tokens.refreshToken.map { try seal($0, accountID: accountID, field: .refreshToken) }
-            let id = try tokens.idToken.map { try seal($0, accountID: accountID, field: .idToken) }
+            let id = try tokens.idToken?.token.map { try seal($0, accountID: accountID, field: .idToken) }
+            let keepStoredID: Int64 = if case .stored = tokens.idToken { 1 } else { 0 }
             let dpopKey = try tokens.dpopKey.map { try seal(try exportKey($0), accountID: accountID, field: .dpopKey) }
             try connection.run(
                 """
@@ -25,14 +27,15 @@ extension Vault {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
                 ON CONFLICT (account_id) DO UPDATE SET
                     access_token = excluded.access_token, refresh_token = excluded.refresh_token,
-                    id_token = excluded.id_token, token_type = excluded.token_type, scope = excluded.scope,
+                    id_token = iif(?10, tokens.id_token, excluded.id_token), token_type = excluded.token_type,
+                    scope = excluded.scope,
                     expires_at = excluded.expires_at, obtained_at = excluded.obtained_at,
                     dpop_key = excluded.dpop_key, last_error_code = NULL, last_error_message = NULL
                 """,
                 [
                     .integer(accountID), .blob(access), .optional(refresh), .optional(id), .text(tokens.tokenType),
                     .optional(tokens.scope), .optional(tokens.expiresAt), .real(tokens.obtainedAt),
-                    .optional(dpopKey),
+                    .optional(dpopKey), .integer(keepStoredID),
                 ])
             // The row exists now: a plain UPDATE, not a second UPSERT.
             if let status { try writeStatus(status, accountID: accountID) }
@@ -53,15 +56,30 @@ extension Vault {
         return try open(row.sealed, accountID: accountID, accountName: row.name)
     }
 
-    /// Opens every sealed field of a tokens row (the DPoP key also imported).
-    func open(_ sealed: SealedTokens, accountID: Int64, accountName: String) throws -> TokenSet {
-        TokenSet(
+    /// Opens every sealed field of a tokens row (the DPoP key also imported). `keepingIDTokenStored`:
+    /// the ID token is opened — so a row that does not open fails here as before — but held as
+    /// `.stored` (start-up: no account's ID token stays in memory).
+    func open(_ sealed: SealedTokens, accountID: Int64, accountName: String, keepingIDTokenStored: Bool = false) throws -> TokenSet {
+        let idToken = try openOptional(sealed.id, accountID: accountID, accountName: accountName, field: .idToken)
+        var tokens = TokenSet(
             accessToken: try open(sealed.access, accountID: accountID, accountName: accountName, field: .accessToken),
             refreshToken: try openOptional(sealed.refresh, accountID: accountID, accountName: accountName, field: .refreshToken),
-            idToken: try openOptional(sealed.id, accountID: accountID, accountName: accountName, field: .idToken),
+            idToken: idToken,
             tokenType: sealed.type, scope: sealed.scope, expiresAt: sealed.expiresAt, obtainedAt: sealed.obtainedAt,
             dpopKey: try openOptional(sealed.dpopKey, accountID: accountID, accountName: accountName, field: .dpopKey)
                 .map { try importKey($0, accountName: accountName) })
+        if keepingIDTokenStored, idToken != nil { tokens.idToken = .stored(identity: nil) }
+        return tokens
+    }
+
+    /// The stored ID token of the account: nil when it has none (or no tokens).
+    public func loadIDToken(accountID: Int64) throws -> Secret? {
+        let rows = try connection.query(
+            "SELECT a.name, t.id_token FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = ?",
+            [.integer(accountID)]
+        ) { row in (name: row.text(0), sealed: row.optionalBlob(1)) }
+        guard let row = rows.first else { return nil }
+        return try openOptional(row.sealed, accountID: accountID, accountName: row.name, field: .idToken)
     }
 
     private func exportKey(_ key: ECSigningKey) throws -> Secret {

@@ -1,6 +1,7 @@
 @testable import BrokerCore
 import BrokerCrypto
 import BrokerProtocol
+import BrokerStore
 import FoundationEssentials
 import Testing
 
@@ -98,5 +99,32 @@ import Testing
         copy.metadata = nil
         #expect(original.metadata != nil && copy.metadata == nil)
         #expect(!copy.metadataStorage.sharesStorage(with: original.metadataStorage))
+    }
+
+    /// What stays inline in every account's runtime box (docs/BENCHMARKS.md, "Round 6"): a token
+    /// set and the manual endpoints are one reference each, and the machine keeps its rarely set
+    /// fields (pending login, last error, failing save) out of line. Bounds, not exact sizes: a new
+    /// field fits, a regression to the inline layouts (96, 128 and 40 bytes) does not.
+    @Test func theLargeRarelySetPartsAreOutOfLine() {
+        #expect(MemoryLayout<TokenSet>.size == MemoryLayout<AnyObject>.size)
+        #expect(MemoryLayout<ManualEndpoints?>.size == MemoryLayout<AnyObject>.size)
+        #expect(MemoryLayout<AccountStateMachine>.size <= 180, "\(MemoryLayout<AccountStateMachine>.size) bytes")
+        var machine = AccountStateMachine(account: "work", jitter: RefreshJitter(seed: 1))
+        let copy = machine
+        machine.lastError = WireError(code: .internal, message: "m")
+        #expect(copy.lastError == nil && machine.lastError?.message == "m", "value semantics")
+    }
+
+    @Test func aTokenSetCopyIsIndependentOfTheOriginal() {
+        let original = TokenSet(accessToken: Secret("a"), refreshToken: Secret("r"), scope: "s", obtainedAt: 1)
+        var copy = original
+        #expect(copy.sharesStorage(with: original) && copy == original)
+        copy.scope = "t"
+        #expect(!copy.sharesStorage(with: original) && copy != original)
+        #expect(original.scope == "s" && copy.scope == "t" && copy.refreshToken == original.refreshToken)
+        var endpoints = ManualEndpoints(token: "https://idp.example/token")
+        let before = endpoints
+        endpoints.token = "https://idp.example/other"
+        #expect(before.token == "https://idp.example/token" && endpoints.token == "https://idp.example/other")
     }
 }

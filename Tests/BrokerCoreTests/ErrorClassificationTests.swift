@@ -30,6 +30,8 @@ import Testing
         (oauth("invalid_grant", status: 302), .transient(retryAfter: nil)),
         (.idToken(.unknownKeyRefetchDeferred(kid: "k", retryAfter: .seconds(42))), .transient(retryAfter: .seconds(42))),
         (.idToken(.unknownKey(kid: "k")), .terminal),
+        // The broker's own vault failing to give the stored ID token never costs the grant.
+        (.storage("disk I/O error"), .transient(retryAfter: nil)),
         (.httpStatus(401, endpoint: "t", retryAfter: nil), .terminal),
         (.httpStatus(404, endpoint: "t", retryAfter: nil), .terminal),
         (.transport(.dnsFailure(host: "h", reason: "r")), .transient(retryAfter: nil)),

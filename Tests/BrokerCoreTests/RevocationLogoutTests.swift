@@ -62,8 +62,8 @@ import Testing
         let client = OIDCClient(transport: transport, time: TestTime().time)
         // The claims of a set are its ID token's (validated when it was received).
         var withClaims = tokens
-        withClaims.idToken = Secret(
-            Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(TestPayload.claims(sub: "u1")) + ".c2ln")
+        withClaims.idToken = .token(Secret(
+            Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(TestPayload.claims(sub: "u1")) + ".c2ln"))
         #expect(withClaims.idTokenClaims == (try IDTokenClaims(payload: TestPayload.claims(sub: "u1"))))
         let info = try await client.userInfo(metadata: testMetadata(), tokens: withClaims)
         #expect(info == UserInfo(subject: "u1", email: "u@example.com"))

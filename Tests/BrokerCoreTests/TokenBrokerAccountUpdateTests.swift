@@ -55,6 +55,12 @@ struct MockBrokerFixture {
         }
     }
 
+    /// The broker stopped and started again on the same vault, as a daemon restart does.
+    func restarted() async throws -> MockBrokerFixture {
+        await broker.shutdown()
+        return try await MockBrokerFixture(provider: provider, directory: directory)
+    }
+
     func stop() async {
         await broker.shutdown()
         await provider.stop()

@@ -33,6 +33,20 @@ import Testing
         #expect(runtimes.allSatisfy { $0.metadataStorage.sharesStorage(with: runtimes[0].metadataStorage) })
     }
 
+    @Test func restoredTokenSetsShareOneCopyOfEachGrantedScope() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        let scopes = await Self.runtimes(broker).compactMap { $0.machine.currentTokens?.scope }
+        try #require(scopes.count == 3 && Set(scopes).count == 1 && scopes[0].utf8.count > 15, "\(scopes)")
+        let storage = scopes.map { scope in
+            var scope = scope
+            return scope.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+        }
+        #expect(Set(storage).count == 1, "one string, not one per account")
+    }
+
     @Test func everyAccountsMachineSharesTheBrokersRefreshSettings() async throws {
         let harness = try BrokerHarness()
         defer { harness.remove() }
@@ -75,5 +89,28 @@ import Testing
         }
         #expect(read == 3)
         #expect(try await broker.worker.perform { $0.cacheBytesUsed } > 3 * left)
+    }
+
+    /// The account gauge is counts per owner and state, kept as accounts change (no entry per
+    /// account): restored, logged out, removed and added again, it always matches the accounts.
+    @Test func theAccountGaugeCountsEveryChange() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await Self.restarted(harness)
+        defer { Task { await broker.shutdown() } }
+        func gauge(_ state: String) -> String? {
+            broker.metrics(owner: testRequester.uid).split(separator: "\n")
+                .first { $0.hasPrefix("authbroker_accounts{state=\"\(state)\"}") }.map { String($0.split(separator: " ").last!) }
+        }
+        #expect(gauge("active") == "3" && gauge("logged_out") == "0")
+        _ = try await broker.logout(account: "two")
+        #expect(gauge("active") == "2" && gauge("logged_out") == "1")
+        try await broker.removeAccount(named: "two")
+        #expect(gauge("active") == "2" && gauge("logged_out") == "0")
+        try await broker.removeAccount(named: "one")
+        #expect(gauge("active") == "1")
+        #expect(try await harness.addAndLogin(broker, name: "four").outcome == .succeeded)
+        #expect(gauge("active") == "2" && gauge("logged_out") == "0")
+        #expect(broker.metrics(owner: testRequester.uid + 1).contains("authbroker_accounts{state=\"active\"} 0\n"), "another owner's")
     }
 }

@@ -1,5 +1,8 @@
-import BrokerCore
+@testable import BrokerCore
 import BrokerProtocol
+import BrokerCrypto
+import BrokerStore
+import Dispatch
 import Foundation
 import Testing
 import TestSupport
@@ -49,6 +52,29 @@ struct TokenBrokerStorageTests {
         await restarted.shutdown()
     }
 
+    /// docs/security.md, "Secrets in memory": once a retried save commits them, the machine holds
+    /// the tokens' ID token in the vault only, as after a save that succeeds at once.
+    @Test func aRetriedSaveLeavesNoIDTokenInMemory() async throws {
+        let (harness, disk, broker) = try await brokerOnTinyDisk()
+        defer { disk.unmount(); harness.remove() }
+        harness.provider.with { $0.loginIDToken = "header.payload.signature" }
+        try disk.fill()
+        #expect(try await login(broker).outcome == .succeeded)
+        #expect(await eventually { await lastErrorCode(broker) == .storageFailed })
+        let unsaved = try #require(await broker.accounts.values.first?.machine.currentTokens)
+        #expect(unsaved.idToken == .token(Secret("header.payload.signature")), "kept in memory while unsaved")
+        disk.free()
+        harness.clock.advance(2)  // past the first retry
+        #expect(await eventually { await lastErrorCode(broker) == nil })
+        let runtime = try #require(await broker.accounts.values.first)
+        let current = try #require(runtime.machine.currentTokens)
+        #expect(current.idToken == .stored(identity: nil), "\(String(describing: current.idToken))")
+        #expect(runtime.persistedTokens?.sharesStorage(with: current) == true)
+        let id = runtime.id
+        #expect(try await broker.worker.perform { try $0.loadIDToken(accountID: id) } == Secret("header.payload.signature"))
+        await broker.shutdown()
+    }
+
     @Test func unsavedTokensGetALastSaveAtShutdown() async throws {
         let (harness, disk, broker) = try await brokerOnTinyDisk()
         defer { disk.unmount(); harness.remove() }
@@ -81,5 +107,39 @@ struct TokenBrokerStorageTests {
         #expect(await broker.tokenOrCode() == token, "a failed update signed the account out")
         #expect(await broker.status().accounts.first?.state == .active)
         await broker.shutdown()
+    }
+}
+
+/// A refresh answer that arrives while a new login's tokens are being committed is dropped and
+/// revoked: committed after the login's, it would put the old grant back in the row (and beside the
+/// login's ID token, kept as stored).
+@Suite(.timeLimit(.minutes(1)))
+struct TokenBrokerLoginCommitTests {
+    @Test func aRefreshAnswerDuringALoginsCommitIsDropped() async throws {
+        let harness = try BrokerHarness()
+        defer { harness.remove() }
+        let broker = try await harness.makeBroker()
+        defer { Task { await broker.shutdown() } }
+        #expect(try await harness.addAndLogin(broker).outcome == .succeeded)
+        let worker = await broker.worker
+        let gate = DispatchSemaphore(value: 0)
+        worker.enqueue({ _ in gate.wait() }, onError: { _ in })
+        #expect(await eventually { worker.queuedJobs == 0 }, "the vault thread holds the gate")
+        let started = try await broker.startLogin(account: "work", request: LoginRequest())
+        #expect(await eventually { worker.queuedJobs == 1 }, "the new login's commit waits behind the gate")
+        harness.clock.advance(20)
+        let refresh = Task { await broker.tokenOrCode(minTTL: 95) }
+        #expect(await eventually { harness.logs.captured.contains { $0.contains("a login is being saved") } })
+        gate.signal()
+        #expect(try await broker.loginStatus(id: started.loginID, wait: 5).outcome == .succeeded)
+        _ = await refresh.value
+        let login = try harness.provider.issuedAccess(1)
+        let refreshed = try harness.provider.issuedAccess(2)
+        #expect(await eventually { harness.provider.with { $0.revoked.contains { $0.token == refreshed } } },
+            "the dropped answer's tokens are revoked")
+        let runtime = try #require(await broker.accounts.values.first)
+        #expect(runtime.machine.currentTokens?.accessToken == Secret(login))
+        let id = runtime.id
+        #expect(try await worker.perform { try $0.loadTokens(accountID: id)?.accessToken } == Secret(login))
     }
 }

@@ -35,6 +35,8 @@ final class FakeProvider: HTTPTransport {
         /// HTTPClient fails it (`TLSFailure.pinMismatch`), one without pins is served.
         var chainKey: [UInt8] = Array(repeating: 1, count: 32)
         var pinnedRequests = 0
+        /// The ID token a finished login brings (nil: none, as from a plain OAuth provider).
+        var loginIDToken: String?
     }
 
     let issuer: String
@@ -81,8 +83,8 @@ final class FakeProvider: HTTPTransport {
     func loginTokens(now: Double) -> TokenSet {
         let (access, refresh, lifetime) = mint()
         return TokenSet(
-            accessToken: Secret(access), refreshToken: Secret(refresh), scope: "openid",
-            expiresAt: now + Double(lifetime), obtainedAt: now)
+            accessToken: Secret(access), refreshToken: Secret(refresh), idToken: with { $0.loginIDToken }.map { Secret($0) },
+            scope: "openid email offline_access", expiresAt: now + Double(lifetime), obtainedAt: now)
     }
 
     func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {

@@ -79,7 +79,7 @@ import Testing
             let merged = answer.carryingOver(from: previous)
             let expected = TokenSet(
                 accessToken: Secret("at-new"), refreshToken: hasRefresh ? Secret("rt-new") : Secret("rt-old"),
-                idToken: hasID ? idToken(sub: "u1", tag: "new") : previous.idToken,
+                idToken: hasID ? idToken(sub: "u1", tag: "new") : previous.idToken?.token,
                 scope: hasScope ? "new scope" : "old scope", expiresAt: 2_060, obtainedAt: 2_000)
             #expect(merged == expected, "refresh_token \(hasRefresh), id_token \(hasID), scope \(hasScope)")
             #expect(merged.idTokenClaims?.nonce == (hasID ? "new" : "old"), "the claims follow the ID token")

@@ -37,7 +37,7 @@ import TestSupport
             #expect(stored == committed || stored == committed + 1, "round \(round): stored \(stored), printed \(committed)")
             #expect(tokens.accessToken.revealString() == "access-\(stored)")
             #expect(tokens.refreshToken?.revealString() == "refresh-\(stored)")
-            #expect(tokens.idToken?.revealString() == "id-\(stored)")
+            #expect(tokens.idToken?.token?.revealString() == "id-\(stored)")
             #expect(tokens.expiresAt == Double(stored + 3600))
         }
     }

@@ -16,7 +16,7 @@ import TestSupport
         let tokens = sampleTokens("leak")
         let keyText = try String(contentsOfFile: fixture.keyPath, encoding: .utf8)
         var secrets = [passphrase, keyText.trimmingCharacters(in: .newlines)]
-        secrets += [configuration.clientSecret.map { Secret($0) }, tokens.accessToken, tokens.refreshToken, tokens.idToken]
+        secrets += [configuration.clientSecret.map { Secret($0) }, tokens.accessToken, tokens.refreshToken, tokens.idToken?.token]
             .compactMap { $0?.revealString() }
 
         var errors: [StoreError?] = []

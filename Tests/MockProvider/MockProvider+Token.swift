@@ -173,7 +173,8 @@ extension MockProvider {
         if configuration.includeExpiresIn { body["expires_in"] = configuration.lifetime(resource: resource) }
         // Without rotation the refresh token is not restated (RFC 6749 §6 allows either).
         if let refreshToken, refreshToken != reuse { body["refresh_token"] = refreshToken }
-        if scope.split(separator: " ").contains("openid") {
+        let refreshing = reuse != nil  // only a refresh redeems a refresh token
+        if scope.split(separator: " ").contains("openid"), !refreshing || configuration.idTokenOnRefresh {
             guard let idToken = try? mintIDToken(nonce: nonce, accessToken: accessToken) else {
                 return .plainText(status: 500, "cannot sign the ID token")
             }

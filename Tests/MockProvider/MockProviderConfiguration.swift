@@ -117,6 +117,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// that is already dead.
     public var google = false
 
+    /// Whether a refresh answer carries a new ID token. OpenID Connect Core §12.2 lets a provider
+    /// leave it out (the client keeps the one it has); off: refreshes answer without one.
+    public var idTokenOnRefresh = true
+
     /// Whether a refresh retires the refresh token it used (Google's never do).
     var rotates: Bool { rotateRefreshTokens && !google }
     /// RFC 9126: serve `/par` and list it as `pushed_authorization_request_endpoint`; the

@@ -31,6 +31,16 @@ extension AccountStateMachine {
         }
     }
 
+    /// `kept` is `tokens` as the broker holds a committed set (its ID token in the vault only,
+    /// `TokenSet.keepingIDTokenStored`): it takes their place when `tokens` are the current ones.
+    public mutating func replaceCurrentTokens(_ tokens: TokenSet, with kept: TokenSet) {
+        switch state {
+        case .active(let current, let checkAt) where current == tokens: state = .active(kept, checkAt: checkAt)
+        case .refreshing(let current, let attempt) where current == tokens: state = .refreshing(kept, attempt)
+        case .active, .refreshing, .loggedOut, .loginRequired: break
+        }
+    }
+
     /// The store could not commit `tokens` (`reason` says why). When they are the current tokens
     /// the save is retried with backoff; the first failure of an episode notifies the user. Tokens
     /// that are no longer current are not retried: their successor's save is what matters.

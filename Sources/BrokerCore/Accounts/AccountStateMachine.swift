@@ -30,14 +30,16 @@ public struct AccountStateMachine: Sendable {
     public var policy: RefreshPolicy { settings.policy }
     public var backoff: RefreshBackoff { settings.backoff }
     public internal(set) var state: State = .loggedOut
-    public internal(set) var pendingLogin: PendingLogin?
+    // The three below are nil for an account that is signed in and well, which is most of them:
+    // out of line, they are 8 bytes each instead of 40 (docs/BENCHMARKS.md, "Round 6").
+    @OutOfLineIfPresent public internal(set) var pendingLogin: PendingLogin? = nil
     public internal(set) var generation: UInt64 = 0
     /// When the last refresh succeeded, for `authctl status`.
     public internal(set) var lastRefreshAt: Double?
     /// The last failure (refresh or login), for `authctl status`; cleared by a success.
-    public internal(set) var lastError: WireError?
+    @OutOfLineIfPresent public internal(set) var lastError: WireError? = nil
     /// Set while the current tokens are not in the token store (a failed save, retried with backoff).
-    public internal(set) var unsaved: UnsavedTokens?
+    @OutOfLineIfPresent public internal(set) var unsaved: UnsavedTokens? = nil
     var jitter: RefreshJitter
     var waiters: [AccountRequestID] = []
     var lastRefreshStartedAt: Double?

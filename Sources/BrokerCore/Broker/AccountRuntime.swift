@@ -24,6 +24,7 @@ struct AccountRuntime: Sendable {
         var subject: String?
         var persistedStatus: TokenStatus?
         var persistedTokens: TokenSet?
+        var reportedState: AccountState?
     }
 
     @OutOfLine private var stored: Stored
@@ -70,6 +71,11 @@ struct AccountRuntime: Sendable {
     var persistedStatus: TokenStatus? {
         get { stored.persistedStatus }
         _modify { yield &stored.persistedStatus }
+    }
+    /// The state last counted in the metrics' account gauge (`BrokerMetrics.state`).
+    var reportedState: AccountState? {
+        get { stored.reportedState }
+        _modify { yield &stored.reportedState }
     }
     /// The tokens last committed to the vault, so `persistTokens` after a pre-committed set is a no-op.
     var persistedTokens: TokenSet? {

@@ -19,7 +19,10 @@ final class BrokerMetrics: Sendable {
         var rejections: [Bool: Int] = [:]
         var logins: [LoginOutcome: Int] = [:]
         var errors: [WireErrorCode: Int] = [:]
-        var states: [AccountKey: AccountState] = [:]
+        /// Accounts per owner and state. Counts, not a state per account: a dictionary slot per
+        /// account was 51 kB with 1,000 (docs/BENCHMARKS.md, "Round 6"); each account's runtime
+        /// remembers the state it last reported (`AccountRuntime.reportedState`).
+        var states: [OwnerState: Int] = [:]
         var narrowedKeys: [AccountKey: Int] = [:]
         var narrowedRefreshes = 0
     }
@@ -33,7 +36,22 @@ final class BrokerMetrics: Sendable {
     func tokenRejected(refreshScheduled: Bool) { counts.withLock { $0.rejections[refreshScheduled, default: 0] += 1 } }
     func login(_ outcome: LoginOutcome) { counts.withLock { $0.logins[outcome, default: 0] += 1 } }
     func error(_ code: WireErrorCode) { counts.withLock { $0.errors[code, default: 0] += 1 } }
-    func state(_ state: AccountState?, account: AccountKey) { counts.withLock { $0.states[account] = state } }
+    struct OwnerState: Hashable {
+        var owner: UInt32
+        var state: AccountState
+    }
+
+    /// An account of `owner` went from `old` to `new` (nil: it did not exist / no longer does).
+    func state(_ new: AccountState?, replacing old: AccountState?, owner: UInt32) {
+        guard new != old else { return }
+        counts.withLock { counts in
+            if let old {
+                let key = OwnerState(owner: owner, state: old)
+                counts.states[key] = (counts.states[key] ?? 1) > 1 ? counts.states[key]! - 1 : nil
+            }
+            if let new { counts.states[OwnerState(owner: owner, state: new), default: 0] += 1 }
+        }
+    }
     /// How many narrowed tokens `account` has cached now (0 forgets the account).
     func narrowedKeys(_ count: Int, account: AccountKey) {
         counts.withLock { $0.narrowedKeys[account] = count == 0 ? nil : count }
@@ -69,7 +87,7 @@ final class BrokerMetrics: Sendable {
         }
         family("authbroker_accounts", "Accounts by state.", "gauge")
         for state in AccountState.allCases {
-            let count = counts.states.filter { $0.key.owner == owner && $0.value == state }.count
+            let count = counts.states[OwnerState(owner: owner, state: state)] ?? 0
             text += "authbroker_accounts{state=\"\(state.rawValue)\"} \(count)\n"
         }
         family("authbroker_narrowed_refreshes_total", "Refreshes that minted a narrowed token (scope, resource, audience).")

@@ -78,7 +78,8 @@ extension TokenBroker {
         _ = try? await logout(account: key)
         guard let id = accounts[key]?.id else { return }  // removed meanwhile by another call
         try await deleteStoredAccount(key)
-        guard accounts[key]?.id == id else { return }
+        guard let removed = accounts[key], removed.id == id else { return }
+        counters.state(nil, replacing: removed.reportedState, owner: key.owner)
         accounts[key] = nil
         approvals.forget(key)
         wakeUps.cancel(key)

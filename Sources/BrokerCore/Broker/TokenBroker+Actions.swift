@@ -61,7 +61,6 @@ extension TokenBroker {
         callerPolicies.set(accounts[key].flatMap { CallerPolicy($0.configuration) }, account: key)
         guard let runtime = accounts[key] else {
             cache.set(nil, account: key)
-            counters.state(nil, account: key)
             forgetNarrowed(key)
             return
         }
@@ -76,7 +75,11 @@ extension TokenBroker {
                 tokens: tokens, expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, serveUntil: serveUntil)
         }
         cache.set(entry, account: key)
-        counters.state(machine.wireState(now: time), account: key)
+        let state = machine.wireState(now: time)
+        if state != runtime.reportedState {
+            counters.state(state, replacing: runtime.reportedState, owner: key.owner)
+            accounts[key]?.reportedState = state
+        }
         let status = runtime.status
         guard status != runtime.persistedStatus else { return }
         accounts[key]?.persistedStatus = status

@@ -40,7 +40,9 @@ extension TokenBroker {
                 runtime.machine.lastError = WireError(code: code, message: item.status?.lastErrorMessage ?? "")
             }
             if let problem = item.problem { runtime.machine.lastError = Self.unreadable(account.name, problem) }
-            accounts[key] = runtime
+            // `consume`: the dictionary's copy is then the box's only reference, so the event below
+            // changes the machine in place instead of copying the whole runtime once per account.
+            accounts[key] = consume runtime
             event(key) { machine, now in machine.restored(item.tokens, now: now) }
         }
         logger.info("broker started", ["accounts": String(accountCount)])
@@ -140,7 +142,12 @@ struct StoredAccount: Sendable {
         guard case .success(var configuration) = sealed.account.configuration else { return stored }
         sources.share(&configuration)
         stored.account.configuration = .success(configuration)
-        do { stored.tokens = try vault.tokens(of: sealed) } catch { stored.problem = "\(error)" }
+        do {
+            stored.tokens = try vault.tokens(of: sealed)
+            if stored.tokens != nil { sources.share(&stored.tokens!) }
+        } catch {
+            stored.problem = "\(error)"
+        }
         do {
             stored.secret = try vault.clientSecret(of: sealed)
         } catch {

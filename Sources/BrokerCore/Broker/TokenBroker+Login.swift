@@ -92,11 +92,13 @@ extension TokenBroker {
             }
             let time = now()
             let status = TokenStatus(lastRefreshAt: runtime.machine.lastRefreshAt, subject: subject)
-            let stored = await persist(tokens, status: status, account: key)
+            committingLogins.insert(key)
+            let kept = await persist(tokens, status: status, account: key)
+            committingLogins.remove(key)
             accounts[key]?.subject = subject
             event(key, at: time) { machine, now in
-                let actions = machine.loginSucceeded(loginID: loginID, tokens: tokens, now: now)
-                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+                let actions = machine.loginSucceeded(loginID: loginID, tokens: kept ?? tokens, now: now)
+                return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
             logger.with(key).info("login succeeded", ["subject": subject ?? "unknown"])
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)

@@ -6,11 +6,22 @@ extension TokenBroker {
     /// Revokes at the provider (refresh token, then access token; best effort, reported), deletes the
     /// local tokens, and returns the provider's end-session URL when it has one.
     public func logout(account key: AccountKey) async throws(WireError) -> LogoutResult {
+        guard let held = accounts[key] else { throw unknownAccount(key) }
+        // The end-session URL's `id_token_hint` is the stored ID token, read before the logout
+        // deletes it (best effort: the URL is still useful without the hint).
+        var hint = held.machine.currentTokens?.idToken?.token
+        if let current = held.machine.currentTokens, case .stored = current.idToken {
+            hint = (try? await readingIDToken(current, account: key))?.idToken?.token
+        }
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        // A login that finished during the read brought another ID token: no hint rather than a stale one.
+        if runtime.machine.generation != held.machine.generation { hint = nil }
         let tokens = runtime.machine.currentTokens
         var endSessionURL: String?
         if let metadata = runtime.metadata?.metadata, metadata.endSessionEndpoint != nil {
-            endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: tokens)
+            var hinted = tokens
+            hinted?.idToken = hint.map { .token($0) }
+            endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: hinted)
         }
         var revokeNow: [TokenSet] = []
         accounts[key]?.subject = nil

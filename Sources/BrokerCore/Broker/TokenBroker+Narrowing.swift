@@ -68,7 +68,7 @@ extension TokenBroker {
     /// account's before the narrowed token is cached or served.
     private func mintNarrowed(_ cacheKey: NarrowedTokenCache.Key) async throws(WireError) -> TokenGrant {
         let key = cacheKey.account
-        guard let runtime = accounts[key], let tokens = runtime.machine.currentTokens, tokens.canRefresh else {
+        guard let runtime = accounts[key], let current = runtime.machine.currentTokens, current.canRefresh else {
             throw fail(accounts[key]?.machine.unavailableError(now: now()) ?? unknownAccount(key))
         }
         let generation = runtime.machine.generation
@@ -76,7 +76,9 @@ extension TokenBroker {
         log.info("refreshing for a narrowed token", ["scopes": String(cacheKey.narrowing.scopes.count),
             "resources": String(cacheKey.narrowing.resources.count)])
         let answer: TokenSet
+        let tokens: TokenSet
         do throws(OIDCError) {
+            tokens = try await readingIDTokenIdentity(current, account: key)
             let metadata = try await metadata(for: key)
             guard let runtime = accounts[key], runtime.machine.generation == generation else { throw .cancelled }
             answer = try await oidcClient(for: runtime.configuration).refresh(
@@ -121,18 +123,19 @@ extension TokenBroker {
         else { return }
         tokens.refreshToken = rotated
         let status = accounts[key]?.status ?? TokenStatus()
-        let stored = await persist(tokens, status: status, account: key)
+        let kept = await persist(tokens, status: status, account: key)
         guard accounts[key]?.machine.generation == generation else {
             throw fail(WireError(code: .conflict, message: "Account '\(key.name)' changed during the request; ask again."))
         }
         _ = accounts[key]?.machine.refreshTokenRotated(rotated)
-        guard stored else {
+        guard let kept else {
             // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
             event(key) { machine, now in machine.tokensNotStored(tokens, reason: "narrowed refresh", now: now) }
             throw fail(WireError(
                 code: .storageFailed,
                 message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
         }
+        accounts[key]?.machine.replaceCurrentTokens(tokens, with: kept)
         sync(key, now: now())
     }
 

@@ -4,19 +4,21 @@ import BrokerStore
 // Vault writes: tokens committed before the machine hears of them, queued saves, the shutdown save.
 extension TokenBroker {
     /// Commits `tokens` and the status that goes with them, in one transaction, before the machine
-    /// hears of them. Returns false when the write failed (logged); the caller then tells the machine
-    /// nothing was stored, and its `persistTokens` retries.
-    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> Bool {
-        guard let id = accounts[key]?.id else { return false }
+    /// hears of them. Returns the set to give the machine — `tokens` with its ID token now held in
+    /// the vault only (`keepingIDTokenStored`) — or nil when the write failed (logged); the caller
+    /// then gives the machine `tokens` and tells it nothing was stored, and its `persistTokens` retries.
+    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> TokenSet? {
+        guard let id = accounts[key]?.id else { return nil }
         do {
             try await worker.perform { vault in try vault.saveTokens(tokens, status: status, accountID: id) }
         } catch {
             logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
-            return false
+            return nil
         }
-        accounts[key]?.persistedTokens = tokens
+        let kept = tokens.keepingIDTokenStored()
+        accounts[key]?.persistedTokens = kept
         accounts[key]?.persistedStatus = status
-        return true
+        return kept
     }
 
     /// `persistTokens`: a no-op for a set already committed; otherwise a save queued in order with
@@ -38,9 +40,14 @@ extension TokenBroker {
             event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
             return
         }
-        if runtime.machine.currentTokens == tokens { accounts[key]?.persistedTokens = tokens }
+        var stored = tokens
+        if runtime.machine.currentTokens == tokens {
+            stored = tokens.keepingIDTokenStored()
+            accounts[key]?.machine.replaceCurrentTokens(tokens, with: stored)
+            accounts[key]?.persistedTokens = stored
+        }
         if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
-        event(key) { machine, now in machine.tokensStored(tokens, now: now) }
+        event(key) { [stored] machine, now in machine.tokensStored(stored, now: now) }
     }
 
     /// Shutdown: one last save of every account whose current tokens are not in the vault.

@@ -13,14 +13,17 @@ extension TokenBroker {
         // After a narrowed refresh that holds the lease, `old` below is the set with its rotated token.
         await acquireRefreshLease(key)
         defer { releaseRefreshLease(key) }
-        guard let runtime = accounts[key], case .refreshing(let old, _) = runtime.machine.state else { return }
+        guard let runtime = accounts[key], case .refreshing(let current, _) = runtime.machine.state else { return }
         let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")
         let timing = AnswerTiming()
         let result: Result<TokenSet, OIDCError>
         do throws(OIDCError) {
+            let old = try await readingIDTokenIdentity(current, account: key)
             let metadata = try await metadata(for: key)
-            guard let runtime = accounts[key] else { return }
+            // The awaits above let other work run: a logout, a new login or a security-relevant
+            // change moved the generation on, and this refresh token is no longer the account's.
+            guard let runtime = accounts[key], runtime.machine.generation == generation else { return }
             let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
             let exchange = { () async -> Result<TokenSet, OIDCError> in
                 await AnswerTiming.$current.withValue(timing) {
@@ -47,9 +50,16 @@ extension TokenBroker {
         // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
+        case .success(let tokens) where committingLogins.contains(key):
+            // A login's tokens are being committed: they replace these. Committed after them, these
+            // would put another grant in the row beside the login's; dropped, the machine retries.
+            background { broker in _ = await broker.revoke(tokens, account: key) }
+            log.info("a login is being saved: this refresh's tokens are dropped")
+            let failure = AccountStateMachine.RefreshFailure.transient(message: "a new login replaced the tokens", retryAfter: nil)
+            event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         case .success(let tokens):
             let time = now()
-            var stored = false
+            var kept: TokenSet?
             if isRefreshCurrent(key, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
                 let commitStart = ContinuousClock.now
@@ -57,19 +67,19 @@ extension TokenBroker {
                 // machine hears of the tokens, waiting callers get them) continues on the thread that
                 // committed instead of waking a pool thread for it (`VaultWorker`). The request to the
                 // provider has left already: no provider call runs on the vault thread.
-                stored = await withTaskExecutorPreference(worker) { await persist(tokens, status: status, account: key) }
+                kept = await withTaskExecutorPreference(worker) { await persist(tokens, status: status, account: key) }
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
                 log.debug("refresh answer committed", [
                     "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
-                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(stored),
+                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
                 ])
             }
             counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
-            event(key, at: time) { machine, now in
-                let actions = machine.refreshSucceeded(tokens, generation: generation, now: now)
-                return stored ? actions + machine.tokensStored(tokens, now: now) : actions
+            event(key, at: time) { [kept] machine, now in
+                let actions = machine.refreshSucceeded(kept ?? tokens, generation: generation, now: now)
+                return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
         case .failure(let error):
             let failure = Self.refreshFailure(error)

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerProtocol
+import BrokerStore
 
 // Serving tokens: the synchronous fast path, the actor path with single-flight waits, ID tokens
 // (`authctl kube-credential --id-token`) and rejected access tokens (git's `erase`).
@@ -118,10 +119,10 @@ extension TokenBroker {
             throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
         }
         guard accounts[key] != nil else { throw unknownAccount(key) }
-        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
+        if let grant = await currentIDToken(key, minTTL: minTTL) { return served(grant) }
         // Throws the usual errors when there are no tokens (login_required, login_pending…).
         _ = try await answer(account: key) { machine, id, now in machine.refreshRequested(id, now: now) }
-        if let grant = currentIDToken(key, minTTL: minTTL) { return served(grant) }
+        if let grant = await currentIDToken(key, minTTL: minTTL) { return served(grant) }
         let name = key.name
         throw fail(WireError(
             code: .loginRequired,
@@ -129,10 +130,17 @@ extension TokenBroker {
                 + "bring one. Log in with: authctl login \(name)"))
     }
 
-    private func currentIDToken(_ key: AccountKey, minTTL: Double) -> IDTokenGrant? {
-        guard let tokens = accounts[key]?.machine.currentTokens, let idToken = tokens.idToken,
-            let claims = tokens.idTokenClaims
-        else { return nil }
+    /// The ID token of the current tokens (read back from the vault: it is not kept in memory).
+    private func currentIDToken(_ key: AccountKey, minTTL: Double) async -> IDTokenGrant? {
+        guard let current = accounts[key]?.machine.currentTokens, current.idToken != nil else { return nil }
+        let tokens: TokenSet
+        do {
+            tokens = try await readingIDToken(current, account: key)
+        } catch {
+            logger.with(key).error("cannot read the stored ID token: \(error)")
+            return nil
+        }
+        guard let idToken = tokens.idToken?.token, let claims = tokens.idTokenClaims else { return nil }
         let expiry = claims.expiresAt.timeIntervalSince1970
         guard expiry - now() > minTTL else { return nil }
         return IDTokenGrant(idToken: idToken.revealString(), expiresAt: RFC3339.format(unixSeconds: expiry))

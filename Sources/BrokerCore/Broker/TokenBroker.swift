@@ -82,6 +82,9 @@ public actor TokenBroker: BrokerService {
     /// Narrowed tokens per key (memory only), and the per-account lease every refresh takes.
     var narrowed = NarrowedTokenCache()
     var refreshLeases = RefreshLeases()
+    /// Accounts whose login's tokens are being committed: a refresh answer arriving meanwhile is
+    /// dropped, not committed after them (`refresh`).
+    var committingLogins: Set<AccountKey> = []
     /// The task that sleeps until `wakeUps.deadline`.
     var scheduler: Task<Void, Never>?
     var logins = LoginRegistry()

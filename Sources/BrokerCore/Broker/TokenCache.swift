@@ -23,6 +23,10 @@ final class TokenCache: Sendable {
         let accessTokenHash: String?
 
         init(tokens: TokenSet, expiresAt: String?, serveUntil: Double) {
+            // Nothing served from here reads the ID token: an entry must not keep one in memory.
+            // (A set whose ID token is `.stored` holds none, and is shared with the machine's.)
+            var tokens = tokens
+            if case .token = tokens.idToken { tokens.idToken = nil }
             self.tokens = tokens
             self.expiresAt = expiresAt
             self.serveUntil = serveUntil

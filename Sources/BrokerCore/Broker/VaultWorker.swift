@@ -96,6 +96,9 @@ final class VaultWorker: TaskExecutor, Sendable {
         }
     }
 
+    /// Jobs submitted and not yet started (tests order their own jobs with it).
+    var queuedJobs: Int { queue.withLock { $0.jobs.count } }
+
     private func submit(_ job: @escaping @Sendable (Vault) -> Void) -> Bool {
         let accepted = queue.withLock { state in
             guard !state.stopped else { return false }

@@ -11,12 +11,12 @@ extension OIDCClient {
         previousSubject: String? = nil
     ) async throws(OIDCError) -> TokenSet {
         let request = Self.narrowedRequest(narrowing, issuer: metadata.issuer, configuredScopes: client.scopes)
-        let claims = tokens.idTokenClaims
-        let response = try await refreshRequest(tokens, claims: claims, metadata: metadata, client: client) {
+        let identity = try tokens.previousIDTokenIdentity()
+        let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
             .refreshToken($0, scope: request.scope, resources: request.resources, audience: narrowing.audience)
         }
         try await checkRefreshAnswer(
-            response, previousClaims: claims, metadata: metadata, client: client, previousSubject: previousSubject)
+            response, previousIdentity: identity, metadata: metadata, client: client, previousSubject: previousSubject)
         return TokenSet(response, requestedScope: request.scope, receivedAt: time.now()).carryingOver(from: tokens)
     }
 

@@ -40,20 +40,20 @@ extension OIDCClient {
         _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String? = nil
     ) async throws(OIDCError) -> TokenSet {
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
-        let claims = tokens.idTokenClaims
-        let response = try await refreshRequest(tokens, claims: claims, metadata: metadata, client: client) {
+        let identity = try tokens.previousIDTokenIdentity()
+        let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
             .refreshToken($0, scope: scope)
         }
         try await checkRefreshAnswer(
-            response, previousClaims: claims, metadata: metadata, client: client, previousSubject: previousSubject)
+            response, previousIdentity: identity, metadata: metadata, client: client, previousSubject: previousSubject)
         return TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens)
     }
 
-    /// Sends the refresh grant `grant` makes of the account's refresh token. `claims` are
-    /// `tokens.idTokenClaims`, read once by the caller: each read parses the ID token again, and a
-    /// refresh needs them three times (docs/BENCHMARKS.md, "Forced refresh", round 3).
+    /// Sends the refresh grant `grant` makes of the account's refresh token. `identity` is
+    /// `tokens.previousIDTokenIdentity()`, read once by the caller: reading it may parse the ID
+    /// token, and a refresh needs it three times (docs/BENCHMARKS.md, "Forced refresh", round 3).
     func refreshRequest(
-        _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata, client: ClientConfiguration,
+        _ tokens: TokenSet, identity: IDTokenIdentity?, metadata: ProviderMetadata, client: ClientConfiguration,
         grant: (Secret) -> TokenEndpointGrant
     ) async throws(OIDCError) -> TokenResponse {
         guard let refreshToken = tokens.refreshToken else { throw .noRefreshToken }
@@ -61,23 +61,23 @@ extension OIDCClient {
         var client = client
         client.dpopKey = tokens.dpopKey
         // An Entra login from `/common` refreshes at its own tenant's endpoint.
-        let endpoints = metadata.forRefreshing(tenantID: claims?.tenantID)
+        let endpoints = metadata.forRefreshing(tenantID: identity?.tenantID)
         return try await tokenRequest(grant(refreshToken), metadata: endpoints, client: client)
     }
 
     /// A refresh answer must be for the same user: its ID token (or user id) is checked against the
-    /// old set's, whose claims are `previousClaims` (nil: the old set has no ID token).
+    /// old set's, whose identity is `previousIdentity` (nil: the old set has no ID token).
     func checkRefreshAnswer(
-        _ response: TokenResponse, previousClaims: IDTokenClaims?, metadata: ProviderMetadata, client: ClientConfiguration,
-        previousSubject: String?
+        _ response: TokenResponse, previousIdentity: IDTokenIdentity?, metadata: ProviderMetadata,
+        client: ClientConfiguration, previousSubject: String?
     ) async throws(OIDCError) {
         // OpenID Connect Core §12.2's rule for ID tokens, applied to the user id that stands in for
         // one: tokens for another user are never stored under this account.
-        if previousClaims == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
+        if previousIdentity == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
             throw .idToken(.subjectChanged)
         }
         let expectation: IDTokenExpectation =
-            previousClaims.map { .refresh(previousSubject: $0.subject, previousTenant: $0.tenantID) } ?? .login(nonce: nil)
+            previousIdentity.map { .refresh(previousSubject: $0.subject, previousTenant: $0.tenantID) } ?? .login(nonce: nil)
         _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
     }
 

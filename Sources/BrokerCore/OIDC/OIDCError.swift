@@ -57,6 +57,9 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
     case deviceAccessDenied
     /// The task waiting for the provider was cancelled (shutdown, logout).
     case cancelled
+    /// The broker's own vault could not give what the request needs (the stored ID token a
+    /// refresh checks its answer against): nothing the provider said, so it is retried.
+    case storage(String)
 
     public var description: String {
         switch self {
@@ -111,6 +114,8 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
             "the device login was denied"
         case .cancelled:
             "the operation was cancelled"
+        case .storage(let why):
+            "the token store failed: \(why)"
         }
     }
 }

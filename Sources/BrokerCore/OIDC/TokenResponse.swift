@@ -115,13 +115,15 @@ extension TokenSet {
     /// (RFC 6749 §6); the same for the ID token (OpenID Connect Core §12.2), whose claims follow it;
     /// an absent scope means the scope is unchanged (RFC 6749 §5.1). The access token, its type and
     /// its lifetime are always the answer's.
+    /// A set that already carries everything over is returned as it is, sharing its storage
+    /// (`TokenSet` is copy-on-write: the machine and the last-saved copy then stay one set).
     public func carryingOver(from previous: TokenSet) -> TokenSet {
         var merged = self
-        merged.refreshToken = refreshToken ?? previous.refreshToken
-        merged.idToken = idToken ?? previous.idToken
-        merged.scope = scope ?? previous.scope
+        if refreshToken == nil, let kept = previous.refreshToken { merged.refreshToken = kept }
+        if idToken == nil, let kept = previous.idToken { merged.idToken = kept }
+        if scope == nil, let kept = previous.scope { merged.scope = kept }
         // The refresh was proved with the previous key, so the new tokens are bound to it.
-        merged.dpopKey = previous.dpopKey
+        if dpopKey !== previous.dpopKey { merged.dpopKey = previous.dpopKey }
         return merged
     }
 }
