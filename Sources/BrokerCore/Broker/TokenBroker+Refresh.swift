@@ -63,11 +63,7 @@ extension TokenBroker {
             if isRefreshCurrent(key, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
                 let commitStart = ContinuousClock.now
-                // Preferring the vault thread's executor: after the commit, the rest of this task (the
-                // machine hears of the tokens, waiting callers get them) continues on the thread that
-                // committed instead of waking a pool thread for it (`VaultWorker`). The request to the
-                // provider has left already: no provider call runs on the vault thread.
-                kept = await withTaskExecutorPreference(worker) { await persist(tokens, status: status, account: key) }
+                kept = await persist(tokens, status: status, account: key)
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
                 log.debug("refresh answer committed", [
                     "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",

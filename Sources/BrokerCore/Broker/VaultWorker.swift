@@ -10,21 +10,12 @@ import Synchronization
 /// cooperative pool: `perform` hands a closure to the worker thread and awaits its result. Jobs run
 /// strictly FIFO, which the broker relies on: a `saveTokens` submitted before a `deleteTokens` commits
 /// before it, whatever the awaiting callers do meanwhile.
-///
-/// It is also a task executor: a task that prefers it (`withTaskExecutorPreference`) runs its
-/// nonisolated code, and the broker actor's when the actor is free, on the vault thread, in the same
-/// queue as the vault's jobs. A refresh commits this way: after its commit the actor's work (telling
-/// the machine, answering the callers that wait) continues on the vault thread instead of waking a
-/// pool thread for it — one thread hand-off fewer between the provider's answer and the caller's
-/// (docs/BENCHMARKS.md, forced refresh, round 4).
-final class VaultWorker: TaskExecutor, Sendable {
+final class VaultWorker: Sendable {
     /// The vault and the queue, behind one lock. The vault itself is only ever *used* on the worker
     /// thread; the lock only guards the hand-over of jobs.
     private let queue = Mutex<(jobs: [@Sendable (Vault) -> Void], stopped: Bool)>(([], false))
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    /// The worker thread's `pthread_self()` (0 until it starts).
-    private let thread = Atomic<UInt>(0)
 
     init(vault: sending Vault) {
         let box = VaultBox(vault)
@@ -62,22 +53,6 @@ final class VaultWorker: TaskExecutor, Sendable {
         if !accepted { completion(VaultWorkerError.stopped) }
     }
 
-    /// Runs a task's job on the worker thread, after the jobs queued before it. Once the worker has
-    /// stopped, the task continues on the global pool: it must not be lost, and it no longer needs the vault.
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        if !submit({ _ in job.runSynchronously(on: executor) }) {
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
-        }
-    }
-
-    /// Whether the caller runs on the worker thread.
-    var isCurrentThread: Bool {
-        let worker = thread.load(ordering: .acquiring)
-        return worker != 0 && pthread_equal(worker, pthread_self()) != 0
-    }
-
     /// Finishes every queued job, then stops the thread (the vault is closed with it).
     func stop() async {
         let alreadyStopped = queue.withLock { state in
@@ -110,7 +85,6 @@ final class VaultWorker: TaskExecutor, Sendable {
     }
 
     private func run(_ box: VaultBox) {
-        thread.store(pthread_self(), ordering: .releasing)
         while true {
             wakeUp.wait()
             let (jobs, stopped) = queue.withLock { state in
