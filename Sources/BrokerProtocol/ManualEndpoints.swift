@@ -1,5 +1,5 @@
 /// Manually configured endpoints, for providers without discovery.
-public struct ManualEndpoints: Codable, Sendable, Equatable {
+public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
     /// The URLs, behind one reference: an account without manual endpoints holds nil, and one
     /// with them a pointer, where eight optional strings were 128 bytes of every account's
     /// configuration (docs/BENCHMARKS.md, "Round 6").
@@ -76,6 +76,9 @@ public struct ManualEndpoints: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws { urls = try URLs(from: decoder) }
 
     public func encode(to encoder: any Encoder) throws { try urls.encode(to: encoder) }
+
+    /// Printed with its URLs, not its box.
+    public var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: urls).children, displayStyle: .struct) }
 
     public var isEmpty: Bool { self == ManualEndpoints() }
 

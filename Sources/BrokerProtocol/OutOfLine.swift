@@ -63,8 +63,3 @@ public struct OutOfLineIfPresent<Wrapped: Sendable>: Sendable {
         set { box = newValue.map { OutOfLine<Wrapped>.Box($0) } }
     }
 }
-
-extension OutOfLineIfPresent: Equatable where Wrapped: Equatable {
-    @inlinable
-    public static func == (lhs: OutOfLineIfPresent, rhs: OutOfLineIfPresent) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
-}

@@ -79,6 +79,12 @@ public struct TokenSet: Sendable, Equatable {
     public func sharesStorage(with other: TokenSet) -> Bool { _fields.sharesStorage(with: other._fields) }
 }
 
+/// Printed (a test's failure message, a debugger) with its fields, not its box; the tokens in them
+/// are `Secret`s and print redacted.
+extension TokenSet: CustomReflectable {
+    public var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: fields).children, displayStyle: .struct) }
+}
+
 /// How a `TokenSet` holds its ID token. Nothing on the token path reads it (callers get access
 /// tokens), and at ≈ 0.7 KB it was the largest part of an account's memory, so once a set is
 /// committed the broker keeps it in the vault only (docs/BENCHMARKS.md, "Round 6") and reads it back

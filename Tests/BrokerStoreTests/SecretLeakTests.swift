@@ -71,5 +71,7 @@ import TestSupport
         ] {
             for secret in secrets { #expect(!text.contains(secret)) }
         }
+        // A token set prints its fields (its box is no use in a failure message), tokens redacted.
+        #expect(String(describing: tokens).contains("accessToken: <redacted>"), "\(tokens)")
     }
 }

@@ -47,7 +47,8 @@ final class BrokerMetrics: Sendable {
         counts.withLock { counts in
             if let old {
                 let key = OwnerState(owner: owner, state: old)
-                counts.states[key] = (counts.states[key] ?? 1) > 1 ? counts.states[key]! - 1 : nil
+                let left = (counts.states[key] ?? 0) - 1
+                counts.states[key] = left > 0 ? left : nil
             }
             if let new { counts.states[OwnerState(owner: owner, state: new), default: 0] += 1 }
         }
