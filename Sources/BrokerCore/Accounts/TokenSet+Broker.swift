@@ -42,11 +42,12 @@ extension TokenSet {
     }
 
     /// The set as the broker keeps it once committed: the ID token in the vault only, its identity
-    /// in memory (one parse of the token, here rather than at the next refresh).
-    func keepingIDTokenStored() -> TokenSet {
+    /// in memory. `known`: that identity as the token's validation read it (a refresh's); without
+    /// it the token is parsed once, here rather than at the next refresh.
+    func keepingIDTokenStored(identity known: IDTokenIdentity? = nil) -> TokenSet {
         guard case .token = idToken else { return self }
         var kept = self
-        let identity = idTokenClaims.map { IDTokenIdentity(subject: $0.subject, tenantID: $0.tenantID) }
+        let identity = known ?? idTokenClaims.map { IDTokenIdentity(subject: $0.subject, tenantID: $0.tenantID) }
         kept.idToken = .stored(identity: identity)
         return kept
     }

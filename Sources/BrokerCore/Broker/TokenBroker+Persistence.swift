@@ -7,7 +7,10 @@ extension TokenBroker {
     /// hears of them. Returns the set to give the machine — `tokens` with its ID token now held in
     /// the vault only (`keepingIDTokenStored`) — or nil when the write failed (logged); the caller
     /// then gives the machine `tokens` and tells it nothing was stored, and its `persistTokens` retries.
-    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey) async -> TokenSet? {
+    /// `identity`: that of the set's ID token as it was validated, when the caller has it.
+    func persist(_ tokens: TokenSet, status: TokenStatus, account key: AccountKey, identity: IDTokenIdentity? = nil)
+        async -> TokenSet?
+    {
         guard let id = accounts[key]?.id else { return nil }
         do {
             try await worker.perform { vault in try vault.saveTokens(tokens, status: status, accountID: id) }
@@ -15,7 +18,7 @@ extension TokenBroker {
             logger.with(key).error("cannot store the new tokens, keeping them in memory and retrying: \(error)")
             return nil
         }
-        let kept = tokens.keepingIDTokenStored()
+        let kept = tokens.keepingIDTokenStored(identity: identity)
         accounts[key]?.persistedTokens = kept
         accounts[key]?.persistedStatus = status
         return kept

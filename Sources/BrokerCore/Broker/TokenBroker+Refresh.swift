@@ -17,7 +17,7 @@ extension TokenBroker {
         let log = logger.with(key).with(["attempt": String(attempt)])
         log.info("refreshing the access token")
         let timing = AnswerTiming()
-        let result: Result<TokenSet, OIDCError>
+        let result: Result<RefreshedTokens, OIDCError>
         do throws(OIDCError) {
             let old = try await readingIDTokenIdentity(current, account: key)
             let metadata = try await metadata(for: key)
@@ -25,10 +25,11 @@ extension TokenBroker {
             // change moved the generation on, and this refresh token is no longer the account's.
             guard let runtime = accounts[key], runtime.machine.generation == generation else { return }
             let (client, subject, oidc) = (runtime.client, runtime.subject, oidcClient(for: runtime.configuration))
-            let exchange = { () async -> Result<TokenSet, OIDCError> in
+            let exchange = { () async -> Result<RefreshedTokens, OIDCError> in
                 await AnswerTiming.$current.withValue(timing) {
                     do throws(OIDCError) {
-                        return .success(try await oidc.refresh(old, metadata: metadata, client: client, previousSubject: subject))
+                        return .success(try await oidc.refreshKeepingIdentity(
+                            old, metadata: metadata, client: client, previousSubject: subject))
                     } catch {
                         return .failure(error)
                     }
@@ -50,33 +51,35 @@ extension TokenBroker {
         // Cancelled: the shutdown's drain bound passed; the vault may already be closed.
         guard !Task.isCancelled, accounts[key] != nil else { return }
         switch result {
-        case .success(let tokens) where committingLogins.contains(key):
+        case .success(let refreshed) where committingLogins.contains(key):
+            let tokens = refreshed.tokens
             // A login's tokens are being committed: they replace these. Committed after them, these
             // would put another grant in the row beside the login's; dropped, the machine retries.
             background { broker in _ = await broker.revoke(tokens, account: key) }
             log.info("a login is being saved: this refresh's tokens are dropped")
             let failure = AccountStateMachine.RefreshFailure.transient(message: "a new login replaced the tokens", retryAfter: nil)
             event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
-        case .success(let tokens):
-            let time = now()
+        case .success(let refreshed):
+            let (tokens, time) = (refreshed.tokens, now())
             var kept: TokenSet?
             if isRefreshCurrent(key, generation: generation) {
                 let status = TokenStatus(lastRefreshAt: time, subject: accounts[key]?.subject)
                 let commitStart = ContinuousClock.now
-                kept = await persist(tokens, status: status, account: key)
+                kept = await persist(tokens, status: status, account: key, identity: refreshed.newIDTokenIdentity)
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
                 log.debug("refresh answer committed", [
                     "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
                     "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
                 ])
             }
-            counters.refresh(.success)
-            let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
-            log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
             event(key, at: time) { [kept] machine, now in
                 let actions = machine.refreshSucceeded(kept ?? tokens, generation: generation, now: now)
                 return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
+            // After the event, which answers the callers waiting for this refresh: not in their way.
+            counters.refresh(.success)
+            let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
+            log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
         case .failure(let error):
             let failure = Self.refreshFailure(error)
             if case .terminal = failure {

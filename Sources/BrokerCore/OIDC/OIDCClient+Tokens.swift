@@ -39,14 +39,24 @@ extension OIDCClient {
     public func refresh(
         _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String? = nil
     ) async throws(OIDCError) -> TokenSet {
+        try await refreshKeepingIdentity(tokens, metadata: metadata, client: client, previousSubject: previousSubject).tokens
+    }
+
+    /// `refresh`, with the identity of the answer's new ID token as it was validated (nil when the
+    /// answer has none), so the broker keeps it once committed without parsing the token again.
+    func refreshKeepingIdentity(
+        _ tokens: TokenSet, metadata: ProviderMetadata, client: ClientConfiguration, previousSubject: String?
+    ) async throws(OIDCError) -> RefreshedTokens {
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
         let identity = try tokens.previousIDTokenIdentity()
         let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
             .refreshToken($0, scope: scope)
         }
-        try await checkRefreshAnswer(
+        let claims = try await checkRefreshAnswer(
             response, previousIdentity: identity, metadata: metadata, client: client, previousSubject: previousSubject)
-        return TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens)
+        return RefreshedTokens(
+            tokens: TokenSet(response, requestedScope: nil, receivedAt: time.now()).carryingOver(from: tokens),
+            newIDTokenIdentity: claims.map { IDTokenIdentity(subject: $0.subject, tenantID: $0.tenantID) })
     }
 
     /// Sends the refresh grant `grant` makes of the account's refresh token. `identity` is
@@ -66,11 +76,13 @@ extension OIDCClient {
     }
 
     /// A refresh answer must be for the same user: its ID token (or user id) is checked against the
-    /// old set's, whose identity is `previousIdentity` (nil: the old set has no ID token).
+    /// old set's, whose identity is `previousIdentity` (nil: the old set has no ID token). Returns
+    /// the new ID token's claims (nil when the answer has none).
+    @discardableResult
     func checkRefreshAnswer(
         _ response: TokenResponse, previousIdentity: IDTokenIdentity?, metadata: ProviderMetadata,
         client: ClientConfiguration, previousSubject: String?
-    ) async throws(OIDCError) {
+    ) async throws(OIDCError) -> IDTokenClaims? {
         // OpenID Connect Core §12.2's rule for ID tokens, applied to the user id that stands in for
         // one: tokens for another user are never stored under this account.
         if previousIdentity == nil, let previousSubject, let answered = response.userID, answered != previousSubject {
@@ -78,7 +90,7 @@ extension OIDCClient {
         }
         let expectation: IDTokenExpectation =
             previousIdentity.map { .refresh(previousSubject: $0.subject, previousTenant: $0.tenantID) } ?? .login(nonce: nil)
-        _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
+        return try await validateIDToken(response, metadata: metadata, client: client, expectation: expectation)
     }
 
     /// POSTs a grant to the token endpoint in the client's format and parses the answer.
@@ -148,4 +160,10 @@ public struct RevocationResult: Sendable, Equatable {
     public var tokenTypeHint: String
     /// nil when the provider confirmed the revocation.
     public var error: OIDCError?
+}
+
+/// A refresh's new tokens and, when the answer carried an ID token, the identity its validation read.
+struct RefreshedTokens: Sendable {
+    var tokens: TokenSet
+    var newIDTokenIdentity: IDTokenIdentity?
 }
