@@ -6,8 +6,31 @@ public enum RFC3339 {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))Z"
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+                + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))Z"
+        }
+        // The usual years: twenty bytes written in place (a token set's expiry is formatted at
+        // every refresh; the interpolation above took ≈ 40 appends).
+        return String(unsafeUninitializedCapacity: 20) { text in
+            var written = 0
+            func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+                var value = value
+                for position in stride(from: written + width - 1, through: written, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                text[written + width] = separator
+                written += width + 1
+            }
+            put(year, 4, then: UInt8(ascii: "-"))
+            put(month, 2, then: UInt8(ascii: "-"))
+            put(day, 2, then: UInt8(ascii: "T"))
+            put(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
+            put(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
+            put(secondOfDay % 60, 2, then: UInt8(ascii: "Z"))
+            return written
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; nil for anything else.

@@ -30,10 +30,10 @@ extension TokenBroker {
             case .serveToken(let tokens, let ids):
                 let expiry = options.refreshPolicy.effectiveExpiry(of: tokens)
                 let grant = tokens.grant(expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) })
-                for id in ids { answers.deliver(.success(grant), to: id.rawValue) }
+                for id in ids { deliver(.success(grant), to: id.rawValue) }
                 counters.tokensServed(ids.count)
             case .fail(let error, let ids):
-                for id in ids where answers.deliver(.failure(error), to: id.rawValue) { counters.error(error.code) }
+                for id in ids where deliver(.failure(error), to: id.rawValue) { counters.error(error.code) }
             case .waitForRefresh:
                 break  // the caller parks itself when no answer was delivered
             case .startRefresh(_, let generation, let attempt):

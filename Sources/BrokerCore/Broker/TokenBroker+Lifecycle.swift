@@ -78,7 +78,7 @@ extension TokenBroker {
         tasks = [:]
         drained = []
         let stopping = WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly.")
-        for id in answers.waitingIDs { answers.deliver(.failure(stopping), to: id) }
+        for id in answers.waitingIDs { deliver(.failure(stopping), to: id) }
         for id in loginWaits.waitingIDs { loginWaits.deliver(LoginStatus(loginID: "", account: "", outcome: .pending), to: id) }
         await saveUnsavedTokens()
         cache.removeAll()

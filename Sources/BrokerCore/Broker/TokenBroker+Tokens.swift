@@ -19,7 +19,7 @@ extension TokenBroker {
     /// A token per the `min_ttl` rules (`RefreshPolicy.decide`): served at once, or after the account's
     /// single in-flight refresh (bounded by `Options.tokenWaitTimeout`), or a wire error —
     /// `login_required`, `login_pending` (with the URL), `provider_unavailable`, `unknown_account`.
-    public func token(account key: AccountKey, minTTL: Double?) async throws(WireError)
+    public nonisolated func token(account key: AccountKey, minTTL: Double?) async throws(WireError)
         -> TokenGrant
     {
         if let minTTL, !minTTL.isFinite || minTTL < 0 {
@@ -29,28 +29,52 @@ extension TokenBroker {
     }
 
     /// Feeds a request event to the account's machine and returns its answer: at once, or after the
-    /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`).
-    func answer(
+    /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`). The wait is off
+    /// the actor: the refresh's answer resumes the caller where it runs (a socket request: its
+    /// connection thread) instead of queueing it behind the refresh that still holds the actor
+    /// (docs/BENCHMARKS.md, forced refresh, round 5).
+    nonisolated func answer(
         account key: AccountKey,
-        _ request: (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]
+        _ request: @escaping @Sendable (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]
     ) async throws(WireError) -> TokenGrant {
+        switch try await ask(account: key, request) {
+        case .answered(let result):
+            return try result.get()
+        case .parked(let id):
+            return try await withCheckedContinuation { continuation in answers.park(id, continuation) }.get()
+        }
+    }
+
+    private enum Asked: Sendable {
+        case answered(Result<TokenGrant, WireError>)
+        case parked(UInt64)
+    }
+
+    /// The request's event on the actor: its answer when the machine gave one at once, else its
+    /// number, registered to park (with its deadline).
+    private func ask(
+        account key: AccountKey, _ request: (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]
+    ) throws(WireError) -> Asked {
         guard accounts[key] != nil else { throw unknownAccount(key) }
         guard !isShutDown else {
             throw fail(WireError(code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))
         }
         let id = number()
         event(key) { machine, now in request(&machine, AccountRequestID(id), now) }
-        let result: Result<TokenGrant, WireError>
-        if let answer = answers.take(id) {
-            result = answer
-        } else {
-            if let watchdog = parkedDeadlines.park(id, account: key, until: now() + options.tokenWaitTimeout) {
-                startParkedWatchdog(until: watchdog)
-            }
-            result = await withCheckedContinuation { continuation in answers.park(id, continuation) }
-            parkedDeadlines.remove(id)
+        if let answer = answers.take(id) { return .answered(answer) }
+        answers.expect(id)
+        if let watchdog = parkedDeadlines.park(id, account: key, until: now() + options.tokenWaitTimeout) {
+            startParkedWatchdog(until: watchdog)
         }
-        return try result.get()
+        return .parked(id)
+    }
+
+    /// Answers request `id`, parked or about to park; its deadline goes with it. False when it
+    /// already had an answer.
+    @discardableResult
+    func deliver(_ result: Result<TokenGrant, WireError>, to id: UInt64) -> Bool {
+        parkedDeadlines.remove(id)
+        return answers.deliver(result, to: id)
     }
 
     /// The one task that abandons parked requests whose time is up (`ParkedDeadlines`).
@@ -79,7 +103,7 @@ extension TokenBroker {
         let error = WireError(
             code: .providerUnavailable,
             message: "The provider for '\(key.name)' did not answer the refresh in time. Try again shortly.")
-        answers.deliver(.failure(fail(error)), to: id)
+        deliver(.failure(fail(error)), to: id)
     }
 
     /// Prometheus text exposition; the account gauge counts only `owner`'s accounts.

@@ -74,7 +74,7 @@ public actor TokenBroker: BrokerService {
     var accounts: [AccountKey: AccountRuntime] = [:]
     /// Accounts whose stored configuration cannot be read: listed in `error`, otherwise refused.
     var unreadableAccounts: [AccountKey: UnreadableAccount] = [:]
-    var answers = Parking<Result<TokenGrant, WireError>>()
+    nonisolated let answers = Parking<Result<TokenGrant, WireError>>()
     /// When each parked token request gives up, and the one task that sleeps until the earliest.
     var parkedDeadlines = ParkedDeadlines()
     var parkedWatchdog: Task<Void, Never>?
@@ -88,7 +88,7 @@ public actor TokenBroker: BrokerService {
     /// The task that sleeps until `wakeUps.deadline`.
     var scheduler: Task<Void, Never>?
     var logins = LoginRegistry()
-    var loginWaits = Parking<LoginStatus>()
+    let loginWaits = Parking<LoginStatus>()
     /// Background work (refreshes, revocations, login outcomes), cancelled at shutdown.
     var tasks: [UInt64: Task<Void, Never>] = [:]
     /// The tasks among `tasks` that shutdown lets finish first (token-endpoint calls in flight).
@@ -151,7 +151,7 @@ public actor TokenBroker: BrokerService {
     }
 
     /// Records `error` in the metrics and returns it, for `throw fail(...)`.
-    func fail(_ error: WireError) -> WireError {
+    nonisolated func fail(_ error: WireError) -> WireError {
         counters.error(error.code)
         return error
     }
