@@ -42,24 +42,44 @@ public enum Base64URL {
     }
 
     public static func decode(_ text: some StringProtocol) throws(CryptoError) -> [UInt8] {
-        let input = Array(text.utf8)
-        guard input.count % 4 != 1 else { throw .invalidBase64URL }
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in input {
-            let value = decodeTable[Int(character)]
-            guard value >= 0 else { throw .invalidBase64URL }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8((accumulator >> UInt32(bits)) & 0xFF))
+        let decoded = text.utf8.withContiguousStorageIfAvailable(decoded) ?? Array(text.utf8).withUnsafeBufferPointer(decoded)
+        guard let decoded else { throw .invalidBase64URL }
+        return decoded
+    }
+
+    /// `decode` of text already in bytes (a JWS's parts), with no copy into a `String` first.
+    static func decode(_ utf8: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+        guard let decoded = utf8.withUnsafeBufferPointer(decoded) else { throw .invalidBase64URL }
+        return decoded
+    }
+
+    /// The bytes `input` encodes, or nil when it is not strict unpadded base64url. Writes into the
+    /// array's own storage: an ID token's three parts are decoded at every login and refresh.
+    private static func decoded(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard input.count % 4 != 1 else { return nil }
+        var valid = true
+        let output = decodeTable.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: input.count * 3 / 4) { output, written in
+                var accumulator: UInt32 = 0
+                var bits = 0
+                for character in input {
+                    let value = table[Int(character)]
+                    guard value >= 0 else {
+                        valid = false
+                        return
+                    }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        output[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                        written += 1
+                    }
+                }
+                // Leftover bits must be zero, or two texts would decode to the same bytes.
+                valid = accumulator & ((1 << UInt32(bits)) - 1) == 0
             }
         }
-        // Leftover bits must be zero, or two texts would decode to the same bytes.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { throw .invalidBase64URL }
-        return output
+        return valid ? output : nil
     }
 }

@@ -45,7 +45,7 @@ public struct JWSCompact: Sendable {
 
     private static func decodePart(_ part: ArraySlice<UInt8>, name: String) throws(JWSError) -> [UInt8] {
         do {
-            return try Base64URL.decode(String(decoding: part, as: UTF8.self))
+            return try Base64URL.decode(part)
         } catch {
             throw .malformed("the \(name) is not unpadded base64url")
         }
