@@ -286,8 +286,9 @@ enum TokenAnswer: Equatable, Sendable {
 }
 
 extension TokenBroker {
-    /// The token, or the wire error's code.
-    func tokenOrCode(_ name: String = "work", minTTL: Double? = nil) async -> TokenAnswer {
+    /// The token, or the wire error's code. Nonisolated, as the socket API's caller is: a parked
+    /// request comes back off the actor, so what a test reads next must already be true then.
+    nonisolated func tokenOrCode(_ name: String = "work", minTTL: Double? = nil) async -> TokenAnswer {
         do throws(WireError) {
             return .token(try await token(account: name, minTTL: minTTL).accessToken)
         } catch {

@@ -30,8 +30,8 @@ extension TokenBroker {
             case .serveToken(let tokens, let ids):
                 let expiry = options.refreshPolicy.effectiveExpiry(of: tokens)
                 let grant = tokens.grant(expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) })
+                counters.tokensServed(ids.count)  // first: a served caller may read the metrics at once
                 for id in ids { deliver(.success(grant), to: id.rawValue) }
-                counters.tokensServed(ids.count)
             case .fail(let error, let ids):
                 for id in ids where deliver(.failure(error), to: id.rawValue) { counters.error(error.code) }
             case .waitForRefresh:

@@ -72,12 +72,12 @@ extension TokenBroker {
                     "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
                 ])
             }
+            counters.refresh(.success)  // before the event: a served caller may read the metrics at once
             event(key, at: time) { [kept] machine, now in
                 let actions = machine.refreshSucceeded(kept ?? tokens, generation: generation, now: now)
                 return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
             // After the event, which answers the callers waiting for this refresh: not in their way.
-            counters.refresh(.success)
             let expiry = options.refreshPolicy.effectiveExpiry(of: tokens).map { RFC3339.format(unixSeconds: $0) }
             log.info("access token refreshed", ["expires_at": expiry ?? "unknown"])
         case .failure(let error):
