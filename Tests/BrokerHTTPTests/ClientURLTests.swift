@@ -22,3 +22,25 @@ import Testing
     #expect(IPAddress.isLoopback("127.255.0.1") && IPAddress.isLoopback("::1") && IPAddress.isLoopback("LOCALHOST"))
     #expect(!IPAddress.isLoopback("128.0.0.1") && !IPAddress.isLoopback("::2"))
 }
+
+/// The scheme in any case, host characters and ports, pinned when the checks moved to bytes.
+@Test(arguments: [
+    ("HtTpS://IDP.example/x", "https", "idp.example", 443, "/x"),
+    ("http://LOCALHOST:8080", "http", "localhost", 8080, "/"),
+    ("https://a_b-c.d9.example#only-a-fragment", "https", "a_b-c.d9.example", 443, "/"),
+    ("https://idp.example:+80/", "https", "idp.example", 80, "/"),
+    ("https://[2001:DB8::1]:443/t?q=1", "https", "2001:db8::1", 443, "/t?q=1"),
+])
+func clientURLAcceptsTheShapesItAlwaysDid(text: String, scheme: String, host: String, port: Int, target: String) throws {
+    let url = try ClientURL(text)
+    #expect(url.scheme.rawValue == scheme && url.host == host && url.port == port && url.target == target)
+}
+
+@Test(arguments: [
+    "https:/idp.example/", "httpss://idp.example/", "htt://idp.example/", "https//idp.example/", "https://idp.ex:ample/",
+    "https://idp.example:123456/", "https://idp.exa%mple/", "https://idp.exa*mple/", "https://idp.example:/",
+    "https://[::1]x/", "https://[zz::1]/", "https://a:b:c/", "https://é.example/", "https://idp.example/\u{7F}",
+])
+func clientURLRefusesWhatItAlwaysRefused(text: String) {
+    #expect(throws: HTTPClientError.self) { try ClientURL(text) }
+}

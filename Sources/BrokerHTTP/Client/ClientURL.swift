@@ -23,10 +23,10 @@ struct ClientURL: Sendable, Hashable {
         guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidURL("URLs must be ASCII without spaces or control characters; percent-encode them")
         }
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("https://") {
+        // ASCII from here on, so the scheme is compared as bytes (no lower-cased copy of the URL).
+        if Self.hasPrefixIgnoringCase(text, "https://") {
             scheme = .https
-        } else if lowered.hasPrefix("http://") {
+        } else if Self.hasPrefixIgnoringCase(text, "http://") {
             scheme = .http
         } else {
             throw .invalidURL("only https:// URLs are supported (http:// for loopback hosts)")
@@ -42,6 +42,13 @@ struct ClientURL: Sendable, Hashable {
         if scheme == .http && !IPAddress.isLoopback(host) {
             throw .invalidURL("plain http:// is only allowed for loopback hosts; use https://\(authority)")
         }
+    }
+
+    /// Whether ASCII `text` starts with lower-case ASCII `prefix`, in any case.
+    private static func hasPrefixIgnoringCase(_ text: String, _ prefix: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return text.utf8.count >= expected.count
+            && zip(text.utf8, expected).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// Splits `host[:port]` or `[v6]:port`; rejects user info, empty hosts and bad ports.
@@ -65,7 +72,16 @@ struct ClientURL: Sendable, Hashable {
             portPart = authority[authority.index(after: colon)...]
         }
         let bracketed = authority.hasPrefix("[")
-        let allowed = hostPart.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" || (bracketed && $0 == ":") }
+        // The URL is ASCII (checked first): letters and digits are the ASCII ones, tested as bytes.
+        let allowed = hostPart.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                true
+            case UInt8(ascii: ":"): bracketed
+            default: false
+            }
+        }
         guard !hostPart.isEmpty, allowed else { throw .invalidURL("the URL has no valid host name") }
         guard let portPart else { return (hostPart.lowercased(), defaultPort) }
         guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy(\.isASCII), let port = Int(portPart),
