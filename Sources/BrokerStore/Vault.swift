@@ -98,24 +98,27 @@ public final class Vault {
 
     // MARK: Sealing
 
+    /// Seals under the vault's key, with its one cipher context (made at the first seal).
     func seal(_ secret: Secret, accountID: Int64, field: SealedField) throws -> [UInt8] {
-        do {
+        try seal(secret, accountID: accountID, field: field) {
             let sealer = try self.sealer ?? AESGCMSealer(key: key)
             self.sealer = sealer
-            return try secret.withUnsafeBytes { bytes in
-                try sealer.seal(bytes, associatedData: field.associatedData(accountID: accountID))
-            }
-        } catch let error as CryptoError {
-            throw StoreError.crypto(error)
+            return sealer
         }
     }
 
     /// Seals under another key than the vault's (a rekey's new key).
-
     func seal(_ secret: Secret, accountID: Int64, field: SealedField, key: SymmetricKey) throws -> [UInt8] {
+        try seal(secret, accountID: accountID, field: field) { try AESGCMSealer(key: key) }
+    }
+
+    private func seal(
+        _ secret: Secret, accountID: Int64, field: SealedField, with sealer: () throws -> AESGCMSealer
+    ) throws -> [UInt8] {
         do {
+            let sealer = try sealer()
             return try secret.withUnsafeBytes { bytes in
-                try AESGCM.seal(bytes, key: key, associatedData: field.associatedData(accountID: accountID))
+                try sealer.seal(bytes, associatedData: field.associatedData(accountID: accountID))
             }
         } catch let error as CryptoError {
             throw StoreError.crypto(error)

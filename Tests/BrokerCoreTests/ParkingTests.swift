@@ -19,9 +19,12 @@ struct ParkingTests {
     @Test func theFirstAnswerWins() async {
         let parking = Parking<Int>()
         parking.expect(1)
+        #expect(!parking.hasAnswer(1))
         #expect(parking.deliver(1, to: 1))
+        #expect(parking.hasAnswer(1), "the broker counts an error only for an answer that will be taken")
         #expect(!parking.deliver(2, to: 1), "a second answer (a late give-up) is refused")
         #expect(await withCheckedContinuation { parking.park(1, $0) } == 1)
+        #expect(!parking.hasAnswer(1))
     }
 
     @Test func aParkedCallerIsResumedByTheAnswer() async {

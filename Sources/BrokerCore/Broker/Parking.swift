@@ -32,6 +32,11 @@ final class Parking<Value: Sendable>: Sendable {
         return delivered
     }
 
+    /// Whether `id` has an answer no one has taken yet (a `deliver` to it would be refused).
+    func hasAnswer(_ id: UInt64) -> Bool {
+        state.withLock { $0.early[id] != nil }
+    }
+
     /// The answer already delivered to `id`, if any (removing it).
     func take(_ id: UInt64) -> Value? {
         state.withLock { $0.early.removeValue(forKey: id) }

@@ -33,7 +33,11 @@ extension TokenBroker {
                 counters.tokensServed(ids.count)  // first: a served caller may read the metrics at once
                 for id in ids { deliver(.success(grant), to: id.rawValue) }
             case .fail(let error, let ids):
-                for id in ids where deliver(.failure(error), to: id.rawValue) { counters.error(error.code) }
+                // Counted first, as served tokens are; only the answers that will be taken (the first wins).
+                for id in ids where !answers.hasAnswer(id.rawValue) {
+                    counters.error(error.code)
+                    deliver(.failure(error), to: id.rawValue)
+                }
             case .waitForRefresh:
                 break  // the caller parks itself when no answer was delivered
             case .startRefresh(_, let generation, let attempt):

@@ -33,7 +33,8 @@ extension OIDCError {
     /// captive portal, a proxy or a provider's maintenance redirect — nothing the grant did), 408,
     /// 429 and 5xx (whatever the body says), an answer that is not the expected JSON (captive
     /// portal, truncated proxy page), the OAuth codes `temporarily_unavailable` / `server_error`,
-    /// a failure of the broker's own vault, and an ID token signed by a key the cached JWKS lacks while its refetch is rate-limited.
+    /// a failure of the broker's own vault, and an ID token signed by a key the cached JWKS lacks
+    /// while its refetch is rate-limited.
     /// Terminal: the dead-grant codes, any other OAuth error (the same request will be refused
     /// again), other 4xx statuses, configuration and validation failures. A refresh reads this
     /// through `refreshDisposition`, which deletes tokens only when `rejectsGrant`.
