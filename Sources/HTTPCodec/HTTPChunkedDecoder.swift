@@ -67,15 +67,16 @@ public struct HTTPChunkedDecoder: Sendable {
     public mutating func rebase(by count: Int) { scan = max(scan - count, 0) }
 
     private mutating func nextLine(
-        _ buffer: [UInt8], _ position: Int, _ limit: Int, _ tooLong: HTTPError
+        _ buffer: [UInt8], _ position: Int, _ limit: Int, _ tooLong: @autoclosure () -> HTTPError
     ) throws(HTTPError) -> Range<Int>? {
-        try HTTPSyntax.nextLine(in: buffer, start: position, scan: &scan, limit: limit, tooLong: tooLong)
+        try HTTPSyntax.nextLine(in: buffer, start: position, scan: &scan, limit: limit, tooLong: tooLong())
     }
 
     private mutating func trailerLine(_ buffer: [UInt8], _ position: Int) throws(HTTPError) -> Range<Int>? {
         let budget = limits.maxHeaderBytes - trailerBytes
-        let tooLarge = HTTPError.headersTooLarge("trailer section over \(limits.maxHeaderBytes) bytes")
-        guard let line = try nextLine(buffer, position, max(budget - 2, 0), tooLarge) else { return nil }
+        let limit = limits.maxHeaderBytes
+        guard let line = try nextLine(buffer, position, max(budget - 2, 0), .headersTooLarge("trailer section over \(limit) bytes"))
+        else { return nil }
         trailerBytes += line.count + 2
         return line
     }

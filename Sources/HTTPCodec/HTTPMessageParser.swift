@@ -95,7 +95,8 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
             case .failed(let error):
                 throw error
             case .startLine:
-                guard let line = try nextLine(limit: limits.maxStartLineBytes, tooLong: Kind.startLineTooLong(limit: limits.maxStartLineBytes)) else {
+                let limit = limits.maxStartLineBytes
+                guard let line = try nextLine(limit: limit, tooLong: Kind.startLineTooLong(limit: limit)) else {
                     return try needMore(cleanBoundary: position == buffer.count)
                 }
                 if line.isEmpty {
@@ -138,8 +139,9 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
     /// The next line of the header section, counted against the header-section limit.
     private mutating func headerLine() throws(HTTPError) -> Range<Int>? {
         let budget = limits.maxHeaderBytes - headerBytes
-        let tooLarge = HTTPError.headersTooLarge("header section over \(limits.maxHeaderBytes) bytes")
-        guard let line = try nextLine(limit: max(budget - 2, 0), tooLong: tooLarge) else { return nil }
+        let limit = limits.maxHeaderBytes
+        guard let line = try nextLine(limit: max(budget - 2, 0), tooLong: .headersTooLarge("header section over \(limit) bytes"))
+        else { return nil }
         headerBytes += line.count + 2
         return line
     }
@@ -166,8 +168,8 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
         return nil
     }
 
-    private mutating func nextLine(limit: Int, tooLong: HTTPError) throws(HTTPError) -> Range<Int>? {
-        guard let line = try HTTPSyntax.nextLine(in: buffer, start: position, scan: &scan, limit: limit, tooLong: tooLong)
+    private mutating func nextLine(limit: Int, tooLong: @autoclosure () -> HTTPError) throws(HTTPError) -> Range<Int>? {
+        guard let line = try HTTPSyntax.nextLine(in: buffer, start: position, scan: &scan, limit: limit, tooLong: tooLong())
         else { return nil }
         position = line.upperBound + 2
         return line

@@ -131,6 +131,21 @@ private let sample =
     #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(manyTrailers)\r\n")?.status == 431)
 }
 
+/// The limit errors are built only when a limit is passed (never per line): each still names its limit.
+@Test func limitErrorsNameTheirLimit() {
+    let small = HTTPLimits(maxStartLineBytes: 16, maxHeaderBytes: 32, maxBodyBytes: 64)
+    #expect(parseError("GET /\(String(repeating: "a", count: 20)) HTTP/1.1\r\n\r\n", limits: small) == .startLineTooLong(limit: 16))
+    let header = "X-Big: " + String(repeating: "b", count: 40) + "\r\n"
+    #expect(parseError("GET / HTTP/1.1\r\n\(header)\r\n", limits: small) == .headersTooLarge("header section over 32 bytes"))
+    // Still unterminated: the budget applies before the line's CRLF arrives.
+    #expect(parseError("GET / HTTP/1.1\r\n\(header.dropLast(2))", limits: small) == .headersTooLarge("header section over 32 bytes"))
+    let trailer = "T-Big: " + String(repeating: "t", count: 40) + "\r\n"
+    #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(trailer)\r\n", limits: small)
+        == .headersTooLarge("trailer section over 32 bytes"))
+    let longSize = String(repeating: "0", count: 2_000) + "1"
+    #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(longSize)\r\nx\r\n0\r\n\r\n") == .malformed("chunk-size line too long"))
+}
+
 @Test(arguments: [
     // CL + TE together
     "POST / HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",

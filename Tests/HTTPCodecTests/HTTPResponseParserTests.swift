@@ -93,6 +93,13 @@ func malformedResponsesThrow(_ text: String) {
     #expect(throws: HTTPError.self) { try parseResponse(text, close: true) }
 }
 
+@Test func aLongStatusLineNamesTheLimit() {
+    let limits = HTTPLimits(maxStartLineBytes: 16, maxBodyBytes: 64)
+    #expect(throws: HTTPError.malformed("status line longer than 16 bytes")) {
+        try parseResponse("HTTP/1.1 200 \(String(repeating: "O", count: 20))\r\n\r\n", limits: limits)
+    }
+}
+
 @Test func truncatedResponsesThrow() {
     #expect(throws: HTTPError.truncated) { try parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", close: true) }
     #expect(throws: HTTPError.truncated) { try parseResponse("HTTP/1.1 200 OK\r\nContent-Le", close: true) }
