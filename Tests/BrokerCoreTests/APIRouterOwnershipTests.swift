@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// System mode: the real router over the real broker, called with the SO_PEERCRED credentials of

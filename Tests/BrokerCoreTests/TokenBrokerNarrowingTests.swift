@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerProtocol
 import Foundation
+import TestSupport
 import Testing
 
 /// Narrowed refreshes spend the account's one refresh token, so they get what its plain refresh

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import TestSupport
 import Testing
 
 @testable import BrokerCore

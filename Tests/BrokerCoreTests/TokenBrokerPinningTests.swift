@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerProtocol
+import TestSupport
 import Testing
 
 /// docs/security.md "Certificate pinning" at the broker: an account's pins go with its requests;

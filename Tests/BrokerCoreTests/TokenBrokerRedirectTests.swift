@@ -1,4 +1,5 @@
 import BrokerCore
+import TestSupport
 import Testing
 
 /// A 3xx from the token endpoint (a captive portal, a proxy's login page) says nothing about the

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerProtocol
 import Foundation
+import TestSupport
 import Testing
 
 /// Shutdown drains refreshes in flight (their answers are committed), but only for

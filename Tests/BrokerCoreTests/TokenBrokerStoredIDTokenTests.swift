@@ -3,6 +3,7 @@ import BrokerProtocol
 import BrokerStore
 import Dispatch
 import MockProvider
+import TestSupport
 import Testing
 
 /// Committed ID tokens live in the vault only (`IDTokenHolding.stored`, docs/BENCHMARKS.md "Round

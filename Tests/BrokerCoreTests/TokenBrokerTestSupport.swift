@@ -269,16 +269,6 @@ struct BrokerHarness {
 
 let testRequester = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
 
-/// Polls `condition` every 10 ms for up to `seconds`; true as soon as it holds.
-func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
-
 /// What a token request came back with.
 enum TokenAnswer: Equatable, Sendable {
     case token(String)

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 
 /// The connection threads (`ConnectionThreadPool`): a connection after another one ended runs on
 /// the parked thread, no more than `maximumParked` wait, and they exit at stop or after their timeout.
@@ -13,7 +14,7 @@ extension ConnectionAdmissionTests {
                 let status = try await onThread { try TestClient(unixPath: path).get("/\(round)")?.status }
                 #expect(status == 200)
                 // The thread parks after closing the connection; the next client comes after that.
-                #expect(await Self.eventually { server.threads.parkedCount == 1 })
+                #expect(await eventually { server.threads.parkedCount == 1 })
             }
             #expect(server.threads.startedCount == 1)
         }
@@ -28,11 +29,11 @@ extension ConnectionAdmissionTests {
                 let clients = try (0..<12).map { _ in try TestClient(unixPath: path) }
                 for client in clients { _ = try client.get("/") }
             }
-            #expect(await Self.eventually { server.connectionCount == 0 && server.threads.aliveCount == server.threads.maximumParked })
+            #expect(await eventually { server.connectionCount == 0 && server.threads.aliveCount == server.threads.maximumParked })
             #expect(server.threads.startedCount == 12)
             #expect(server.threads.parkedCount == server.threads.maximumParked)
         }
-        #expect(await Self.eventually { pool.aliveCount == 0 })
+        #expect(await eventually { pool.aliveCount == 0 })
         #expect(pool.parkedCount == 0)
     }
 
@@ -40,7 +41,7 @@ extension ConnectionAdmissionTests {
         let pool = ConnectionThreadPool(maximumParked: 2, parkedTimeout: .milliseconds(50))
         let ran = Counter()
         for _ in 0..<3 { pool.run { ran.add() } }
-        #expect(await Self.eventually { ran.value == 3 && pool.aliveCount == 0 })
+        #expect(await eventually { ran.value == 3 && pool.aliveCount == 0 })
         #expect(pool.parkedCount == 0)
     }
 
@@ -63,7 +64,7 @@ extension ConnectionAdmissionTests {
         #expect(ran.value == 400)
         #expect(pool.parkedCount <= 2)
         pool.close()
-        #expect(await Self.eventually { pool.aliveCount == 0 })
+        #expect(await eventually { pool.aliveCount == 0 })
     }
 
     /// `withServer`, handing back the server's pool to look at after the stop.
@@ -76,15 +77,6 @@ extension ConnectionAdmissionTests {
             try await body(server, path)
         }
         return pool!
-    }
-
-    /// Polls `condition` every 10 ms for up to 10 s (a bound, not a timing assertion).
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<1000 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 }
 
