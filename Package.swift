@@ -161,8 +161,8 @@ let package = Package(
         .testTarget(
             name: "BrokerDaemonTests",
             dependencies: [
-                "BrokerCrypto", "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "TestSupport",
-                "authbrokerd",
+                "BrokerCrypto", "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "SystemCalls",
+                "TestSupport", "authbrokerd",
             ]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.

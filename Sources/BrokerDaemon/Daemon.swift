@@ -41,6 +41,7 @@ public enum Daemon {
             fputs("authbrokerd: \(error.message)\n", stderr)
             return 64
         }
+        DaemonExecutor.install()  // before any task: no libdispatch pool, no once-a-second wake-up
         signal(SIGPIPE, SIG_IGN)
         // Before anything slow, so a SIGTERM during start-up is queued, not fatal.
         let signals = SignalWatcher([SIGTERM, SIGINT, SIGHUP, SIGUSR1])

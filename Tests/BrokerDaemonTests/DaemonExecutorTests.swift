@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+import SystemCalls
+import Testing
+import TestSupport
+
+@testable import BrokerDaemon
+
+/// The daemon's own executor (`DaemonExecutor`): its timer queue delivers delayed jobs in deadline
+/// order, and the real daemon, which runs on it, sleeps while idle.
+@Suite struct DaemonExecutorTests {
+    @Test func theTimerQueueDeliversJobsByDeadlineThenInTheOrderScheduled() async throws {
+        let queue = TimerQueue<Int>()
+        let delivered = Mutex<[Int]>([])
+        queue.start { job in delivered.withLock { $0.append(job) } }
+        let now = BootTimer.now()
+        // Scheduled out of order; 3 and 4 share a deadline; 5 is already due.
+        queue.schedule(1, at: now + 300_000_000)
+        queue.schedule(3, at: now + 150_000_000)
+        queue.schedule(4, at: now + 150_000_000)
+        queue.schedule(2, at: now + 200_000_000)
+        queue.schedule(5, at: now - 1)
+        #expect(await eventually { delivered.withLock { $0.count } == 5 })
+        #expect(delivered.withLock { $0 } == [5, 3, 4, 2, 1])
+        #expect(BootTimer.now() - now >= 300_000_000, "no job may run before its deadline")
+    }
+
+    @Test func anEarlierDeadlineScheduledWhileTheThreadWaitsWakesItSooner() async throws {
+        let queue = TimerQueue<String>()
+        let delivered = Mutex<[String]>([])
+        queue.start { job in delivered.withLock { $0.append(job) } }
+        let now = BootTimer.now()
+        queue.schedule("an hour", at: now + 3_600_000_000_000)
+        try await Task.sleep(for: .milliseconds(50))  // the thread now waits for the hour
+        queue.schedule("soon", at: now + 100_000_000)
+        #expect(await eventually { delivered.withLock { $0 } == ["soon"] })
+    }
+
+    /// libdispatch's pool, the default executor, woke the daemon every second (a monitor timer it
+    /// never disarms). On the daemon's executor no thread wakes while nothing is due: in 2.5 s of
+    /// idle none is scheduled more than once (a parked connection thread may end once meanwhile).
+    @Test func theIdleDaemonSleeps() async throws {
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let notify = try NotifyListener()
+        let daemon = try harness.launch(notify: notify)
+        try #require(await notify.wait(for: "READY=1") != nil, "no READY=1; log:\n\(daemon.log)")
+        #expect(try await harness.authctl(["status"]).status == 0)
+        try await Task.sleep(for: .milliseconds(500))
+        let before = try Self.runCounts(of: daemon.pid)
+        try await Task.sleep(for: .milliseconds(2_500))
+        let after = try Self.runCounts(of: daemon.pid)
+        let woken = after.filter { thread, runs in runs - (before[thread] ?? 0) > 1 }
+        #expect(woken.isEmpty, "threads scheduled more than once while idle: \(woken)")
+        #expect(try await daemon.stop() == 0, "log:\n\(daemon.log)")
+    }
+
+    /// Each thread's run count (the third field of /proc/PID/task/TID/schedstat: timeslices run).
+    static func runCounts(of pid: pid_t) throws -> [String: Int] {
+        let tasks = "/proc/\(pid)/task"
+        var counts: [String: Int] = [:]
+        for thread in try FileManager.default.contentsOfDirectory(atPath: tasks) {
+            guard let text = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8) else { continue }
+            let fields = text.split(separator: " ")
+            if fields.count >= 3, let runs = Int(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)) { counts[thread] = runs }
+        }
+        return counts
+    }
+}
