@@ -17,6 +17,7 @@ final class TimerQueue<Job: Sendable>: Sendable {
     }
 
     private let timer: BootTimer
+    /// The heap, and how many jobs were ever scheduled (`sequence`).
     private let heap = Mutex<(entries: [Entry], sequence: UInt64)>(([], 0))
 
     init() {
@@ -34,6 +35,9 @@ final class TimerQueue<Job: Sendable>: Sendable {
         }
         precondition(started, "cannot start the timer thread of the daemon's tasks")
     }
+
+    /// Jobs scheduled since the start (`DaemonExecutor`'s start-up check).
+    var scheduledCount: UInt64 { heap.withLock { $0.sequence } }
 
     func schedule(_ job: Job, at deadline: Int64) {
         heap.withLock { heap in

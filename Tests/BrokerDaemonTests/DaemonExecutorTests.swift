@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import SystemCalls
@@ -36,6 +37,38 @@ import TestSupport
         #expect(await eventually { delivered.withLock { $0 } == ["soon"] })
     }
 
+    /// A job queued while the only idle worker is already claimed by another still gets a worker
+    /// of its own (up to the width): here the first job blocks until the second has run.
+    @Test func aJobQueuedBehindABlockedOneGetsItsOwnWorker() async throws {
+        let executor = DaemonExecutor(width: 2)
+        await Task(executorPreference: executor) {}.value  // one worker started, now idle
+        let secondRan = DispatchSemaphore(value: 0)
+        let first = Task(executorPreference: executor) { secondRan.wait(timeout: .now() + 10) == .success }
+        let second = Task(executorPreference: executor) { executor.isWorkerThread }
+        #expect(await second.value, "the second job ran on a worker")
+        secondRan.signal()
+        #expect(await first.value, "the second job ran while the first one waited")
+        #expect(executor.threadCount == 2)
+    }
+
+    @Test func jobsRunOnTheWorkersAndNoMoreThreadsThanTheWidthStart() async throws {
+        let executor = DaemonExecutor(width: 3)
+        let onWorkers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<200 { group.addTask(executorPreference: executor) { executor.isWorkerThread } }
+            return try await group.reduce(true) { $0 && $1 }
+        }
+        #expect(onWorkers)
+        #expect(executor.threadCount <= 3)
+    }
+
+    @Test func deadlinesSaturateInsteadOfWrapping() {
+        #expect(Duration.nanoseconds(Int64.max).nanoseconds == Int64.max)
+        #expect(Duration.seconds(Int64.max).nanoseconds == Int64.max)
+        #expect(Duration.milliseconds(1_500).nanoseconds == 1_500_000_000)
+        #expect(BootTimer.now().saturatingAdd(Duration.seconds(Int64.max).nanoseconds) == Int64.max)
+        #expect(Int64(5).saturatingAdd(-7) == -2)
+    }
+
     /// libdispatch's pool, the default executor, woke the daemon every second (a monitor timer it
     /// never disarms). On the daemon's executor no thread wakes while nothing is due: in 2.5 s of
     /// idle none is scheduled more than once (a parked connection thread may end once meanwhile).
@@ -52,6 +85,7 @@ import TestSupport
         let after = try Self.runCounts(of: daemon.pid)
         let woken = after.filter { thread, runs in runs - (before[thread] ?? 0) > 1 }
         #expect(woken.isEmpty, "threads scheduled more than once while idle: \(woken)")
+        #expect(!daemon.log.contains(DaemonExecutor.notInUse), "the start-up check found the executor unused")
         #expect(try await daemon.stop() == 0, "log:\n\(daemon.log)")
     }
 

@@ -93,8 +93,22 @@ struct NotifyHook: Sendable {
             cArgs.forEach { free($0) }
             cEnv.forEach { free($0) }
         }
+        // Nor the daemon's signal state: its threads block SIGPIPE (and may block more), and it
+        // ignores SIGPIPE, SIGTERM, SIGINT, SIGHUP and SIGUSR1 — ignored dispositions survive exec,
+        // so a hook (and what it starts) could not be stopped or would miss a broken pipe.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return -1 }
+        guard posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else { return -1 }
         var status: Int32 = 0
         _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
         // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
