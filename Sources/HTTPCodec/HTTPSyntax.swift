@@ -66,7 +66,7 @@ enum HTTPSyntax {
     /// `scan` (kept across calls so a slow peer does not cost quadratic time).
     /// Returns the line without its CRLF, or nil when more bytes are needed.
     /// A bare LF is malformed; a line longer than `limit` throws `tooLong` (built only then: an
-    /// error message interpolated for every line was a tenth of a served token's parsing).
+    /// error message interpolated for every line was an eighth of a served token's instructions).
     static func nextLine(
         in buffer: [UInt8], start: Int, scan: inout Int, limit: Int, tooLong: @autoclosure () -> HTTPError
     ) throws(HTTPError) -> Range<Int>? {
