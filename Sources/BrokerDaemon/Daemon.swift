@@ -41,10 +41,10 @@ public enum Daemon {
             fputs("authbrokerd: \(error.message)\n", stderr)
             return 64
         }
-        let ownExecutor = DaemonExecutor.install()  // before any task: no libdispatch pool, no once-a-second wake-up
         signal(SIGPIPE, SIG_IGN)
-        // Before anything slow, so a SIGTERM during start-up is queued, not fatal.
+        // Before anything slow, so a SIGTERM during start-up is queued, not fatal (it starts no task).
         let signals = SignalWatcher([SIGTERM, SIGINT, SIGHUP, SIGUSR1])
+        let ownExecutor = DaemonExecutor.install()  // before any task: no libdispatch pool, no once-a-second wake-up
         let output = LogOutput(level: options.logLevel, journal: LogOutput.isJournal(environment: environment))
         if !ownExecutor { output.logger.warning(DaemonExecutor.notInUse) }
         let context = DaemonContext(

@@ -21,7 +21,7 @@ import SystemCalls
 /// daemon sleeps only on `ContinuousClock`), and a clock whose durations are not `Duration` stops
 /// the daemon rather than turning a sleep loop into a busy one. It rests on the toolchain's
 /// experimental executor-factory SPI (Swift 6.3): `install()` checks that tasks run on its workers
-/// and sleeps reach its timer, and the daemon logs a warning when they do not (a new toolchain);
+/// and sleeps reach its scheduling entry, and the daemon logs a warning when they do not (a new toolchain);
 /// `DaemonExecutorTests` fails on that warning and on any idle wake-up.
 final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     /// The executor `install()` made the default, if any.
@@ -29,7 +29,7 @@ final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendabl
 
     /// Makes a new `DaemonExecutor` Swift concurrency's default executor. Call once, first thing in
     /// `main`, before any task or actor exists. False when a probe task did not run on its workers
-    /// or its sleep did not reach its timer within 5 s (the runtime ignored the factory).
+    /// or its sleep was not handed to this executor within 5 s (the runtime ignored the factory).
     static func install() -> Bool {
         precondition(installed == nil, "the daemon executor is installed once")
         let executor = DaemonExecutor()
@@ -70,6 +70,8 @@ final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendabl
     private var threads = 0
     private var workerThreads: Set<pthread_t> = []
     private let timers: TimerQueue<UnownedJob>
+    /// Delayed jobs handed to this executor, due or not (the start-up probe's evidence).
+    private let sleepsSeen = Atomic<UInt64>(0)
 
     init(width: Int = max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))) {
         self.width = width
@@ -89,6 +91,7 @@ final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendabl
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        sleepsSeen.add(1, ordering: .relaxed)
         guard let delay = delay as? Duration else {
             preconditionFailure("the daemon's executor sleeps only on clocks measured in Duration, not \(C.self)")
         }
@@ -137,17 +140,15 @@ final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendabl
         }
     }
 
-    /// Whether a task runs on a worker and its sleep goes through the timer (`install()`).
+    /// Whether a task runs on a worker and its sleep is handed to this executor (`install()`).
     private func probe() -> Bool {
         let done = DispatchSemaphore(value: 0)
         let passed = Mutex(false)
-        let scheduled = timers.scheduledCount
+        let sleeps = sleepsSeen.load(ordering: .relaxed)
         Task.detached { [self] in
             let onWorker = isWorkerThread
-            // Long enough to be still ahead once it reaches `enqueue(after:)` (a deadline already
-            // passed there runs at once and never meets the timer), short for the start-up.
             try? await Task.sleep(for: .microseconds(200))
-            passed.withLock { $0 = onWorker && timers.scheduledCount > scheduled }
+            passed.withLock { $0 = onWorker && sleepsSeen.load(ordering: .relaxed) > sleeps }
             done.signal()
         }
         return done.wait(timeout: .now() + 5) == .success && passed.withLock { $0 }

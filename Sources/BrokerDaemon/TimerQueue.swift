@@ -17,7 +17,7 @@ final class TimerQueue<Job: Sendable>: Sendable {
     }
 
     private let timer: BootTimer
-    /// The heap, and how many jobs were ever scheduled (`sequence`).
+    /// The heap, and how many jobs were ever scheduled (`sequence`, which orders equal deadlines).
     private let heap = Mutex<(entries: [Entry], sequence: UInt64)>(([], 0))
 
     init() {
@@ -35,9 +35,6 @@ final class TimerQueue<Job: Sendable>: Sendable {
         }
         precondition(started, "cannot start the timer thread of the daemon's tasks")
     }
-
-    /// Jobs scheduled since the start (`DaemonExecutor`'s start-up check).
-    var scheduledCount: UInt64 { heap.withLock { $0.sequence } }
 
     func schedule(_ job: Job, at deadline: Int64) {
         heap.withLock { heap in

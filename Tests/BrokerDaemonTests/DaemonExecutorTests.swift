@@ -13,14 +13,15 @@ import TestSupport
     @Test func theTimerQueueDeliversJobsByDeadlineThenInTheOrderScheduled() async throws {
         let queue = TimerQueue<Int>()
         let delivered = Mutex<[Int]>([])
-        queue.start { job in delivered.withLock { $0.append(job) } }
         let now = BootTimer.now()
-        // Scheduled out of order; 3 and 4 share a deadline; 5 is already due.
+        // Scheduled out of order; 3 and 4 share a deadline; 5 is already due. The thread starts
+        // after: however late it runs, what is due comes out in deadline order.
         queue.schedule(1, at: now + 300_000_000)
         queue.schedule(3, at: now + 150_000_000)
         queue.schedule(4, at: now + 150_000_000)
         queue.schedule(2, at: now + 200_000_000)
         queue.schedule(5, at: now - 1)
+        queue.start { job in delivered.withLock { $0.append(job) } }
         #expect(await eventually { delivered.withLock { $0.count } == 5 })
         #expect(delivered.withLock { $0 } == [5, 3, 4, 2, 1])
         #expect(BootTimer.now() - now >= 300_000_000, "no job may run before its deadline")
@@ -71,7 +72,8 @@ import TestSupport
 
     /// libdispatch's pool, the default executor, woke the daemon every second (a monitor timer it
     /// never disarms). On the daemon's executor no thread wakes while nothing is due: in 2.5 s of
-    /// idle none is scheduled more than once (a parked connection thread may end once meanwhile).
+    /// idle none blocks again more than once (voluntary context switches: a wake-up ends in one;
+    /// a parked connection thread may end once meanwhile).
     @Test func theIdleDaemonSleeps() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }
@@ -80,23 +82,26 @@ import TestSupport
         try #require(await notify.wait(for: "READY=1") != nil, "no READY=1; log:\n\(daemon.log)")
         #expect(try await harness.authctl(["status"]).status == 0)
         try await Task.sleep(for: .milliseconds(500))
-        let before = try Self.runCounts(of: daemon.pid)
+        let before = try Self.voluntarySwitches(of: daemon.pid)
+        try #require(before.count >= 4, "the daemon's threads could not be read: \(before)")
         try await Task.sleep(for: .milliseconds(2_500))
-        let after = try Self.runCounts(of: daemon.pid)
-        let woken = after.filter { thread, runs in runs - (before[thread] ?? 0) > 1 }
-        #expect(woken.isEmpty, "threads scheduled more than once while idle: \(woken)")
+        let after = try Self.voluntarySwitches(of: daemon.pid)
+        let woken = after.filter { thread, switches in switches - (before[thread] ?? 0) > 1 }
+        #expect(woken.isEmpty, "threads woken more than once while idle: \(woken)")
         #expect(!daemon.log.contains(DaemonExecutor.notInUse), "the start-up check found the executor unused")
         #expect(try await daemon.stop() == 0, "log:\n\(daemon.log)")
     }
 
-    /// Each thread's run count (the third field of /proc/PID/task/TID/schedstat: timeslices run).
-    static func runCounts(of pid: pid_t) throws -> [String: Int] {
+    /// Each thread's voluntary context switches (/proc/PID/task/TID/status): how often it blocked,
+    /// which a wake-up always ends in; preemption on a busy machine does not count.
+    static func voluntarySwitches(of pid: pid_t) throws -> [String: Int] {
         let tasks = "/proc/\(pid)/task"
         var counts: [String: Int] = [:]
         for thread in try FileManager.default.contentsOfDirectory(atPath: tasks) {
-            guard let text = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8) else { continue }
-            let fields = text.split(separator: " ")
-            if fields.count >= 3, let runs = Int(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)) { counts[thread] = runs }
+            guard let status = try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                counts[thread] = Int(line.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces))
+            }
         }
         return counts
     }

@@ -94,16 +94,16 @@ struct NotifyHook: Sendable {
             cEnv.forEach { free($0) }
         }
         // Nor the daemon's signal state: its threads block SIGPIPE (and may block more), and it
-        // ignores SIGPIPE, SIGTERM, SIGINT, SIGHUP and SIGUSR1 — ignored dispositions survive exec,
-        // so a hook (and what it starts) could not be stopped or would miss a broken pipe.
+        // ignores SIGPIPE, SIGTERM, SIGINT, SIGHUP and SIGUSR1 — as it may SIGQUIT, inherited from
+        // a shell's `&` — and ignored dispositions survive exec: a hook (and what it starts)
+        // could not be stopped or would miss a broken pipe. Every signal goes back to its default.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var none = sigset_t()
         sigemptyset(&none)
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, number) }
+        sigfillset(&defaults)  // glibc leaves its own internal signals out
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
