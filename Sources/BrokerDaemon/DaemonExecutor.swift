@@ -20,9 +20,9 @@ import SystemCalls
 /// gives none) and timer tolerances; a `SuspendingClock` sleep is timed on CLOCK_BOOTTIME too (the
 /// daemon sleeps only on `ContinuousClock`), and a clock whose durations are not `Duration` stops
 /// the daemon rather than turning a sleep loop into a busy one. It rests on the toolchain's
-/// experimental executor-factory SPI (Swift 6.3): `install()` checks that tasks run on its workers
-/// and sleeps reach its scheduling entry, and the daemon logs a warning when they do not (a new toolchain);
-/// `DaemonExecutorTests` fails on that warning and on any idle wake-up.
+/// experimental executor-factory SPI (Swift 6.3): `install()` checks that tasks run on its
+/// workers and sleeps are handed to it, and the daemon logs a warning when they are not (a new
+/// toolchain); `DaemonExecutorTests` fails on that warning and on any idle wake-up.
 final class DaemonExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     /// The executor `install()` made the default, if any.
     nonisolated(unsafe) private(set) static var installed: DaemonExecutor?

@@ -4,10 +4,9 @@ import Synchronization
 import SystemCalls
 
 /// The delayed jobs of `DaemonExecutor` (`Job` is `UnownedJob` there; tests use closures): a heap
-/// ordered by deadline (CLOCK_BOOTTIME nanoseconds)
-/// and one thread that blocks in `read` on a timerfd armed, with an absolute time, for the
-/// earliest. Whoever changes the earliest deadline re-arms the timerfd under the lock, so the
-/// thread is woken only when a job is due — never to poll.
+/// ordered by deadline (CLOCK_BOOTTIME nanoseconds) and one thread that blocks in `read` on a
+/// timerfd armed, with an absolute time, for the earliest. Whoever changes the earliest deadline
+/// re-arms the timerfd under the lock, so the thread is woken only when a job is due — never to poll.
 final class TimerQueue<Job: Sendable>: Sendable {
     private struct Entry {
         let deadline: Int64
@@ -17,7 +16,7 @@ final class TimerQueue<Job: Sendable>: Sendable {
     }
 
     private let timer: BootTimer
-    /// The heap, and how many jobs were ever scheduled (`sequence`, which orders equal deadlines).
+    /// The heap, and the last sequence number given (it orders equal deadlines).
     private let heap = Mutex<(entries: [Entry], sequence: UInt64)>(([], 0))
 
     init() {
