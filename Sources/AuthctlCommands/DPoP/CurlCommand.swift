@@ -27,7 +27,7 @@ enum CurlCommand: Command {
 
         Refused: more than one URL, -L/--location (the proof is for this URL only), -K/--config,
         -:/--next, --request-target, -D/--dump-header, and -H for Authorization or DPoP.
-        See docs/dpop.md.
+        curl runs with -q first: ~/.curlrc is not read. See docs/dpop.md.
 
         exit codes: curl's; 127 when curl cannot be run; authctl token's codes before that
         """
