@@ -79,7 +79,7 @@ import Testing
             #expect(slow.status == 403)
         }
         let message = router.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 12))?.wireError?.message ?? ""
-        #expect(message.contains("/usr/bin/git (not the file at this path)") && message.contains("bind mount"), "\(message)")
+        #expect(message.contains("/usr/bin/git (not the file at this path)") && message.contains("mounted over the path"), "\(message)")
         // The audit line of the served one carries the file's identity: MAJOR:MINOR:INODE.
         let audits = logs.captured.filter { $0.contains("audit: token") }
         #expect(audits.count == 1 && audits[0].contains("exe=/usr/bin/git exe_id=8:1:123456 "), "\(audits)")

@@ -67,8 +67,8 @@ public struct CallerPolicy: Sendable, Equatable {
                 + "To judge such programs by the file they run: authctl account update \(account) --allow-other-namespaces"
         }
         if executable.hasSuffix(CallerExecutable.notTheFileSuffix) {
-            return "the file it runs is not the file at that path (a bind mount in another namespace, or a file "
-                + "replaced since it started). Run it again from its installed path."
+            return "the file it runs is not the file at that path as the daemon sees it (a file mounted over the "
+                + "path in its namespace, or a program it ran after connecting). Run it again from its installed path."
         }
         return "it exited or its file was replaced. Run it again from its installed path."
     }
