@@ -64,7 +64,9 @@ extension StartedDaemon {
 
     /// This installation's authctl: the `authctl` beside this authbrokerd, symlinks resolved (as
     /// `/proc/PID/exe` names a running one). By path, not by inode: a package upgrade replaces both
-    /// files and a running daemon must still know the new authctl. Nil when there is none.
+    /// files and a running daemon must still know the new authctl. A caller is taken for it only
+    /// when the file it runs is the file at this path at the time of the check
+    /// (`CallerExecutable.determined`). Nil when there is none.
     static let adapter: String? = {
         let daemon = ProcessIdentity.of(pid: getpid()).executable
         guard daemon.hasPrefix("/"), let slash = daemon.lastIndex(of: "/") else { return nil }

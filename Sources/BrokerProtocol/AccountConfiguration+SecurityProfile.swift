@@ -3,14 +3,14 @@ extension AccountConfiguration {
     /// tokens were granted for (`browser` only says how authctl opens the login page; `pin_sha256`
     /// only narrows which connections are trusted, and adding the next key must not sign the
     /// account out; `par` only says how the next login's authorization request travels — pushed
-    /// to the provider or in the browser URL — not what the tokens were granted for; `allow_exe` and `confirm_callers` only say which local programs may receive
+    /// to the provider or in the browser URL — not what the tokens were granted for; `allow_exe`, `confirm_callers` and `allow_other_namespaces` only say which local programs may receive
     /// the tokens — tightening it must take effect at once, not force a new login; `allow_narrowing`
     /// only lets callers ask for tokens narrower than the grant). Every other key — including any field added later — is part of the
     /// security profile (fail closed). The client secret is compared separately by the daemon (it
     /// is never returned to clients, so a re-applied file could not carry it for comparison).
     public static let tokenNeutralKeys: Set<String> = Set(
         [CodingKeys.name, .gitURLPrefix, .gitUsername, .browser, .pinSHA256, .pushedAuthorization, .allowExe, .confirmCallers,
-         .allowNarrowing, .clientSecret].map(\.stringValue))
+         .allowOtherNamespaces, .allowNarrowing, .clientSecret].map(\.stringValue))
 
     /// The part of a configuration that tokens were granted for: when it changes, the old tokens
     /// must not be served for the new configuration (pizauth's rule). Derived from the model's own

@@ -56,6 +56,10 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// when the user (or a preset whose provider keeps the original grant, RFC 6749 §6) declares the
     /// provider safe for that; nil or false: narrowed requests are refused (`scope_narrowing_unsafe`).
     public var allowNarrowing: Bool?
+    /// `--allow-other-namespaces`: with a caller policy, serve callers in another mount or user
+    /// namespace than the daemon's (a container, `unshare`); their executable is still identified
+    /// by its file (device and inode). nil or false: such callers cannot be identified and are refused.
+    public var allowOtherNamespaces: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -65,7 +69,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
-        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil
+        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, allowOtherNamespaces: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -92,6 +96,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.allowExe = allowExe
         self.confirmCallers = confirmCallers
         self.allowNarrowing = allowNarrowing
+        self.allowOtherNamespaces = allowOtherNamespaces
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -116,6 +121,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case allowExe = "allow_exe"
         case confirmCallers = "confirm_callers"
         case allowNarrowing = "allow_narrowing"
+        case allowOtherNamespaces = "allow_other_namespaces"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -147,7 +153,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop),
             allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
             confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers),
-            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing))
+            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing),
+            allowOtherNamespaces: try container.decodeIfPresent(Bool.self, forKey: .allowOtherNamespaces))
     }
 }
 

@@ -11,6 +11,21 @@ public enum CallerExecutable {
     public static let maximumLength = 4095
     /// What Linux appends to `/proc/PID/exe` when the file was replaced or removed since the exec.
     public static let deletedSuffix = " (deleted)"
+    /// What the daemon appends when the file a process runs is not the file its path names for the
+    /// daemon (device and inode differ: a bind mount in another namespace, or a file replaced since).
+    public static let notTheFileSuffix = " (not the file at this path)"
+    /// What the daemon appends for a process in another mount or user namespace than its own,
+    /// whose paths may name other files (unless the account allows other namespaces).
+    public static let otherNamespaceSuffix = " (in another namespace)"
+    /// What the daemon appends when a process's namespaces cannot be read.
+    public static let unknownNamespaceSuffix = " (namespace unknown)"
+    /// The marks of an executable that cannot be determined: nothing with one is ever allowed.
+    public static let undeterminedSuffixes = [deletedSuffix, notTheFileSuffix, otherNamespaceSuffix, unknownNamespaceSuffix]
+
+    /// True when `executable` carries one of `undeterminedSuffixes`.
+    public static func undetermined(_ executable: String) -> Bool {
+        undeterminedSuffixes.contains { executable.hasSuffix($0) }
+    }
 
     /// Why `list` cannot be an allow-list, or nil when it can.
     public static func problem(with list: [String]) -> String? {
@@ -22,9 +37,10 @@ public enum CallerExecutable {
     }
 
     /// True when `executable` (a `/proc/PID/exe` target) is on `allowed`. An executable that could
-    /// not be read ("unknown") or whose file is gone (" (deleted)") is never allowed: fail closed.
+    /// not be read ("unknown") or cannot be determined (`undeterminedSuffixes`: its file is gone,
+    /// is not the file at its path, or it runs in another namespace) is never allowed: fail closed.
     public static func matches(_ executable: String, allowed: [String]) -> Bool {
-        guard executable.hasPrefix("/"), !executable.hasSuffix(deletedSuffix) else { return false }
+        guard executable.hasPrefix("/"), !undetermined(executable) else { return false }
         return allowed.contains(executable)
     }
 
@@ -47,7 +63,9 @@ public enum CallerExecutable {
         guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             return "contains control characters"
         }
-        guard !path.hasSuffix(deletedSuffix) else { return "ends with '\(deletedSuffix)', which no running program matches" }
+        if let suffix = undeterminedSuffixes.first(where: path.hasSuffix) {
+            return "ends with '\(suffix)', which no running program matches"
+        }
         let components = bytes.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard components.allSatisfy({ !$0.isEmpty && $0 != [UInt8(ascii: ".")] && $0 != [UInt8(ascii: "."), UInt8(ascii: ".")] })
         else {

@@ -61,6 +61,12 @@ import Testing
         }
     }
 
+    /// `-q` disables ~/.curlrc only as curl's first argument (a `location` line there would follow
+    /// the redirects authctl curl refuses). The real curl: `DaemonDPoPServingTests`.
+    @Test func curlRunsWithQuietFirstSoNoCurlrcIsRead() {
+        #expect(CurlCommand.curlCommand(["-sS", "https://a.example/"]) == ["curl", "-q", "--globoff", "-sS", "https://a.example/"])
+    }
+
     @Test func theCommandLineStopsAtTheAccountName() throws {
         guard case .run(let command, let arguments, _) = try Invocation(["curl", "work", "-sS", "--data", "x", "https://a.example/"]) else {
             Issue.record("not a run")

@@ -89,6 +89,39 @@ import TestSupport
         #expect(await desktop.launchedArguments() == ["callback", url, "end", ""])
     }
 
+    /// `%` on the Exec line. As the program's path GLib cannot run it even escaped as the spec says
+    /// (`%%`: gio looks the program up before it expands field codes and drops the entry), so
+    /// authctl refuses to register from such a path, in one line; in a later argument (`--socket`)
+    /// the escaped `%%` reaches the program as `%`.
+    @Test func aPercentInTheProgramsPathIsRefusedAndInTheSocketPathReachesTheProgram() async throws {
+        let desktop = try Desktop()
+        defer { desktop.home.remove() }
+        let odd = desktop.home.appending("bin/100%/record")
+        try FileManager.default.createDirectory(atPath: desktop.home.appending("bin/100%"), withIntermediateDirectories: true)
+        try ProductBinary.copyExecutable(desktop.recorder, to: odd)
+        let refused = DesktopEntry(scheme: "shop.4242.app", executable: odd)
+        #expect {
+            try desktop.handler.register(refused)
+        } throws: { error in
+            "\(error)".contains("contains '%'") && !"\(error)".contains("\n")
+        }
+        // Why: the entry as the spec spells it, written anyway, leaves the scheme without a handler.
+        _ = try desktop.handler.register(desktop.entry)
+        try refused.contents.write(
+            toFile: desktop.handler.applicationsDirectory + "/" + refused.fileID, atomically: true, encoding: .utf8)
+        #expect(refused.contents.contains("Exec=\(desktop.home.appending("bin/100%%/record")) callback %u"))
+        let unrunnable = try await desktop.open(["gio", "open", url])
+        #expect(unrunnable.status != 0, "\(unrunnable)")
+
+        let other = try Desktop()
+        defer { other.home.remove() }
+        let socket = "/run/100%/my sock"
+        _ = try other.handler.register(DesktopEntry(scheme: "shop.4242.app", executable: other.recorder, socket: socket))
+        let open = try await other.open(["gio", "open", url])
+        #expect(open.status == 0, "\(open)")
+        #expect(await other.launchedArguments() == ["--socket", socket, "callback", url, "end", ""])
+    }
+
     @Test func aSecondRegistrationChangesNothing() throws {
         let desktop = try Desktop()
         defer { desktop.home.remove() }

@@ -138,7 +138,8 @@ struct OwnershipFixture {
         router = APIRouter(
             service: broker, configuration: .init(policy: policy, processID: 4242, startedAt: 1_000),
             logger: harness.logs.logger,
-            process: { ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog", startTime: "9\($0)") })
+            process: { ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog", startTime: "9\($0)") },
+            executables: .everyPathNamesTheRunningFile)
     }
 
     func send(_ method: String, _ target: String, body: String? = nil, as uid: UInt32) async -> HTTPResponse {

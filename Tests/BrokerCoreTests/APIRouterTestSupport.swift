@@ -184,7 +184,7 @@ struct RouterFixture {
 
     init(
         cachedAccounts: Set<String> = [], allowedUIDs: Set<UInt32> = [], scope: SocketScope = .main,
-        policies: [String: CallerPolicy] = [:]
+        policies: [String: CallerPolicy] = [:], executables: ExecutableLookup = .everyPathNamesTheRunningFile
     ) {
         service = FakeBrokerService(cachedAccounts: cachedAccounts, policies: policies)
         router = APIRouter(
@@ -194,7 +194,7 @@ struct RouterFixture {
                 startedAt: 1_000, scope: scope),
             logger: logs.logger, now: { 1_010 }, process: {
                 ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog (\($0))", startTime: "9\($0)")
-            })
+            }, executables: executables)
     }
 
     static func connection(uid: UInt32 = daemonUID, pid: Int32 = 77) -> ConnectionInfo {
@@ -225,4 +225,12 @@ extension HTTPResponse {
 
     /// The error envelope's error, or nil when the body is not one.
     var wireError: WireError? { try? decoded(ErrorEnvelope.self).error }
+}
+
+extension ExecutableLookup {
+    /// Every process shares the daemon's namespaces and runs the file its path names (8:1:77):
+    /// the file identity never decides, for tests of the rest of the policy.
+    static let everyPathNamesTheRunningFile = ExecutableLookup(
+        running: { _ in ExecutableFile(file: FileIdentity(device: 0x801, inode: 77), namespace: .home) },
+        file: { _ in FileIdentity(device: 0x801, inode: 77) })
 }

@@ -24,7 +24,8 @@ import Testing
         APIRouter(
             service: FakeBrokerService(cachedAccounts: ["work"], policies: policies),
             configuration: .init(policy: PeerPolicy(daemonUID: RouterFixture.daemonUID), startedAt: 1_000),
-            logger: logs.logger, now: { 1_010 }, process: { lookup.identity($0) })
+            logger: logs.logger, now: { 1_010 }, process: { lookup.identity($0) },
+            executables: .everyPathNamesTheRunningFile)
     }
 
     static let token = HTTPRequest(

@@ -34,4 +34,27 @@ import TestSupport
         let ancestors = Array(ProcessAncestry(pid: orphan).prefix(3))
         #expect(!ancestors.contains("/usr/bin/dash") && !ancestors.contains("/usr/bin/bash"), "\(ancestors)")
     }
+
+    /// An ancestor running a file bind-mounted over a path in its own namespace (`unshare -Urm`):
+    /// `/proc/PID/exe` names the path, but the file at that path is another one, so the ancestor
+    /// is marked, never named by the path.
+    @Test(.enabled(if: (try? Subprocess.runBlocking(["/usr/bin/unshare", "-Urm", "/bin/true"]))?.status == 0,
+        "needs unshare (util-linux) and unprivileged user namespaces"))
+    func anAncestorRunningABindMountedFileIsNotNamedByItsPath() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (pidFile, impostor) = (directory.appending("pid"), directory.appending("impostor"))
+        try ProductBinary.copyExecutable("/usr/bin/dash", to: impostor)
+        let script = "mount --bind '\(impostor)' /usr/bin/bash && exec /usr/bin/bash -c '/bin/sleep 30 & echo $! > \(pidFile); wait'"
+        let shell = try Subprocess(["/usr/bin/unshare", "-Urm", "/bin/sh", "-c", script])
+        defer { shell.kill() }
+        var child: Int32?
+        for _ in 0..<400 where child == nil {
+            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if child == nil { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        let sleeper = try #require(child, "the shell in the namespace did not start its child")
+        defer { kill(sleeper, SIGKILL) }
+        #expect(Array(ProcessAncestry(pid: sleeper).prefix(1)) == ["/usr/bin/bash (not the file at this path)"])
+    }
 }

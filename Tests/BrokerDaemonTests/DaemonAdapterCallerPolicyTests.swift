@@ -63,4 +63,47 @@ struct DaemonAdapterCallerPolicyTests {
         #expect(try await daemon.stop() == 0)
         await provider.stop()
     }
+
+    static let canUnshare: Bool = (try? Subprocess.runBlocking(["/usr/bin/unshare", "-Urm", "/bin/true"]))?.status == 0
+
+    /// The adapter rule compares files too: in a namespace of its own (allowed for the account), a
+    /// shell bind-mounted over /usr/bin/git that runs authctl is not git, though `/proc/PID/exe`
+    /// says so; the real git in such a namespace is served.
+    @Test(.enabled(if: canUnshare, "needs unshare (util-linux) and unprivileged user namespaces"))
+    func aShellBindMountedOverGitDoesNotSpeakForAuthctl() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: GitWorkspace.git), "git is needed (apt-get install git)")
+        let provider = try MockProvider(configuration: MockProviderConfiguration())
+        let harness = try DaemonHarness()
+        defer { harness.remove() }
+        let daemon = try harness.launch()
+        try #require(await waitForSocket(harness), "daemon did not start:\n\(daemon.log)")
+        let prefix = "https://git.example.com/"
+        let add = try await harness.authctl([
+            "account", "add", "forge", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
+            "--scope", "offline_access", "--git-url-prefix", prefix, "--allow-exe", GitWorkspace.git, "--allow-other-namespaces",
+        ])
+        try #require(add.status == 0, "\(add.stderr)")
+        try await harness.login("forge")
+        let authctl = URL(fileURLWithPath: try DaemonHarness.binary("authctl")).resolvingSymlinksInPath().path
+        let impostor = harness.root + "/impostor"
+        try ProductBinary.copyExecutable("/usr/bin/dash", to: impostor)
+
+        // "git" -c 'authctl … token forge; exit $?': authctl ← the impostor (a dash), which forks it.
+        let inner = "\(authctl) --socket \(harness.socket) token forge; exit $?"
+        let script = "mount --bind '\(impostor)' \(GitWorkspace.git) && exec \(GitWorkspace.git) -c \"$0\""
+        let spoofed = try await harness.run(["/usr/bin/unshare", "-Urm", "/bin/sh", "-c", script, inner])
+        #expect(spoofed.status == 1 && spoofed.stdout.isEmpty, "\(spoofed)")
+        #expect(spoofed.stderr.contains("run by \(GitWorkspace.git) (not the file at this path)"), "\(spoofed.stderr)")
+
+        // The real git in a namespace of its own: its file is /usr/bin/git's, so it speaks for authctl.
+        let helper = "!\(authctl) --socket \(harness.socket) git-credential"
+        let fill = try await Subprocess.run(
+            ["/usr/bin/unshare", "-Urm", GitWorkspace.git, "-c", "credential.helper=", "-c", "credential.helper=\(helper)",
+             "credential", "fill"],
+            stdin: "url=\(prefix)project.git\n\n",
+            environment: ["PATH": "/usr/bin:/bin", "HOME": harness.root, "GIT_TERMINAL_PROMPT": "0"])
+        #expect(fill.status == 0 && fill.stdout.contains("password="), "\(fill.stderr)\n\(daemon.log)")
+        #expect(try await daemon.stop() == 0)
+        await provider.stop()
+    }
 }

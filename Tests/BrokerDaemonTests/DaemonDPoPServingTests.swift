@@ -100,6 +100,27 @@ struct DaemonDPoPServingTests {
         await provider.stop()
     }
 
+    /// `authctl curl` refuses redirects (`-L`): curl would carry the token's headers to the next
+    /// URL. A `location` line in the user's ~/.curlrc must not bring them back: curl runs with `-q`
+    /// first. The harness's HOME is its root.
+    @Test func aCurlrcCannotMakeAuthctlCurlFollowARedirect() async throws {
+        let (provider, harness, daemon) = try await Self.loggedIn()
+        defer { harness.remove() }
+        try "location\n".write(toFile: harness.root + "/.curlrc", atomically: true, encoding: .utf8)
+        // The user's own curl follows it: the .curlrc is read, and the redirect reaches the resource.
+        let followed = try await harness.run(["/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", provider.url("resource/moved")])
+        #expect(followed.stdout == "401 1", "\(followed)")
+
+        let before = provider.stats
+        let curl = try await harness.authctl(["curl", "work", "-s", "-w", "%{http_code}", provider.url("resource/moved")])
+        let after = provider.stats
+        #expect(curl.stdout == "302", "\(curl)")
+        #expect(after.dpopProofsVerified == before.dpopProofsVerified, "the token reached the redirect's target")
+        #expect(after.dpopProofsRefused == before.dpopProofsRefused, "the token reached the redirect's target")
+        #expect(try await daemon.stop() == 0)
+        await provider.stop()
+    }
+
     /// docs/dpop.md's `sh` examples, run as written with the doc's `https://api.example/items`
     /// replaced by the mock's resource: the socket route answers a proof, `authctl header` its two
     /// lines, and each `authctl curl` the resource's body (the POST one as POST).

@@ -12,6 +12,8 @@ import Testing
         ("git", "absolute"), ("", "absolute"), ("/usr//bin/git", "normalised"), ("/usr/bin/../bin/git", "normalised"),
         ("/usr/./bin/git", "normalised"), ("/usr/bin/", "normalised"), ("/", "normalised"),
         ("/usr/bin/git\nexe=/usr/bin/ssh", "control"), ("/usr/bin/git (deleted)", "deleted"),
+        ("/usr/bin/git (not the file at this path)", "not the file"), ("/usr/bin/git (in another namespace)", "namespace"),
+        ("/usr/bin/git (namespace unknown)", "namespace"),
     ])
     func otherPathsAreRefusedWithTheReason(_ path: String, _ reason: String) {
         #expect(CallerExecutable.problem(with: [path])?.contains(reason) == true, "\(path)")
@@ -32,6 +34,10 @@ import Testing
         #expect(!CallerExecutable.matches("/usr/bin/git (deleted)", allowed: allowed))
         #expect(!CallerExecutable.matches("/usr/bin/git (deleted)", allowed: ["/usr/bin/git (deleted)"]))
         #expect(!CallerExecutable.matches("unknown", allowed: allowed + ["unknown"]))
+        // The daemon's marks for a file that is not the one at its path, or another namespace.
+        for suffix in CallerExecutable.undeterminedSuffixes {
+            #expect(!CallerExecutable.matches("/usr/bin/git" + suffix, allowed: allowed + ["/usr/bin/git" + suffix]), "\(suffix)")
+        }
     }
 
     /// The front and the full CLI it runs are one program for the policy: authctl-full is named

@@ -96,4 +96,46 @@ import Testing
         #expect(try await harness.authctl(["approvals"]).stdout.isEmpty)
         #expect(await harness.stopDaemon() == 0)
     }
+
+    /// True when this machine lets us make a user and mount namespace (`unshare -Urm`, util-linux).
+    static let canUnshare: Bool = (try? Subprocess.runBlocking(["/usr/bin/unshare", "-Urm", "/bin/true"]))?.status == 0
+
+    /// The review's attack: in a namespace of its own (`unshare -Urm`, which any user may run), a
+    /// program bind-mounts another file over the allowed path and runs it; `/proc/PID/exe` then
+    /// names the allowed path. The daemon compares the file (device and inode) with the allowed
+    /// path as it sees it, and refuses a caller in another namespace unless the account allows it.
+    @Test(.enabled(if: canUnshare, "needs unshare (util-linux) and unprivileged user namespaces"), .timeLimit(.minutes(3)))
+    func aFileBindMountedOverTheAllowedPathInAnotherNamespaceIsRefusedAndTheRealOneServed() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
+        let (allowed, copy) = try Self.programs(harness)
+        #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed]).status == 0)
+        // `sh -c SCRIPT ALLOWED ARGS…`: $0 is the allowed path; the copy is mounted over it, and the
+        // copy's authctl-full over the real one beside it (which the front runs when refused).
+        let mounts = "mount --bind '\(copy)' \"$0\" && mount --bind '\(copy)-full' \"$0-full\""
+        let spoofed = ["/usr/bin/unshare", "-Urm", "/bin/sh", "-c", mounts + " && exec \"$0\" \"$@\""]
+        let inNamespace = ["/usr/bin/unshare", "-Urm"]
+
+        let refused = try await harness.authctl(["token", "work"], prefix: spoofed)
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+        // The last to ask was authctl-full (the front runs it for any answer but a token): named so.
+        #expect(refused.stderr.contains("\(allowed)-full (in another namespace)") && refused.stderr.contains("--allow-other-namespaces"), "\(refused)")
+        let real = try await harness.authctl(["token", "work"], prefix: inNamespace)
+        #expect(real.status == 1 && real.stdout.isEmpty, "\(real)")
+
+        // Allowed other namespaces: the file decides. The copy is refused, the real file served.
+        #expect(try await harness.authctl(["account", "update", "work", "--allow-other-namespaces"]).status == 0)
+        let stillRefused = try await harness.authctl(["token", "work"], prefix: spoofed)
+        #expect(stillRefused.status == 1 && stillRefused.stdout.isEmpty, "\(stillRefused)")
+        #expect(stillRefused.stderr.contains("\(allowed)-full (not the file at this path)"), "\(stillRefused)")
+        let served = try await harness.authctl(["token", "work"], prefix: inNamespace)
+        #expect(served.status == 0 && !served.stdout.isEmpty, "\(served)")
+        #expect(try await harness.token("work").isEmpty == false)
+
+        // Every audit line names the real file: `exe_id` is the allowed path's device and inode.
+        let id = try Subprocess.runBlocking(["/usr/bin/stat", "-c", "%Hd:%Ld:%i", allowed]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: token") }
+        #expect(audits.count == 2 && audits.allSatisfy { $0.contains("exe=\(allowed) exe_id=\(id) ") }, "\(audits)")
+        #expect(await harness.stopDaemon() == 0)
+    }
 }

@@ -142,6 +142,8 @@ struct MockRouter: HTTPHandler {
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
         // The DPoP protected resource takes GET and POST (no faults apply).
         if path == "/resource" { return provider.resource(request) }
+        // A redirect to it, for clients that must not follow one with the token (`authctl curl`).
+        if path == "/resource/moved" { return MockResponse.redirect(to: provider.url("resource")) }
         guard let (endpoint, method) = Self.routes[path], provider.serves(endpoint) else {
             return .plainText(status: 404, "no such endpoint")
         }

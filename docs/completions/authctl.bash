@@ -138,8 +138,8 @@ _authctl() {
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-                    --par --par-endpoint --dpop --allow-exe --confirm --allow-narrowing" ;;
-                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file"; accounts=yes ;;
+                    --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing" ;;
+                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --client-secret-file"; accounts=yes ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

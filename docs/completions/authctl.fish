@@ -142,6 +142,8 @@ complete -c authctl -n '__authctl_account_sub add update' -l allow-exe -r -F -d 
 complete -c authctl -n '__authctl_account_sub add update' -l confirm -d 'each new program must be approved once per daemon boot'
 complete -c authctl -n '__authctl_account_sub update' -l no-allow-exe -d 'any program of the user gets the tokens'
 complete -c authctl -n '__authctl_account_sub update' -l no-confirm -d 'no approval asked'
+complete -c authctl -n '__authctl_account_sub add update' -l allow-other-namespaces -d 'judge programs in other namespaces by their file instead of refusing them'
+complete -c authctl -n '__authctl_account_sub update' -l no-allow-other-namespaces -d 'refuse programs in other namespaces'
 complete -c authctl -n '__authctl_account_sub update' -l client-secret-file -r -F -d 'a file holding the client secret'
 complete -c authctl -n '__authctl_account_sub add' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint

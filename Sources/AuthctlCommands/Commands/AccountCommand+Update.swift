@@ -1,11 +1,13 @@
 import BrokerProtocol
 
 /// `authctl account update NAME` and the caller policy flags it shares with `account add`:
-/// `--allow-exe PATH` (repeatable), `--confirm` (docs/guide.md, "Caller policy").
+/// `--allow-exe PATH` (repeatable), `--confirm`, `--allow-other-namespaces` (docs/guide.md, "Caller policy").
 extension AccountCommand {
-    static let callerPolicyOptions: [CommandLineArguments.Option] = [.repeated("--allow-exe"), .flag("--confirm")]
+    static let callerPolicyOptions: [CommandLineArguments.Option] = [
+        .repeated("--allow-exe"), .flag("--confirm"), .flag("--allow-other-namespaces"),
+    ]
     static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
-        .flag("--no-allow-exe"), .flag("--no-confirm"), .value("--client-secret-file"),
+        .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-other-namespaces"), .value("--client-secret-file"),
     ]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
@@ -18,6 +20,7 @@ extension AccountCommand {
             configuration.allowExe = executables
         }
         if arguments.has("--confirm") { configuration.confirmCallers = true }
+        if arguments.has("--allow-other-namespaces") { configuration.allowOtherNamespaces = true }
     }
 
     /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
@@ -35,6 +38,12 @@ extension AccountCommand {
         if arguments.has("--no-confirm") {
             guard !arguments.has("--confirm") else { throw UsageError("--no-confirm and --confirm conflict") }
             configuration.confirmCallers = nil
+        }
+        if arguments.has("--no-allow-other-namespaces") {
+            guard !arguments.has("--allow-other-namespaces") else {
+                throw UsageError("--no-allow-other-namespaces and --allow-other-namespaces conflict")
+            }
+            configuration.allowOtherNamespaces = nil
         }
         try applyCallerPolicy(arguments, to: &configuration)
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }

@@ -12,6 +12,7 @@ enum AccountCommand: Command {
                authctl account list [--json]
                authctl account show NAME [--json]
                authctl account update NAME [--allow-exe PATH ...|--no-allow-exe] [--confirm|--no-confirm]
+                                      [--allow-other-namespaces|--no-allow-other-namespaces]
                                       [--client-secret-file FILE]
                authctl account remove NAME
                authctl account register-handler NAME
@@ -93,12 +94,18 @@ enum AccountCommand: Command {
                                        presets allow it already
           --allow-exe PATH             (repeatable) only programs whose executable is PATH
                                        (absolute, as /proc/PID/exe names it: `readlink -f`) get
-                                       the account's tokens; others get caller_not_allowed
+                                       the account's tokens; others get caller_not_allowed. The
+                                       file a program runs must be the file at PATH as the
+                                       daemon sees it (same device and inode)
           --confirm                    each new program must be approved once per daemon boot
                                        (`authctl approve`) before it gets a token
+          --allow-other-namespaces     with --allow-exe or --confirm: also judge programs in
+                                       another mount or user namespace than the daemon's (a
+                                       container, unshare) by the file they run; without it
+                                       they are refused as undetermined
 
-        `update` changes the caller policy (--allow-exe replaces the list, --no-allow-exe and
-        --no-confirm remove it); the tokens are kept. The daemon never returns the client
+        `update` changes the caller policy (--allow-exe replaces the list, --no-allow-exe,
+        --no-confirm and --no-allow-other-namespaces remove it); the tokens are kept. The daemon never returns the client
         secret: a confidential client needs --client-secret-file again, or the update removes
         the secret and signs the account out. Not a sandbox: docs/security.md, "Caller policy".
 

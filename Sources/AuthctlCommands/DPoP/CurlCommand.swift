@@ -27,7 +27,7 @@ enum CurlCommand: Command {
 
         Refused: more than one URL, -L/--location (the proof is for this URL only), -K/--config,
         -:/--next, --request-target, -D/--dump-header, and -H for Authorization or DPoP.
-        See docs/dpop.md.
+        curl runs with -q first: ~/.curlrc is not read. See docs/dpop.md.
 
         exit codes: curl's; 127 when curl cannot be run; authctl token's codes before that
         """
@@ -43,8 +43,7 @@ enum CurlCommand: Command {
         let target = try CurlArguments(curlArguments)
         let request = DPoPProofRequest(method: target.method, url: target.url)
         let headers = try ResourceRequestHeaders.fetch(account: name, request: request, minTTL: 60, context: context)
-        // --globoff: the URL curl fetches is the URL the proof names, never a {a,b} or [1-3] pattern.
-        let argv = ["curl", "--globoff"] + curlArguments
+        let argv = Self.curlCommand(curlArguments)
         guard headers.isDPoP else { return try CurlRun.exec(argv, headers: headers.lines) }
         let first = try CurlRun.attempt(argv, headers: headers.lines, temporaryDirectory: temporaryDirectory(context))
         guard let nonce = first.nonceChallenge else { return first.finish() }
@@ -53,6 +52,14 @@ enum CurlCommand: Command {
         retry.nonce = nonce
         let second = try ResourceRequestHeaders.fetch(account: name, request: retry, minTTL: nil, context: context)
         return try CurlRun.exec(argv, headers: second.lines)
+    }
+
+    /// curl's command line. `-q` first (curl reads it only there): no `~/.curlrc`, whose `location`
+    /// would follow the redirects `CurlArguments` refuses, carrying the token's headers elsewhere,
+    /// and whose other options could change the request the proof was made for. `--globoff`: the
+    /// URL curl fetches is the URL the proof names, never a {a,b} or [1-3] pattern.
+    static func curlCommand(_ curlArguments: [String]) -> [String] {
+        ["curl", "-q", "--globoff"] + curlArguments
     }
 
     /// The socket's directory (the daemon's private one, 0700) when it is there, else TMPDIR or /tmp.

@@ -48,8 +48,19 @@ struct DesktopEntry: Equatable {
     }
 
     /// Why `path` cannot be written into an Exec line, or nil: it must be absolute and free of
-    /// control characters (a newline would end the key; the spec has no escape for the others).
-    static func problem(withExecutable path: String) -> String? { problem(with: path, named: "the path of authctl") }
+    /// control characters (a newline would end the key; the spec has no escape for the others),
+    /// and — as the program, the Exec line's first word — free of `%`. The spec's `%%` is right
+    /// there, but GLib (gio, hence GNOME, Firefox and xdg-open on GNOME) looks the program up
+    /// before it expands field codes, finds no `…%%…` file and drops the whole entry: the scheme
+    /// then has no handler ("Operation not supported"; `DesktopHandlerTests`). In a later
+    /// argument (`--socket`) `%%` works and is written.
+    static func problem(withExecutable path: String) -> String? {
+        if let problem = problem(with: path, named: "the path of authctl") { return problem }
+        guard !path.contains("%") else {
+            return "the path of authctl (\(path)) contains '%', which desktops cannot run as a handler"
+        }
+        return nil
+    }
 
     /// Why this entry cannot be written (authctl's path or the socket's), or nil.
     var problem: String? {

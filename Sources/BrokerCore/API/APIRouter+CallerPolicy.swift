@@ -12,11 +12,19 @@ enum CallerAdmission {
 
 extension APIRouter {
     /// The account's caller policy, checked before any token or ID token is looked up (so a refused
-    /// caller never triggers a refresh). The identity checked is the one the audit line records.
+    /// caller never triggers a refresh). The identity checked is the one the audit line records,
+    /// with the identity of the file it runs (`exe_id`).
     func callerCheck(_ account: AccountKey, peer: PeerCredentials) -> CallerAdmission {
         guard let policy = service.callerPolicy(account: account) else { return .serve(nil) }
         var identity = process(peer.pid)
-        let executable = CallerExecutable.policyName(of: identity.executable)
+        // Named by its path only when that path, as the daemon sees it now, is the file it runs
+        // (and it shares the daemon's namespaces, unless the account allows others): a fresh stat
+        // per check, so a package upgrade's new file is the one compared (docs/security.md).
+        let file = running(peer.pid)
+        identity.executableID = file.file
+        let determined = CallerExecutable.determined(
+            identity.executable, running: file, allowOtherNamespaces: policy.allowOtherNamespaces, fileAt: executables.file)
+        let executable = CallerExecutable.policyName(of: determined)
         if policy.looksPastAdapter(executable, adapter: configuration.adapter) {
             identity.via = policy.speaker(among: ProcessAncestry(pid: peer.pid))
         }

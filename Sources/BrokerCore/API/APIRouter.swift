@@ -14,7 +14,7 @@ import BrokerProtocol
 /// is the envelope `{"error":{"code","message"[,"authorization_url"]}}`.
 ///
 /// Each token handed out is audited in the log as
-/// `audit: token account=NAME pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U` (`audit: id_token …`
+/// `audit: token account=NAME pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U` (`audit: id_token …`
 /// for ID tokens) — never the token itself (`ProcessIdentity` says what those fields prove). The
 /// owner is always the caller: only owners are served.
 /// `handleImmediately` serves `GET /v1/accounts/{name}/token` without `min_ttl` from
@@ -54,21 +54,29 @@ public struct APIRouter: HTTPHandler {
     let now: @Sendable () -> Double
     /// Per request: the lookup below, remembered for the request's connection (`serving`).
     private(set) var process: @Sendable (Int32) -> ProcessIdentity
+    /// Per request, for an account with a caller policy: the peer's running file, remembered like `process`.
+    private(set) var running: @Sendable (Int32) -> ExecutableFile
+    /// The reads behind `running` and the daemon's `stat` of a path (`CallerExecutable.determined`).
+    let executables: ExecutableLookup
     let refusals = RefusalThrottle()
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
     ///   - process: what the audit line records about a pid (`/proc/PID/exe` and `stat` by default).
+    ///   - executables: the file a pid runs and the file at a path, for caller policies (`ExecutableLookup`).
     public init(
         service: any BrokerService, configuration: Configuration, logger: Logger,
         now: @escaping @Sendable () -> Double = WallClock.now,
-        process: @escaping @Sendable (Int32) -> ProcessIdentity = ProcessIdentity.of(pid:)
+        process: @escaping @Sendable (Int32) -> ProcessIdentity = ProcessIdentity.of(pid:),
+        executables: ExecutableLookup = .system
     ) {
         self.service = service
         self.configuration = configuration
         self.logger = logger
         self.now = now
         self.process = process
+        self.executables = executables
+        self.running = executables.running
     }
 
     public func handleImmediately(_ request: HTTPRequest, connection: ConnectionInfo) -> HTTPResponse? {
@@ -122,8 +130,9 @@ public struct APIRouter: HTTPHandler {
     /// first that needed it.
     private func serving(_ connection: ConnectionInfo) -> APIRouter {
         var router = self
-        let resolve = process
+        let (resolve, read) = (process, running)
         router.process = { pid in PeerIdentity.of(pid, on: connection, resolve: resolve) }
+        router.running = { pid in PeerIdentity.running(pid, on: connection, resolve: resolve, read: read) }
         return router
     }
 
@@ -303,7 +312,7 @@ public struct APIRouter: HTTPHandler {
     /// The plain-text token answer's fields, built once rather than per token.
     static let plainTokenHeaders = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")])
 
-    /// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`, for each
+    /// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
     /// the owner too; `socket` is `main` or the restricted socket's name it was served on; `via`
     /// the program an adapter ran for, when the caller policy looked (`CallerPolicy.speaker`).

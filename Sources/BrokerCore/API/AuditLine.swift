@@ -1,8 +1,9 @@
 import BrokerHTTP
 
 /// The text of one audit line (`APIRouter.audit`):
-/// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH comm=NAME start=TICKS socket=S owner=U`,
-/// each value quoted like any log metadata (`Logger.quoted`).
+/// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`,
+/// each value quoted like any log metadata (`Logger.quoted`). `exe_id` (`FileIdentity`) is there
+/// when the caller policy read it: for an account with one.
 ///
 /// Built here in one String and logged as the message, rather than as a chain of `Logger.with`
 /// copies plus eight metadata pairs: the line is written synchronously for every token served,
@@ -26,6 +27,7 @@ enum AuditLine {
         pair(&line, "pid", String(peer.pid))
         pair(&line, "uid", String(peer.uid))
         pair(&line, "exe", identity.executable)
+        if let file = identity.executableID { pair(&line, "exe_id", file.description) }
         pair(&line, "comm", identity.command)
         pair(&line, "start", identity.startTime)
         pair(&line, "socket", socket)

@@ -13,18 +13,24 @@ public struct CallerPolicy: Sendable, Equatable {
     public var allowedExecutables: [String]
     /// Each program must be approved once per daemon boot.
     public var confirm: Bool
+    /// Callers in another mount or user namespace than the daemon's are judged too (by the file
+    /// they run) rather than refused as undetermined (`--allow-other-namespaces`).
+    public var allowOtherNamespaces: Bool
 
-    public init(allowedExecutables: [String], confirm: Bool = false) {
+    public init(allowedExecutables: [String], confirm: Bool = false, allowOtherNamespaces: Bool = false) {
         self.allowedExecutables = allowedExecutables
         self.confirm = confirm
+        self.allowOtherNamespaces = allowOtherNamespaces
     }
 
-    /// The account's policy, or nil when it has none (every caller of the owner is served).
+    /// The account's policy, or nil when it has none (every caller of the owner is served;
+    /// `allow_other_namespaces` alone makes no policy).
     public init?(_ configuration: AccountConfiguration) {
         let executables = configuration.allowExe ?? []
         let confirm = configuration.confirmCallers ?? false
         guard !executables.isEmpty || confirm else { return nil }
-        self.init(allowedExecutables: executables, confirm: confirm)
+        self.init(
+            allowedExecutables: executables, confirm: confirm, allowOtherNamespaces: configuration.allowOtherNamespaces ?? false)
     }
 
     /// What to do with a caller running `executable`, given this boot's `approval` of it (nil: none yet).
@@ -36,11 +42,11 @@ public struct CallerPolicy: Sendable, Equatable {
 
     /// `via`: for an adapter, the ancestor it runs for (`speaker`); nil for any other program.
     func verdict(executable: String, via: String? = nil, account: String, approval: Bool?) -> Verdict {
-        guard executable.hasPrefix("/"), !executable.hasSuffix(CallerExecutable.deletedSuffix) else {
+        guard executable.hasPrefix("/"), !CallerExecutable.undetermined(executable) else {
             return .refuse(WireError(
                 code: .callerNotAllowed,
                 message: "'\(account)' serves only programs it can name, and the calling program cannot be "
-                    + "determined (\(executable)): it exited or its file was replaced. Run it again from its installed path."))
+                    + "determined (\(executable)): \(Self.why(undetermined: executable, account: account))"))
         }
         if !allowedExecutables.isEmpty, !CallerExecutable.matches(executable, allowed: allowedExecutables),
             !(via.map { CallerExecutable.matches($0, allowed: allowedExecutables) } ?? false)
@@ -53,6 +59,18 @@ public struct CallerPolicy: Sendable, Equatable {
         case false?: return .refuse(Self.denied(executable, account: account))
         case nil: return .askApproval
         }
+    }
+
+    private static func why(undetermined executable: String, account: String) -> String {
+        if executable.hasSuffix(CallerExecutable.otherNamespaceSuffix) {
+            return "it runs in another mount or user namespace than the daemon, where a path may name another file. "
+                + "To judge such programs by the file they run: authctl account update \(account) --allow-other-namespaces"
+        }
+        if executable.hasSuffix(CallerExecutable.notTheFileSuffix) {
+            return "the file it runs is not the file at that path as the daemon sees it (a file mounted over the "
+                + "path in its namespace, or a program it ran after connecting). Run it again from its installed path."
+        }
+        return "it exited or its file was replaced. Run it again from its installed path."
     }
 
     private func notAllowed(_ executable: String, via: String?, account: String) -> WireError {

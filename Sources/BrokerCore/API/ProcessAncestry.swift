@@ -1,3 +1,4 @@
+import BrokerProtocol
 import SystemCalls
 
 #if canImport(Glibc)
@@ -15,6 +16,10 @@ import SystemCalls
 /// and everything read through it later is that process or nothing (a /proc directory of an
 /// exited process answers no more reads, even once its pid is reused). The walk ends — fail
 /// closed — when a process is gone, the parent changed, or the parent is pid 1 or 0.
+///
+/// Each ancestor is named by its executable only when that path, as the daemon sees it now, is
+/// the file the ancestor runs (device and inode, `ProcDirectory.determinedExecutable`); else
+/// the path is marked `CallerExecutable.notTheFileSuffix` and matches nothing.
 struct ProcessAncestry: Sequence {
     let pid: Int32
 
@@ -30,7 +35,7 @@ struct ProcessAncestry: Sequence {
                 current.parentID() == parentID
             else { return nil }
             child = parent
-            return parent.executable()
+            return parent.determinedExecutable()
         }
     }
 }
@@ -53,6 +58,18 @@ final class ProcDirectory {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         return ProcessIdentity.readStatLine(fd).flatMap(ProcessIdentity.parseParentID)
+    }
+
+    /// `executable()` when the file at that path (as this process sees it) is the file the process
+    /// runs; otherwise the path marked `CallerExecutable.notTheFileSuffix` (a bind mount in its
+    /// namespace, or a file replaced since it started).
+    func determinedExecutable() -> String {
+        let path = executable()
+        guard path.hasPrefix("/"), !CallerExecutable.undetermined(path) else { return path }
+        guard let running = FileIdentity.at(descriptor, "exe"), FileIdentity.of(path: path) == running else {
+            return path + CallerExecutable.notTheFileSuffix
+        }
+        return path
     }
 
     /// The target of its `exe` link, or "unknown" (gone, or not ours to read).

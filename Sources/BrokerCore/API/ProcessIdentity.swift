@@ -22,6 +22,9 @@ public struct ProcessIdentity: Sendable, Equatable {
     /// For an adapter (this installation's authctl), the ancestor it ran for as the caller policy
     /// found it (`ProcessAncestry`, `CallerPolicy.speaker`); nil when no one looked.
     public var via: String?
+    /// The file the process runs (`stat` of `/proc/PID/exe`: device and inode), read only for an
+    /// account with a caller policy (`ExecutableLookup`); nil when not read or not readable.
+    public var executableID: FileIdentity?
 
     public init(executable: String, command: String, startTime: String) {
         self.executable = executable
