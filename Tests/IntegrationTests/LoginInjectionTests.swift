@@ -107,6 +107,9 @@ struct LoginInjectionTests {
             #expect(line.contains("signed in a different user ('intruder-user') than the account's ('mock-user')"), "\(line)")
             #expect(line.contains("authctl login work --new-subject"), "\(line)")
             #expect(try await harness.token("work") == token, "the refused login replaced the tokens")
+            // The other user's tokens are not kept anywhere: revoked at the provider.
+            let revocations = restart ? 2 : 1
+            #expect(try await SpawnedProcess.eventually { try await provider.stats.revocations >= revocations })
             let show = try await harness.authctl(["account", "show", "work"])
             #expect(show.stdout.contains("subject: mock-user"), "\(show)")
         }
