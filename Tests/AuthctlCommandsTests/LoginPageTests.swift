@@ -48,6 +48,13 @@ import TestSupport
         #expect(LoginPage.baseDirectory(["XDG_RUNTIME_DIR": base.path, "TMPDIR": temporary.path]) == temporary.path)
         #expect(LoginPage.baseDirectory(["XDG_RUNTIME_DIR": "relative", "TMPDIR": temporary.path]) == temporary.path)
         #expect(LoginPage.baseDirectory([:]) == "/tmp")
+        // A TMPDIR others may write to without the sticky bit (they could rename our directory) is not used.
+        chmod(temporary.path, 0o777)
+        #expect(LoginPage.baseDirectory(["TMPDIR": temporary.path]) == "/tmp")
+        chmod(temporary.path, 0o1777)
+        #expect(LoginPage.baseDirectory(["TMPDIR": temporary.path]) == temporary.path)
+        #expect(LoginPage.baseDirectory(["TMPDIR": temporary.path + "/missing"]) == "/tmp")
+        chmod(temporary.path, 0o700)
         chmod(base.path, 0o700)
         #expect(LoginPage.baseDirectory(["XDG_RUNTIME_DIR": base.path, "TMPDIR": temporary.path]) == base.path)
     }

@@ -73,18 +73,22 @@ final class LoginPage {
     }
 
     /// `$XDG_RUNTIME_DIR` (XDG: the user's own, 0700) when it is a real directory owned by us that
-    /// others cannot enter; else `$TMPDIR` when absolute; else /tmp. mkdtemp makes the page's own
-    /// private directory inside either way.
+    /// others cannot enter; else `$TMPDIR` when it is an absolute directory where others cannot
+    /// rename our entries (not writable by others, or sticky); else /tmp. mkdtemp makes the page's
+    /// own private directory inside either way.
     static func baseDirectory(_ environment: [String: String]) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            var info = stat()
-            if lstat(runtime, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
-                info.st_mode & 0o077 == 0
-            {
-                return runtime
-            }
+        var info = stat()
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), lstat(runtime, &info) == 0,
+            info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0
+        {
+            return runtime
         }
-        if let temporary = environment["TMPDIR"], temporary.hasPrefix("/") { return temporary }
+        // Without the sticky bit, anyone who may write there could swap our directory for theirs.
+        if let temporary = environment["TMPDIR"], temporary.hasPrefix("/"), stat(temporary, &info) == 0,
+            info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0
+        {
+            return temporary
+        }
         return "/tmp"
     }
 
