@@ -87,7 +87,7 @@ struct LoginInjectionTests {
     /// The mock signs in whoever its `subject` knob names. The account's user signs in, then the
     /// mock names another user: that login fails with one line naming both and `--new-subject`,
     /// the account keeps its user and token — also after a daemon restart — and the same login
-    /// with `--new-subject` replaces them.
+    /// with `--new-subject` replaces them. After a logout the account still names its user.
     @Test func aLoginAsAnotherUserIsRefusedUnlessNewSubjectAndTheOldTokensStay() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
@@ -121,6 +121,14 @@ struct LoginInjectionTests {
         #expect(try await harness.token("work") != token)
         let show = try await harness.authctl(["account", "show", "work"])
         #expect(show.stdout.contains("subject: intruder-user"), "\(show)")
+
+        // A logout forgets the tokens, not the user: the next login must still be that user.
+        #expect(try await harness.authctl(["logout", "work"]).status == 0)
+        try await provider.configure(#"{"subject": "mock-user"}"#)
+        let afterLogout = try await harness.login("work", provider: provider)
+        #expect(afterLogout.status == 1, "\(afterLogout)")
+        #expect(afterLogout.stderr.contains("signed in a different user ('mock-user') than the account's ('intruder-user')"))
+        #expect(try await harness.authctl(["token", "work"]).status != 0, "a refused login stored tokens")
         #expect(await harness.stopDaemon() == 0)
         await provider.stop()
     }

@@ -8,10 +8,11 @@
 /// ID token's `sub`, else the user id the answer or userinfo gave, compared exactly:
 /// `IDTokenValidator`'s `.refresh`, `OIDCClient.checkRefreshAnswer`).
 ///
-/// `previous` is the account's stored subject: set by each login, kept while the account holds
-/// tokens and after the provider rejected them (the status row keeps it), forgotten at
-/// `authctl logout` and at a security-relevant change — after those the next login is a first
-/// login, which any user may complete.
+/// `previous` is the account's stored subject: set by each login and kept in the status row
+/// while the account exists — with its tokens, after the provider rejected them, after
+/// `authctl logout` and across restarts. Only a security-relevant change (another issuer or
+/// client: another namespace of subjects) forgets it; then, as for an account that never signed
+/// in, the next login is a first login, which any user may complete.
 struct LoginSubjectCheck: Equatable {
     var previous: String?
     var signedIn: String?
