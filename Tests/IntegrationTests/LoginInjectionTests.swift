@@ -124,6 +124,8 @@ struct LoginInjectionTests {
 
         // A logout forgets the tokens, not the user: the next login must still be that user.
         #expect(try await harness.authctl(["logout", "work"]).status == 0)
+        #expect(await harness.stopDaemon() == 0)  // and a restart does not forget it either
+        try await harness.startDaemon()
         try await provider.configure(#"{"subject": "mock-user"}"#)
         let afterLogout = try await harness.login("work", provider: provider)
         #expect(afterLogout.status == 1, "\(afterLogout)")
