@@ -4,15 +4,20 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     public var timeoutSeconds: Int?
     /// Use the device authorization grant (RFC 8628) instead of a loopback redirect.
     public var device: Bool?
+    /// Accept a login as another user than the one the account holds tokens for (true). Without
+    /// it such a login fails and the account keeps its tokens.
+    public var newSubject: Bool?
 
-    public init(timeoutSeconds: Int? = nil, device: Bool? = nil) {
+    public init(timeoutSeconds: Int? = nil, device: Bool? = nil, newSubject: Bool? = nil) {
         self.timeoutSeconds = timeoutSeconds
         self.device = device
+        self.newSubject = newSubject
     }
 
     enum CodingKeys: String, CodingKey {
         case timeoutSeconds = "timeout_seconds"
         case device
+        case newSubject = "new_subject"
     }
 }
 

@@ -47,6 +47,22 @@ import Testing
         #expect(registry.joinable("L1") == nil, "joined a login that has ended")
     }
 
+    /// `authctl login NAME --new-subject` that joins a pending login lets it sign in another user;
+    /// an ended login is not changed.
+    @Test func aJoinWithNewSubjectAllowsAnotherUserOnlyWhilePending() {
+        var registry = LoginRegistry()
+        registry.add(Self.record(RecordingFlow("L1")), id: "L1", now: 100)
+        registry.add(Self.record(RecordingFlow("L2")), id: "L2", now: 100)
+        #expect(registry.pending("L1")?.allowsNewSubject == false)
+        registry.allowNewSubject(login: "L1")
+        #expect(registry.pending("L1")?.allowsNewSubject == true)
+        #expect(registry.pending("L2")?.allowsNewSubject == false)
+        _ = registry.end("L2", outcome: .failed, error: nil, subject: nil, now: 110)
+        registry.allowNewSubject(login: "L2")
+        registry.allowNewSubject(login: "L3")
+        #expect(registry.pending("L2") == nil && registry.pending("L3") == nil)
+    }
+
     @Test func anotherOwnersLoginIsAnsweredLikeNone() {
         var registry = LoginRegistry()
         registry.add(Self.record(RecordingFlow("L1"), Self.alice), id: "L1", now: 100)

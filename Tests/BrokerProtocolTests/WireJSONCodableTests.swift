@@ -73,6 +73,7 @@ import Testing
             try Self.check(LoginStatus(loginID: "l", account: "work", outcome: outcome, error: Self.error, subject: "bob"))
         }
         try Self.check(LoginRequest(timeoutSeconds: 300, device: true))
+        try Self.check(LoginRequest(newSubject: true))
         try Self.check(LoginRequest())
         try Self.check(LogoutResult(revoked: false, revocationNote: "no revocation endpoint", endSessionURL: "https://id/logout"))
         try Self.check(PingResult(version: "1.0.0", pid: 4242, uptimeSeconds: 12.5))

@@ -27,8 +27,9 @@ import Testing
             environment = harness.environment
             environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
             environment["ISSUER"] = provider.issuer
-            // The doc's `authctl login` opens a browser: curl plays it (the mock approves at once).
-            environment["AUTHBROKER_BROWSER"] = "curl -sfL -o /dev/null %s"
+            // The doc's `authctl login` opens a browser: curl plays it (the mock approves at once),
+            // from the page authctl hands the browser.
+            environment["AUTHBROKER_BROWSER"] = try LoginPageReader.installFollower(in: harness.root) + " %s"
         }
 
         func placeholders(_ text: String) -> String {

@@ -3,9 +3,10 @@ import Testing
 import TestSupport
 
 /// `authctl login`'s browser (issue 11 §4) with the real binaries: which command opens the URL
-/// (--browser > account > AUTHBROKER_BROWSER > $BROWSER > xdg-open), that the URL reaches it as
-/// one argument no shell parses, and what happens when it fails. A fake browser on PATH records
-/// its arguments; the test then plays the real browser against the mock.
+/// (--browser > account > AUTHBROKER_BROWSER > $BROWSER > xdg-open), that it gets the private
+/// page forwarding to the URL (never the URL: argv is world-readable) as one argument no shell
+/// parses, and what happens when it fails. A fake browser on PATH records its arguments; the test
+/// then plays the real browser against the mock.
 @Suite(.timeLimit(.minutes(2)))
 struct LoginBrowserTests {
     /// `rec LABEL` writes its argument count and arguments to `browser-LABEL.log` in `root`, then
@@ -43,18 +44,28 @@ struct LoginBrowserTests {
     }
 
     /// Starts `authctl login ARGS…`, waits for its URL and for `label` to record, then stops it.
+    /// `page`: the `file://` URL of the page the browser got, `target`: where that page forwards
+    /// (read while the login runs; authctl removes the page when it stops — checked here too).
     func launch(
         _ arguments: [String], _ harness: BrokerHarness, _ browsers: FakeBrowsers, variables: [String] = [],
         expect label: String
-    ) async throws -> (url: String, recorded: [String], stderr: String) {
+    ) async throws -> (url: String, recorded: [String], stderr: String, page: String, target: String?) {
         let login = try harness.spawnAuthctl(["login"] + arguments + ["--timeout", "30"], prefix: browsers.prefix(variables))
         let url = try await harness.authorizationURL(printedBy: login)
         _ = await SpawnedProcess.eventually(timeout: 20) { browsers.recorded(label) != nil || !login.isRunning }
         // The browser exits at once: the waiting login must reap it (no zombie while it waits).
         let reaped = await SpawnedProcess.eventually(timeout: 20) { Self.children(of: login.pid).isEmpty }
         #expect(reaped, "children of the waiting login: \(Self.children(of: login.pid))")
+        let recorded = try #require(browsers.recorded(label), "\(label) did not run: \(login.stderr)")
+        let page = try #require(
+            recorded.lazy.compactMap { line in line.range(of: "file:///").map { String(line[$0.lowerBound...]) } }.first,
+            "the browser got no page: \(recorded)")
+        let target = LoginPageReader.target(of: page)
         _ = await login.stop(signal: SIGTERM)
-        return (url, try #require(browsers.recorded(label), "\(label) did not run: \(login.stderr)"), login.stderr)
+        let path = try #require(LoginPageReader.path(of: page))
+        #expect(!FileManager.default.fileExists(atPath: path), "the page outlived authctl")
+        #expect(!FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent))
+        return (url, recorded, login.stderr, page, target)
     }
 
     @Test func theFirstBrowserSetWinsAndGetsTheURLAsOneArgument() async throws {
@@ -69,24 +80,27 @@ struct LoginBrowserTests {
         let everything = ["AUTHBROKER_BROWSER=rec env", "BROWSER=rec browser", "DISPLAY=:0"]
 
         let flag = try await launch(["work", "--browser", "rec flag"], harness, browsers, variables: everything, expect: "flag")
-        #expect(flag.recorded == ["argc=1", "arg=\(flag.url)"])
+        #expect(flag.recorded == ["argc=1", "arg=\(flag.page)"] && flag.target == flag.url, "\(flag)")
         let account = try await launch(["work"], harness, browsers, variables: everything, expect: "account")
-        #expect(account.recorded == ["argc=1", "arg=\(account.url)"])
+        #expect(account.recorded == ["argc=1", "arg=\(account.page)"] && account.target == account.url, "\(account)")
         let environment = try await launch(["plain"], harness, browsers, variables: everything, expect: "env")
-        #expect(environment.recorded == ["argc=1", "arg=\(environment.url)"])
+        #expect(environment.recorded == ["argc=1", "arg=\(environment.page)"] && environment.target == environment.url)
         // $BROWSER is a ':' list tried in order while each fails; the first here is not installed.
         let list = try await launch(
             ["plain"], harness, browsers, variables: ["BROWSER=no-such-browser-here:rec browser"], expect: "browser")
-        #expect(list.recorded == ["argc=1", "arg=\(list.url)"])
+        #expect(list.recorded == ["argc=1", "arg=\(list.page)"] && list.target == list.url)
         #expect(!list.stderr.contains("could not open the browser"), "a later entry opened it: \(list.stderr)")
         let xdg = try await launch(["plain"], harness, browsers, variables: ["DISPLAY=:0"], expect: "xdg-open")
-        #expect(xdg.recorded == ["argc=1", "arg=\(xdg.url)"])
+        #expect(xdg.recorded == ["argc=1", "arg=\(xdg.page)"] && xdg.target == xdg.url)
         #expect(browsers.recorded("account") == account.recorded, "a later login ran a lower-precedence browser")
+        // The page lives in a private directory of the user's runtime directory.
+        #expect(flag.page.hasPrefix("file://" + harness.runtime + "/authctl-login-"), "\(flag.page)")
 
-        // %s places the URL (as one word, even inside a larger word); %% is a literal %.
+        // %s places the page's URL (as one word, even inside a larger word); %% is a literal %.
         let placed = try await launch(
             ["plain", "--browser", "rec placed --app=%s 100%% %s"], harness, browsers, expect: "placed")
-        #expect(placed.recorded == ["argc=3", "arg=--app=\(placed.url)", "arg=100%", "arg=\(placed.url)"])
+        #expect(placed.recorded == ["argc=3", "arg=--app=\(placed.page)", "arg=100%", "arg=\(placed.page)"])
+        #expect(placed.target == placed.url)
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -107,7 +121,9 @@ struct LoginBrowserTests {
         for (command, label, before) in [("rec one", "one", []), ("rec two %s", "two", []), ("rec three '%%' %s", "three", ["arg=%"])] {
             let run = try await launch(["odd", "--browser", command], harness, browsers, expect: label)
             #expect(run.url.contains(hostile), "the endpoint's query is not in the URL as written: \(run.url)")
-            #expect(run.recorded == ["argc=\(before.count + 1)"] + before + ["arg=\(run.url)"], "\(run.recorded)")
+            #expect(run.recorded == ["argc=\(before.count + 1)"] + before + ["arg=\(run.page)"], "\(run.recorded)")
+            // The page keeps the URL (quotes and all) one attribute value: it forwards to exactly it.
+            #expect(run.target == run.url, "the page forwards to \(run.target ?? "nothing")")
         }
         for number in 1...5 { #expect(!FileManager.default.fileExists(atPath: pwned + "\(number)"), "ran \(number)") }
         #expect(await harness.stopDaemon() == 0)
@@ -153,6 +169,41 @@ struct LoginBrowserTests {
         let badEnvironment = try await harness.authctl(
             ["login", "work"], prefix: ["/usr/bin/env", "AUTHBROKER_BROWSER=" + String(repeating: "x", count: 2000)])
         #expect(badEnvironment.status == 64 && badEnvironment.stderr.contains("AUTHBROKER_BROWSER"), "\(badEnvironment)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
+    static let desktopTools = ["/usr/bin/xdg-open", "/usr/bin/gio"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The default browser with the real `xdg-open` (GNOME: it runs the real `gio open`): the
+    /// desktop's `text/html` application gets the page (GLib hands it the path), follows it, and
+    /// the login completes — the page is readable by the user's own browser and forwards correctly.
+    @Test(.enabled(if: desktopTools, "needs xdg-open (xdg-utils) and gio (libglib2.0-bin)"))
+    func theRealXdgOpenHandsThePageToTheDesktopsBrowserAndTheLoginCompletes() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.addAccount("work", provider: provider)
+        let follower = try LoginPageReader.installFollower(in: harness.root)
+        let log = harness.root + "/desktop-browser.log"
+        let browser = harness.root + "/desktop-browser"
+        let script = "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(log)'\nexec '\(follower)' \"$1\"\n"
+        #expect(FileManager.default.createFile(atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        let applications = harness.root + "/.local/share/applications"
+        try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: harness.root + "/config", withIntermediateDirectories: true)
+        let entry = "[Desktop Entry]\nType=Application\nName=Test browser\nExec=\(browser) %u\nMimeType=text/html;\n"
+        try entry.write(toFile: applications + "/test-browser.desktop", atomically: true, encoding: .utf8)
+        try "[Default Applications]\ntext/html=test-browser.desktop\n"
+            .write(toFile: harness.root + "/config/mimeapps.list", atomically: true, encoding: .utf8)
+
+        let login = try harness.spawnAuthctl(
+            ["login", "work", "--timeout", "60"],
+            prefix: ["/usr/bin/env", "DISPLAY=:0", "XDG_CURRENT_DESKTOP=GNOME", "PATH=/usr/bin:/bin"])
+        let url = try await harness.authorizationURL(printedBy: login)
+        #expect(await login.waitForExit(timeout: 60) == 0, "\(login.stderr)")
+        let given = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // The page (as a path or a file:// URL, as GLib chooses), never the URL.
+        #expect(given.contains(harness.runtime + "/authctl-login-") && given.contains("/login.html"), "\(given)")
+        #expect(!given.contains(url) && !given.contains("state="), "\(given)")
+        #expect(try await provider.stats.codeExchanges == 1)
         #expect(await harness.stopDaemon() == 0)
     }
 

@@ -28,8 +28,11 @@ import TestSupport
 
     static let fakeBrowser = """
         #!/bin/sh
+        # authctl hands the browser a page that forwards to the URL: read where to, as a browser does.
+        \(LoginPageReader.shellFunction)
+        url=$(page_target "$1")
         # The browser: the mock redirects at once (no UI); read where to.
-        location=$(curl -sS -D - -o /dev/null "$1" | sed -n 's/^[Ll]ocation: //p' | tr -d '\\r')
+        location=$(curl -sS -D - -o /dev/null "$url" | sed -n 's/^[Ll]ocation: //p' | tr -d '\\r')
         case "$location" in
           http://*) exec curl -sS -o /dev/null "$location" ;;
           ?*) exec authctl callback "$location" ;;

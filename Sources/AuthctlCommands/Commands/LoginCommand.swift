@@ -1,13 +1,13 @@
 import BrokerProtocol
 @preconcurrency import Glibc
 
-/// `authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device] [--no-register]`.
+/// `authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device] [--no-register] [--new-subject]`.
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "sign in to an account in the browser (or with a device code)"
     static let help = """
         usage: authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device]
-                                  [--no-register]
+                                  [--no-register] [--new-subject]
 
         Asks the daemon to start a login and prints the authorization URL alone on its own
         line on stdout, opens it in a browser (below), then waits until the login completes.
@@ -20,7 +20,14 @@ enum LoginCommand: Command {
         "$1", one word the shell never parses), %% for a %, and without %s the URL is appended,
         e.g. 'firefox -P work --new-window' or 'chromium --app=%s'. It runs with no terminal
         (stdin and output on /dev/null). When it exits with a status other than 0, authctl says
-        so once and keeps waiting.
+        so once and keeps waiting. The browser is not given the URL itself (other users can read
+        a command line) but file:///…/login.html, a page only you can read that forwards to it,
+        in a new 0700 directory under $XDG_RUNTIME_DIR (else $TMPDIR or /tmp), removed when
+        authctl ends.
+
+        An account that holds tokens keeps its user: a login in which the provider signs in
+        another user (another ID token `sub` or userinfo subject) fails and the old tokens stay,
+        unless --new-subject is given.
 
         While waiting on a terminal, paste the address the browser ended on and press Enter
         (http://127.0.0.1:PORT/callback?… from a browser on another machine, or the app's
@@ -37,12 +44,15 @@ enum LoginCommand: Command {
           --no-register      for an account with a private-use redirect_uri, do not register
                              authctl as the desktop's handler of its scheme (see
                              `authctl account register-handler`)
+          --new-subject      accept a login as another user than the account's current one
+                             (its tokens are then replaced)
 
         exit codes: 0 signed in, 1 denied or invalid, 64 usage (an unusable browser command),
         69 daemon not running, 75 timed out
         """
     static let options: [CommandLineArguments.Option] = [
         .flag("--no-browser"), .value("--browser"), .value("--timeout"), .flag("--device"), .flag("--no-register"),
+        .flag("--new-subject"),
     ]
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
@@ -61,15 +71,29 @@ enum LoginCommand: Command {
         // Before the login starts: the browser may redirect as soon as it opens the URL.
         if register, let configuration { try HandlerRegistration.ensure(configuration, context: context) }
         let started = try context.client.call(
-            .login(account: account), body: LoginRequest(timeoutSeconds: timeout, device: device ? true : nil))
+            .login(account: account),
+            body: LoginRequest(
+                timeoutSeconds: timeout, device: device ? true : nil, newSubject: arguments.has("--new-subject") ? true : nil))
 
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
         }
         Output.line(started.authorizationURL)
+        // The browser gets a private page's file:// URL, never the URL in its argv (LoginPage).
+        var page: LoginPage?
+        var pageFailure: String?
+        if browser != nil {
+            do throws(LoginPageError) {
+                page = try LoginPage(redirectingTo: started.authorizationURL, environment: context.environment)
+            } catch {
+                pageFailure = "cannot write the page that hands it the URL (\(error))"
+            }
+        }
+        defer { page?.remove() }
         var wait = LoginWait(
             started: started, account: account, context: context,
-            browser: browser.map { BrowserLaunch($0, url: started.authorizationURL) }, acceptsPaste: !device)
+            browser: page.flatMap { page in browser.map { BrowserLaunch($0, url: page.fileURL) } }, acceptsPaste: !device)
+        if let pageFailure { Output.error(wait.advice(after: pageFailure)) }
         return wait.run()
     }
 }

@@ -12,6 +12,9 @@ struct LoginRecord: Sendable {
     var outcome: LoginStatus.Outcome = .pending
     var error: WireError?
     var subject: String?
+    /// Started (or joined) with `new_subject`: the login may sign in another user than the
+    /// account's current one (`LoginSubjectCheck`).
+    var allowsNewSubject = false
     /// Parked `loginStatus` long-polls.
     var waiters: [UInt64] = []
     var endedAt: Double?
@@ -51,6 +54,11 @@ struct LoginRegistry: Sendable {
         let cutoff = now - Self.recordLifetime
         records = records.filter { _, record in record.endedAt.map { $0 > cutoff } ?? true }
         records[id] = record
+    }
+
+    /// A start with `new_subject` that joined pending login `id`: the owner accepts another user.
+    mutating func allowNewSubject(login id: String) {
+        if records[id]?.outcome == .pending { records[id]?.allowsNewSubject = true }
     }
 
     /// The background task that awaits login `id`'s outcome.

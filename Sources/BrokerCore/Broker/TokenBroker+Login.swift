@@ -8,13 +8,19 @@ extension TokenBroker {
     public func startLogin(account key: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         // Only one pending login per account: a second start joins the first.
-        if let started = logins.joinable(runtime.machine.pendingLogin?.loginID) { return started }
-        if let starting = logins.start(for: key) { return try await starting.value.get() }
+        if let started = logins.joinable(runtime.machine.pendingLogin?.loginID) { return joined(started, request) }
+        if let starting = logins.start(for: key) { return joined(try await starting.value.get(), request) }
         let task = Task { await self.beginLogin(key, request: request) }
         logins.setStart(task, for: key)
         let result = await task.value
         logins.setStart(nil, for: key)
         return try result.get()
+    }
+
+    /// A start that joins a pending login still says whether it accepts another user.
+    private func joined(_ started: LoginStarted, _ request: LoginRequest) -> LoginStarted {
+        if request.newSubject == true { logins.allowNewSubject(login: started.loginID) }
+        return started
     }
 
     private func beginLogin(_ key: AccountKey, request: LoginRequest) async -> Result<LoginStarted, WireError> {
@@ -60,7 +66,9 @@ extension TokenBroker {
             loginID: flow.loginID, authorizationURL: login.authorizationURL,
             expiresAt: RFC3339.format(unixSeconds: deadline), userCode: login.userCode,
             verificationURI: login.verificationURI)
-        logins.add(LoginRecord(account: key, login: login, started: started), id: flow.loginID, now: now())
+        logins.add(
+            LoginRecord(account: key, login: login, started: started, allowsNewSubject: request.newSubject == true),
+            id: flow.loginID, now: now())
         let pending = AccountStateMachine.PendingLogin(
             loginID: flow.loginID, authorizationURL: login.authorizationURL, deadline: deadline)
         event(key) { machine, now in machine.loginStarted(pending, now: now) }
@@ -88,6 +96,18 @@ extension TokenBroker {
             if subject == nil { subject = await userInfoSubject(tokens, account: key) }
             guard let runtime = accounts[key], runtime.machine.pendingLogin?.loginID == loginID else {
                 background { broker in _ = await broker.revoke(tokens, account: key) }
+                return
+            }
+            // Before anything is committed: another user's login must not replace this user's tokens.
+            let check = LoginSubjectCheck(
+                previous: runtime.subject, signedIn: subject,
+                accountName: key.name, allowsNewSubject: logins.pending(loginID)?.allowsNewSubject == true)
+            if let refusal = check.refusal {
+                background { broker in _ = await broker.revoke(tokens, account: key) }
+                logger.with(key).warning("login refused: the provider signed in another user")
+                event(key) { machine, now in machine.loginFailed(loginID: loginID, reason: refusal, now: now) }
+                let wire = WireError(code: .loginRequired, message: "The login for '\(key.name)' failed: \(refusal)")
+                endLogin(loginID, outcome: .failed, error: wire, subject: nil)
                 return
             }
             let time = now()

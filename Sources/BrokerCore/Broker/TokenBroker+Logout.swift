@@ -24,7 +24,8 @@ extension TokenBroker {
             endSessionURL = try? oidc.logoutURL(metadata: metadata, client: runtime.client, tokens: hinted)
         }
         var revokeNow: [TokenSet] = []
-        accounts[key]?.subject = nil
+        // The subject stays (the status row keeps it): the next login must sign in the same user
+        // unless it says `new_subject` (LoginSubjectCheck) — a logout is no opening for another user.
         event(key) { machine, now in
             // The revocation is done here, awaited, so its outcome can be reported.
             machine.logout(now: now).filter { action in
