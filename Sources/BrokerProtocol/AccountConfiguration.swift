@@ -56,6 +56,12 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// when the user (or a preset whose provider keeps the original grant, RFC 6749 §6) declares the
     /// provider safe for that; nil or false: narrowed requests are refused (`scope_narrowing_unsafe`).
     public var allowNarrowing: Bool?
+    /// `--allow-resource`: the resources (RFC 8707, exact URIs) callers may ask narrowed tokens for
+    /// (`token --resource`; on Entra the scope `RESOURCE/.default`); nil or empty: none.
+    public var narrowResources: [String]?
+    /// `--allow-audience`: the audiences callers may ask narrowed tokens for (`token --audience`);
+    /// nil or empty: none.
+    public var narrowAudiences: [String]?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -65,7 +71,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
-        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil
+        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, narrowResources: [String]? = nil,
+        narrowAudiences: [String]? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -92,6 +99,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.allowExe = allowExe
         self.confirmCallers = confirmCallers
         self.allowNarrowing = allowNarrowing
+        self.narrowResources = narrowResources
+        self.narrowAudiences = narrowAudiences
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -116,6 +125,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case allowExe = "allow_exe"
         case confirmCallers = "confirm_callers"
         case allowNarrowing = "allow_narrowing"
+        case narrowResources = "narrow_resources"
+        case narrowAudiences = "narrow_audiences"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -147,7 +158,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop),
             allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
             confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers),
-            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing))
+            allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing),
+            narrowResources: try container.decodeIfPresent([String].self, forKey: .narrowResources),
+            narrowAudiences: try container.decodeIfPresent([String].self, forKey: .narrowAudiences))
     }
 }
 

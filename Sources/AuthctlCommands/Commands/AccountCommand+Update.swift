@@ -3,9 +3,12 @@ import BrokerProtocol
 /// `authctl account update NAME` and the caller policy flags it shares with `account add`:
 /// `--allow-exe PATH` (repeatable), `--confirm` (docs/guide.md, "Caller policy").
 extension AccountCommand {
-    static let callerPolicyOptions: [CommandLineArguments.Option] = [.repeated("--allow-exe"), .flag("--confirm")]
+    static let callerPolicyOptions: [CommandLineArguments.Option] = [
+        .repeated("--allow-exe"), .flag("--confirm"), .repeated("--allow-resource"), .repeated("--allow-audience"),
+    ]
     static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
-        .flag("--no-allow-exe"), .flag("--no-confirm"), .value("--client-secret-file"),
+        .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-resource"), .flag("--no-allow-audience"),
+        .value("--client-secret-file"),
     ]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
@@ -18,6 +21,28 @@ extension AccountCommand {
             configuration.allowExe = executables
         }
         if arguments.has("--confirm") { configuration.confirmCallers = true }
+        let resources = arguments.all("--allow-resource")
+        if !resources.isEmpty {
+            for resource in resources {
+                do throws(NarrowingError) {
+                    _ = try TokenNarrowing(scopes: [], resources: [resource], audience: nil)
+                } catch {
+                    throw UsageError("--allow-resource: \(error)")
+                }
+            }
+            configuration.narrowResources = resources
+        }
+        let audiences = arguments.all("--allow-audience")
+        if !audiences.isEmpty {
+            for audience in audiences {
+                do throws(NarrowingError) {
+                    _ = try TokenNarrowing(scopes: [], resources: [], audience: audience)
+                } catch {
+                    throw UsageError("--allow-audience: \(error)")
+                }
+            }
+            configuration.narrowAudiences = audiences
+        }
     }
 
     /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
@@ -35,6 +60,11 @@ extension AccountCommand {
         if arguments.has("--no-confirm") {
             guard !arguments.has("--confirm") else { throw UsageError("--no-confirm and --confirm conflict") }
             configuration.confirmCallers = nil
+        }
+        for (flag, list) in [("--allow-resource", \AccountConfiguration.narrowResources), ("--allow-audience", \.narrowAudiences)]
+        where arguments.has("--no-" + flag.dropFirst(2)) {
+            guard arguments.all(flag).isEmpty else { throw UsageError("--no-\(flag.dropFirst(2)) and \(flag) conflict") }
+            configuration[keyPath: list] = nil
         }
         try applyCallerPolicy(arguments, to: &configuration)
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
