@@ -223,6 +223,13 @@ import Testing
         let token = try await harness.token("work", ["--resource", Self.resourceA])
         #expect(Self.audience(of: token) == Self.resourceA)
         #expect(harness.daemonLog.contains("audit: token account=work resource=\(Self.resourceA) pid="), "\(harness.daemonLog)")
+
+        // Taken off the list, the resource is refused at once, its cached token included; the login stays.
+        let removed = try await harness.authctl(["account", "update", "work", "--no-allow-resource"])
+        #expect(removed.status == 0 && removed.stderr.contains("tokens are kept"), "\(removed)")
+        let again = try await harness.authctl(["token", "work", "--resource", Self.resourceA])
+        #expect(again.status == 1 && again.stderr.contains("--allow-resource"), "\(again)")
+        #expect(try await harness.authctl(["token", "work"]).status == 0)
     }
 
     /// The provider refuses the narrowing (Entra's AADSTS65001 consent and the like): that caller
