@@ -25,6 +25,7 @@ public enum DaemonCommand: Sendable, Equatable {
 /// | `--notify-command`  | `AUTHBROKER_NOTIFY_COMMAND` | notify-send when available, else a log line    |
 /// | `--allow-uid` (rep.)| none                        | only the daemon's own uid                      |
 /// | `--approval-timeout`| `AUTHBROKER_APPROVAL_TIMEOUT`| 60 (seconds a `--confirm` caller waits)       |
+/// | `--narrowed-refresh-limit` | `AUTHBROKER_NARROWED_REFRESH_LIMIT` | 10,6 (burst, then per minute) |
 public struct DaemonOptions: Sendable, Equatable {
     public var socketPath: String
     public var stateDirectory: String
@@ -36,6 +37,8 @@ public struct DaemonOptions: Sendable, Equatable {
     public var allowedUIDs: Set<UInt32>
     /// Seconds a `--confirm` account's new caller waits for `authctl approve` (1 to 60).
     public var approvalTimeout: Int = CallerApproval.maximumWaitSeconds
+    /// New narrowed tokens per account: this many back to back, then `perMinute` (`NarrowedRefreshBudget`).
+    public var narrowedRefreshLimit: NarrowedRefreshLimit = NarrowedRefreshLimit()
 
     /// The vault: `tokens.db` in the state directory.
     public var databasePath: String { stateDirectory + "/tokens.db" }
@@ -43,7 +46,7 @@ public struct DaemonOptions: Sendable, Equatable {
     static let options: [CommandLineArguments.Option] = [
         .value("--socket"), .value("--state-dir"), .value("--key-file"), .value("--passphrase-file"),
         .value("--ca-file"), .value("--log-level"), .value("--notify-command"), .repeated("--allow-uid"),
-        .value("--approval-timeout"),
+        .value("--approval-timeout"), .value("--narrowed-refresh-limit"),
         .flag("--version"), .flag("--help"), .flag("-h"),
     ]
 
@@ -70,6 +73,7 @@ public struct DaemonOptions: Sendable, Equatable {
             if let value, value.isEmpty { throw UsageError("'\(flag)' needs a non-empty path") }
         }
         let approvalTimeout = try approvalSeconds(setting("--approval-timeout", "AUTHBROKER_APPROVAL_TIMEOUT"))
+        let narrowedLimit = try NarrowedRefreshLimit(setting("--narrowed-refresh-limit", "AUTHBROKER_NARROWED_REFRESH_LIMIT"))
         var allowed: Set<UInt32> = []
         for text in parsed.all("--allow-uid") { allowed.insert(try userID(text)) }
         var stateDirectory = setting("--state-dir", "AUTHBROKER_STATE_DIR")
@@ -82,7 +86,7 @@ public struct DaemonOptions: Sendable, Equatable {
                 passphraseFile: setting("--passphrase-file", "AUTHBROKER_PASSPHRASE_FILE"),
                 caFile: setting("--ca-file", "AUTHBROKER_CA_FILE"), logLevel: level,
                 notifyCommand: setting("--notify-command", "AUTHBROKER_NOTIFY_COMMAND"),
-                allowedUIDs: allowed, approvalTimeout: approvalTimeout))
+                allowedUIDs: allowed, approvalTimeout: approvalTimeout, narrowedRefreshLimit: narrowedLimit))
     }
 
     /// `--approval-timeout SECONDS`: 1 to `CallerApproval.maximumWaitSeconds` (authctl waits that long at most).
@@ -92,6 +96,25 @@ public struct DaemonOptions: Sendable, Equatable {
             throw UsageError("'--approval-timeout' takes 1 to \(CallerApproval.maximumWaitSeconds) seconds, got '\(text)'")
         }
         return seconds
+    }
+
+    /// `--narrowed-refresh-limit BURST,PER_MINUTE`: each 1 to 100,000.
+    public struct NarrowedRefreshLimit: Sendable, Equatable {
+        public var burst = 10
+        public var perMinute = 6
+
+        public init() {}
+
+        init(_ text: String?) throws(UsageError) {
+            guard let text else { return }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 2, let burst = Int(parts[0]), let perMinute = Int(parts[1]),
+                (1...100_000).contains(burst), (1...100_000).contains(perMinute)
+            else {
+                throw UsageError("'--narrowed-refresh-limit' takes BURST,PER_MINUTE (each 1 to 100000) such as 10,6, got '\(text)'")
+            }
+            (self.burst, self.perMinute) = (burst, perMinute)
+        }
     }
 
     /// `$XDG_STATE_HOME/authbroker`; XDG_STATE_HOME defaults to `~/.local/state` (a relative one is
@@ -140,6 +163,9 @@ public struct DaemonOptions: Sendable, Equatable {
           --allow-uid UID|USER    also serve this user (system mode; repeatable)
           --approval-timeout S    AUTHBROKER_APPROVAL_TIMEOUT; seconds a --confirm account's new
                                   caller waits for `authctl approve` (1-60, default 60)
+          --narrowed-refresh-limit B,M
+                                  AUTHBROKER_NARROWED_REFRESH_LIMIT; new narrowed tokens per
+                                  account: B at once, then M a minute (default 10,6)
           --version, --help
 
         signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads (re-reads the CA file, resets the

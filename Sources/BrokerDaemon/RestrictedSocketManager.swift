@@ -49,8 +49,10 @@ final class RestrictedSocketManager: RestrictedSocketService {
             _ = try await broker.account(AccountKey(owner: owner, name: account))
         }
         let expiresAt = request.ttlSeconds.map { now() + Double($0) }
+        // `problem` parsed them already; stored normalised, in `TokenNarrowing(spec:)`'s form.
+        let narrowings = ((try? request.parsedNarrowings()) ?? []).map(\.description)
         let stored = StoredRestrictedSocket(
-            name: request.name, owner: owner, accounts: request.accounts, expiresAt: expiresAt)
+            name: request.name, owner: owner, accounts: request.accounts, expiresAt: expiresAt, narrowings: narrowings)
         let entry = try open(stored, persist: request.persist, replacingStale: false)
         if request.persist {
             do { try await broker.storeRestrictedSocket(stored) } catch {
@@ -84,7 +86,7 @@ final class RestrictedSocketManager: RestrictedSocketService {
         for entry in changed where entry.persist {
             let stored = StoredRestrictedSocket(
                 name: entry.grant.name, owner: entry.grant.owner, accounts: entry.grant.accounts,
-                expiresAt: entry.expiresAt)
+                expiresAt: entry.expiresAt, narrowings: entry.grant.narrowings.map(\.description))
             do { try await broker.storeRestrictedSocket(stored) } catch {
                 logger.error("could not update restricted socket '\(stored.name)' in the vault: \(error.message)")
             }
@@ -123,7 +125,10 @@ final class RestrictedSocketManager: RestrictedSocketService {
 
     /// Binds the file and starts its listener. Held under the lock: two adds of one name cannot both bind.
     private func open(_ stored: StoredRestrictedSocket, persist: Bool, replacingStale: Bool) throws(WireError) -> Entry {
-        let grant = RestrictedGrant(name: stored.name, owner: stored.owner, accounts: stored.accounts)
+        // A stored narrowing that no longer parses is left out: the socket serves less, never more.
+        let grant = RestrictedGrant(
+            name: stored.name, owner: stored.owner, accounts: stored.accounts,
+            narrowings: stored.narrowings.compactMap { try? TokenNarrowing(spec: $0) })
         let entry = try entries.withLock { entries throws(WireError) -> Entry in
             if entries[stored.name] != nil {
                 throw WireError(
@@ -171,6 +176,7 @@ final class RestrictedSocketManager: RestrictedSocketService {
     private func info(_ entry: Entry) -> RestrictedSocketInfo {
         RestrictedSocketInfo(
             name: entry.grant.name, path: entry.file.path, accounts: entry.grant.accounts,
-            expiresAt: entry.expiresAt.map { RFC3339.format(unixSeconds: $0) }, persist: entry.persist)
+            expiresAt: entry.expiresAt.map { RFC3339.format(unixSeconds: $0) }, persist: entry.persist,
+            narrowings: entry.grant.narrowings.isEmpty ? nil : entry.grant.narrowings.map(\.description))
     }
 }

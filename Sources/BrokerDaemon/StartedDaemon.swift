@@ -57,6 +57,8 @@ struct StartedDaemon: Sendable {
         var options = TokenBroker.Options(
             notifyCommand: context.options.notifyCommand, environment: context.childEnvironment)
         options.approvalTimeout = Double(context.options.approvalTimeout)
+        options.narrowedRefreshBurst = context.options.narrowedRefreshLimit.burst
+        options.narrowedRefreshesPerMinute = context.options.narrowedRefreshLimit.perMinute
         return TokenBroker(vault: vault, transport: transport, options: options, logger: context.logger)
     }
 

@@ -5,12 +5,14 @@ extension AccountConfiguration {
     /// account out; `par` only says how the next login's authorization request travels — pushed
     /// to the provider or in the browser URL — not what the tokens were granted for; `allow_exe`, `confirm_callers` and `allow_other_namespaces` only say which local programs may receive
     /// the tokens — tightening it must take effect at once, not force a new login; `allow_narrowing`
-    /// only lets callers ask for tokens narrower than the grant). Every other key — including any field added later — is part of the
+    /// only lets callers ask for tokens narrower than the grant, and `narrow_resources` /
+    /// `narrow_audiences` only say which of those narrowings callers may ask for — policy on who gets
+    /// what, like `allow_exe`: checked on every request, so tightening takes effect at once). Every other key — including any field added later — is part of the
     /// security profile (fail closed). The client secret is compared separately by the daemon (it
     /// is never returned to clients, so a re-applied file could not carry it for comparison).
     public static let tokenNeutralKeys: Set<String> = Set(
         [CodingKeys.name, .gitURLPrefix, .gitUsername, .browser, .pinSHA256, .pushedAuthorization, .allowExe, .confirmCallers,
-         .allowOtherNamespaces, .allowNarrowing, .clientSecret].map(\.stringValue))
+         .allowOtherNamespaces, .allowNarrowing, .narrowResources, .narrowAudiences, .clientSecret].map(\.stringValue))
 
     /// The part of a configuration that tokens were granted for: when it changes, the old tokens
     /// must not be served for the new configuration (pizauth's rule). Derived from the model's own

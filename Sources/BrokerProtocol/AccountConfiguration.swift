@@ -60,6 +60,12 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// namespace than the daemon's (a container, `unshare`); their executable is still identified
     /// by its file (device and inode). nil or false: such callers cannot be identified and are refused.
     public var allowOtherNamespaces: Bool?
+    /// `--allow-resource`: the resources (RFC 8707, exact URIs) callers may ask narrowed tokens for
+    /// (`token --resource`; on Entra the scope `RESOURCE/.default`); nil or empty: none.
+    public var narrowResources: [String]?
+    /// `--allow-audience`: the audiences callers may ask narrowed tokens for (`token --audience`);
+    /// nil or empty: none.
+    public var narrowAudiences: [String]?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -69,7 +75,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         tokenRequestFormat: TokenRequestFormat? = nil, browser: String? = nil, pinSHA256: [String]? = nil,
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
-        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, allowOtherNamespaces: Bool? = nil
+        confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, allowOtherNamespaces: Bool? = nil,
+        narrowResources: [String]? = nil, narrowAudiences: [String]? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -97,6 +104,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.confirmCallers = confirmCallers
         self.allowNarrowing = allowNarrowing
         self.allowOtherNamespaces = allowOtherNamespaces
+        self.narrowResources = narrowResources
+        self.narrowAudiences = narrowAudiences
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -122,6 +131,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case confirmCallers = "confirm_callers"
         case allowNarrowing = "allow_narrowing"
         case allowOtherNamespaces = "allow_other_namespaces"
+        case narrowResources = "narrow_resources"
+        case narrowAudiences = "narrow_audiences"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -154,7 +165,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),
             confirmCallers: try container.decodeIfPresent(Bool.self, forKey: .confirmCallers),
             allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing),
-            allowOtherNamespaces: try container.decodeIfPresent(Bool.self, forKey: .allowOtherNamespaces))
+            allowOtherNamespaces: try container.decodeIfPresent(Bool.self, forKey: .allowOtherNamespaces),
+            narrowResources: try container.decodeIfPresent([String].self, forKey: .narrowResources),
+            narrowAudiences: try container.decodeIfPresent([String].self, forKey: .narrowAudiences))
     }
 }
 

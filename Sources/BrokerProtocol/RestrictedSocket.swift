@@ -1,7 +1,8 @@
 /// Body of `POST /v1/sockets`: an extra socket that serves only `GET /v1/ping` and the token of
 /// the listed accounts (for an SSH forward or a container; docs/remote.md).
 ///
-/// The grant is the list of account names; a later per-socket scope list would sit beside it.
+/// The grant is the list of account names and the narrowed tokens it may serve besides their plain
+/// tokens (`narrowings`, each in `TokenNarrowing(spec:)`'s form; none by default).
 public struct RestrictedSocketRequest: Codable, Sendable, Equatable {
     public var name: String
     public var accounts: [String]
@@ -9,17 +10,34 @@ public struct RestrictedSocketRequest: Codable, Sendable, Equatable {
     public var ttlSeconds: Int?
     /// Stored in the vault and recreated when the daemon starts (the ttl stays an absolute expiry).
     public var persist: Bool
+    /// The narrowed tokens the socket also serves (`scope=openid resource=https://api.example.com/`);
+    /// nil or empty: only plain tokens. Each still needs the account's own allow-lists.
+    public var narrowings: [String]?
 
-    public init(name: String, accounts: [String], ttlSeconds: Int? = nil, persist: Bool = false) {
+    public init(name: String, accounts: [String], ttlSeconds: Int? = nil, persist: Bool = false, narrowings: [String]? = nil) {
         self.name = name
         self.accounts = accounts
         self.ttlSeconds = ttlSeconds
         self.persist = persist
+        self.narrowings = narrowings
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, accounts, persist
+        case name, accounts, persist, narrowings
         case ttlSeconds = "ttl_seconds"
+    }
+
+    /// At most this many named narrowings per socket.
+    public static let maximumNarrowings = 16
+
+    /// The narrowings, parsed and normalised; throws the first that is not one.
+    public func parsedNarrowings() throws(NarrowingError) -> [TokenNarrowing] {
+        var parsed: [TokenNarrowing] = []
+        for spec in narrowings ?? [] {
+            let narrowing = try TokenNarrowing(spec: spec)
+            if !parsed.contains(narrowing) { parsed.append(narrowing) }
+        }
+        return parsed
     }
 
     /// The longest ttl (30 days): a forgotten forward should not live for ever.
@@ -37,6 +55,14 @@ public struct RestrictedSocketRequest: Codable, Sendable, Equatable {
         if let ttlSeconds, !Self.ttlRange.contains(ttlSeconds) {
             return "the ttl must be 1 second to 30 days"
         }
+        if (narrowings?.count ?? 0) > Self.maximumNarrowings {
+            return "a restricted socket names at most \(Self.maximumNarrowings) narrowings"
+        }
+        do throws(NarrowingError) {
+            _ = try parsedNarrowings()
+        } catch {
+            return "--narrowing: \(error)"
+        }
         return nil
     }
 }
@@ -50,17 +76,20 @@ public struct RestrictedSocketInfo: Codable, Sendable, Equatable {
     /// RFC 3339 UTC; nil: no ttl.
     public var expiresAt: String?
     public var persist: Bool
+    /// The narrowed tokens it serves besides plain ones (`TokenNarrowing(spec:)`'s form); nil: none.
+    public var narrowings: [String]?
 
-    public init(name: String, path: String, accounts: [String], expiresAt: String?, persist: Bool) {
+    public init(name: String, path: String, accounts: [String], expiresAt: String?, persist: Bool, narrowings: [String]? = nil) {
         self.name = name
         self.path = path
         self.accounts = accounts
         self.expiresAt = expiresAt
         self.persist = persist
+        self.narrowings = narrowings
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, path, accounts, persist
+        case name, path, accounts, persist, narrowings
         case expiresAt = "expires_at"
     }
 }

@@ -86,12 +86,43 @@ public struct TokenNarrowing: Hashable, Sendable {
     }
 }
 
+/// The one-line form a restricted socket's grant names a narrowing in (`authctl socket add …
+/// --narrowing SPEC`, `narrowings` in `POST /v1/sockets`, the vault row, `socket list`):
+/// space-separated `scope=S`, `resource=URI` and `audience=A` fields, each scope and resource its
+/// own field (none of them holds a space), e.g. `scope=openid scope=profile resource=https://api.example.com/`.
+/// Written normalised (sorted), so equal narrowings have one spelling.
+extension TokenNarrowing: CustomStringConvertible {
+    public var description: String {
+        (scopes.map { "scope=" + $0 } + resources.map { "resource=" + $0 } + (audience.map { ["audience=" + $0] } ?? []))
+            .joined(separator: " ")
+    }
+
+    /// Parses `description`'s form; refuses an unknown field, a second audience and an empty narrowing.
+    public init(spec: String) throws(NarrowingError) {
+        var (scopes, resources, audience): ([String], [String], String?) = ([], [], nil)
+        for field in spec.split(separator: " ", omittingEmptySubsequences: true) {
+            guard let equals = field.firstIndex(of: "=") else { throw .invalidSpec(Self.shown(spec)) }
+            let value = String(field[field.index(after: equals)...])
+            switch field[..<equals] {
+            case "scope": scopes.append(value)
+            case "resource": resources.append(value)
+            case "audience" where audience == nil: audience = value
+            default: throw .invalidSpec(Self.shown(spec))
+            }
+        }
+        guard !scopes.isEmpty || !resources.isEmpty || audience != nil else { throw .invalidSpec(Self.shown(spec)) }
+        try self.init(scopes: scopes, resources: resources, audience: audience)
+    }
+}
+
 /// A narrowed token request that fails validation.
 public enum NarrowingError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooMany(String, Int)
     case invalidScope(String)
     case invalidResource(String)
     case invalidAudience(String)
+    /// Not a narrowing in `TokenNarrowing(spec:)`'s form.
+    case invalidSpec(String)
 
     public var description: String {
         switch self {
@@ -103,6 +134,9 @@ public enum NarrowingError: Error, Sendable, Equatable, CustomStringConvertible 
             "'\(resource)' is not a resource: use an absolute URI such as https://api.example.com/ without a fragment (RFC 8707 §2)."
         case .invalidAudience(let audience):
             "'\(audience)' is not an audience: use 1 to \(TokenNarrowing.maximumLength) printable ASCII characters without spaces."
+        case .invalidSpec(let spec):
+            "'\(spec)' is not a narrowing: use space-separated scope=S, resource=URI and audience=A fields "
+                + "(at most one audience), e.g. 'scope=openid resource=https://api.example.com/'."
         }
     }
 }

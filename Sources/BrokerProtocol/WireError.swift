@@ -33,13 +33,24 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     case scopeNarrowingUnsafe = "scope_narrowing_unsafe"
     /// A refresh came back with fewer scopes than the account was granted: log in again.
     case scopeLost = "scope_lost"
+    /// A narrowed token for a resource or audience that is not on the account's allow-list
+    /// (`narrow_resources`, `narrow_audiences`), or a narrowing a restricted socket was not created with.
+    case narrowingNotAllowed = "narrowing_not_allowed"
+    /// The provider refused a narrowed refresh (consent, interaction, a refused grant for that
+    /// narrowing): that caller's error only — the account and its own token are unchanged.
+    case narrowingRefused = "narrowing_refused"
+    /// Too many distinct narrowed refreshes of one account in a short time: try again after `Retry-After`.
+    case rateLimited = "rate_limited"
 
     /// The HTTP status the daemon answers with for this code.
     public var httpStatus: Int {
         switch self {
         case .invalidRequest: 400
         case .loginRequired, .loginPending, .scopeLost: 401
-        case .forbidden, .callerNotAllowed, .approvalRequired, .scopeNotGranted, .scopeNarrowingUnsafe: 403
+        case .forbidden, .callerNotAllowed, .approvalRequired, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed,
+            .narrowingRefused:
+            403
+        case .rateLimited: 429
         case .unknownAccount: 404
         case .conflict, .notDPoP: 409
         case .internal, .storageFailed, .configurationUnreadable: 500
@@ -53,9 +64,9 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     public var exitCode: Int32 {
         switch self {
         case .loginRequired, .loginPending, .approvalRequired, .scopeLost: ExitCode.loginRequired
-        case .providerUnavailable, .storageFailed: ExitCode.temporaryFailure
+        case .providerUnavailable, .storageFailed, .rateLimited: ExitCode.temporaryFailure
         case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
-            .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe:
+            .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed, .narrowingRefused:
             ExitCode.failure
         }
     }
@@ -81,11 +92,14 @@ public struct WireError: Codable, Sendable, Equatable, Error, CustomStringConver
     public var message: String
     /// Present with `login_pending`: where the user should go to finish the login.
     public var authorizationURL: String?
+    /// With `rate_limited`: seconds until a retry can succeed, sent as the `Retry-After` header (not in the body).
+    public var retryAfter: Int? = nil
 
-    public init(code: WireErrorCode, message: String, authorizationURL: String? = nil) {
+    public init(code: WireErrorCode, message: String, authorizationURL: String? = nil, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
         self.authorizationURL = authorizationURL
+        self.retryAfter = retryAfter
     }
 
     public var description: String { message }

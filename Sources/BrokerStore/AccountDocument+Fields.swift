@@ -15,7 +15,7 @@ extension AccountDocument {
         versionKey, "issuer", "client_id", "scopes", "audience", "redirect_host", "redirect_port", "redirect_path",
         "redirect_uri", "extra_parameters", "endpoints", "discovery_url", "git_url_prefix", "git_username",
         "token_request_format", "browser", "pin_sha256", "tenant_allow", "token_endpoint_auth_method", "par", "dpop",
-        "allow_exe", "confirm_callers", "allow_narrowing", "allow_other_namespaces",
+        "allow_exe", "confirm_callers", "allow_narrowing", "allow_other_namespaces", "narrow_resources", "narrow_audiences",
     ]
 
     /// The configuration in the members of a version-1 document, or nil to let the generic path decide.
@@ -72,6 +72,8 @@ extension AccountDocument {
             case "confirm_callers": guard set(&configuration.confirmCallers, bool(value)) else { return nil }
             case "allow_narrowing": guard set(&configuration.allowNarrowing, bool(value)) else { return nil }
             case "allow_other_namespaces": guard set(&configuration.allowOtherNamespaces, bool(value)) else { return nil }
+            case "narrow_resources": guard set(&configuration.narrowResources, strings(value)) else { return nil }
+            case "narrow_audiences": guard set(&configuration.narrowAudiences, strings(value)) else { return nil }
             case "token_request_format":
                 guard set(&configuration.tokenRequestFormat, string(value).flatMap(TokenRequestFormat.init)) else {
                     return nil

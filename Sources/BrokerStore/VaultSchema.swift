@@ -86,6 +86,11 @@ enum VaultSchema {
         // The DPoP key lives in the tokens row: it is saved, replaced and deleted with the tokens
         // bound to it, in the same statement (no window where tokens and key disagree).
         Migration(name: "dpop-key", sql: "ALTER TABLE tokens ADD COLUMN dpop_key BLOB;"),
+        // A restricted socket's named narrowings, newline-separated like its accounts (a
+        // `TokenNarrowing` spec holds no newline); '' for none, as every older row has.
+        Migration(
+            name: "restricted-socket-narrowings",
+            sql: "ALTER TABLE restricted_sockets ADD COLUMN narrowings TEXT NOT NULL DEFAULT '';"),
     ] }
 
     /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old

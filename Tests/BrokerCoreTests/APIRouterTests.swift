@@ -237,4 +237,27 @@ import Testing
         #expect(throttle.shouldLog(uid: 2, now: 1_059))
         #expect(throttle.shouldLog(uid: 1, now: 1_060))
     }
+
+    @Test func aNarrowedTokensAuditLineNamesWhatWasIssued() async throws {
+        let fixture = RouterFixture()
+        let response = await fixture.send(
+            "GET", "/v1/accounts/work/token?scope=profile%20openid&resource=https%3A%2F%2Fapi.example.com%2F&audience=api%3A%2F%2Fr",
+            connection: RouterFixture.connection(pid: 31))
+        #expect(response.status == 200)
+        #expect(fixture.logs.captured.contains(
+            "info: audit: token account=work scope=\"openid profile\" resource=https://api.example.com/ audience=api://r pid=31 uid=1000 "
+                + "exe=/usr/bin/prog-31 comm=\"prog (31)\" start=931 socket=main owner=1000"), "\(fixture.logs.captured)")
+        let proof = #"{"method":"GET","url":"https://api.example.com/x","audience":"api://r"}"#
+        #expect(await fixture.send("POST", "/v1/accounts/work/dpop-proof", body: proof).status == 200)
+        #expect(fixture.logs.captured.contains { $0.contains("audit: dpop_proof account=work method=GET origin=https://api.example.com audience=api://r pid=") },
+            "\(fixture.logs.captured)")
+    }
+
+    @Test func aRateLimitedAnswerCarriesRetryAfter() {
+        let response = APIRouter.errorResponse(WireError(code: .rateLimited, message: "slow down", retryAfter: 42))
+        #expect(response.status == 429)
+        #expect(response.headers["Retry-After"] == "42")
+        #expect(response.wireError?.code == .rateLimited)
+        #expect(!response.text.contains("42"), "Retry-After is a header, not a body field")
+    }
 }

@@ -70,4 +70,48 @@ import Testing
         #expect(other.scope == "openid offline_access", "a resource-only request restates the configured scope")
         #expect(other.resources == ["https://api.example/"])
     }
+
+    @Test(arguments: ["consent_required", "interaction_required", "AADSTS65001 consent (invalid_grant)"])
+    func aRefusedNarrowedRefreshLeavesTheAccountActiveWithItsTokens(_ refusal: String) {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let before = machine.state
+        // invalid_grant is the third case's code; the first two are refusals that never probe.
+        let invalidGrant = refusal.contains("invalid_grant")
+        let actions = machine.narrowedRefreshRefused(invalidGrant: invalidGrant, generation: 0, now: 1_010)
+        #expect(!actions.contains(.deleteTokens))
+        #expect(machine.currentTokens == held, "the account keeps its tokens")
+        #expect(machine.lastError == nil)
+        #expect([.active, .refreshing].contains(machine.wireState(now: 1_010)), "never login_required")
+        if !invalidGrant { #expect(actions.isEmpty && machine.state == before) }
+        // Its own token is still served.
+        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil, now: 1_011).served.map(\.token) == ["access-1"])
+    }
+
+    @Test func aNarrowedInvalidGrantChecksTheRefreshTokenWithOnePlainRefresh() {
+        var machine = Fixture.machine(holding: tokens("access-1", scope: "openid", obtainedAt: 1_000), now: 1_000)
+        let actions = machine.narrowedRefreshRefused(invalidGrant: true, generation: 0, now: 1_010)
+        #expect(actions.refreshStarts.count == 1)
+        // A second refusal meanwhile starts nothing more: the check is already under way.
+        #expect(machine.narrowedRefreshRefused(invalidGrant: true, generation: 0, now: 1_011).refreshStarts.isEmpty)
+        // The plain refresh succeeds: the refresh token was alive, the account stays active.
+        _ = machine.refreshSucceeded(tokens("access-2", scope: "openid", obtainedAt: 1_012), generation: 0, now: 1_012)
+        #expect(machine.wireState(now: 1_012) == .active)
+        #expect(machine.currentTokens?.accessToken == Secret("access-2"))
+    }
+
+    @Test func thePlainRefreshRejectingTheTokenStillSignsTheAccountOut() {
+        var machine = Fixture.machine(holding: tokens("access-1", scope: "openid", obtainedAt: 1_000), now: 1_000)
+        _ = machine.narrowedRefreshRefused(invalidGrant: true, generation: 0, now: 1_010)
+        let failed = machine.refreshFailed(.terminal(message: "invalid_grant"), generation: 0, now: 1_011)
+        #expect(failed.contains(.deleteTokens))
+        #expect(machine.wireState(now: 1_011) == .loginRequired)
+    }
+
+    @Test func aNarrowedRefusalOfAnEarlierGenerationChangesNothing() {
+        var machine = Fixture.machine(holding: tokens("access-1", scope: "openid", obtainedAt: 1_000), now: 1_000)
+        let before = machine.state
+        #expect(machine.narrowedRefreshRefused(invalidGrant: true, generation: 7, now: 1_010).isEmpty)
+        #expect(machine.state == before)
+    }
 }

@@ -66,6 +66,39 @@ struct TokenBrokerDPoPTests {
         await provider.stop()
     }
 
+    /// A proof for the account's own authorization server (plus the token) could redeem or refresh
+    /// there with the account's key: refused on both paths, however the URL is spelt; a
+    /// resource's proof and userinfo's are still made.
+    @Test func aProofForTheAuthorizationServersOwnEndpointsIsRefused() async throws {
+        let (provider, broker, directory) = try await Self.signedIn()
+        defer { directory.remove() }
+        let account = TokenBroker.key("bound")
+        let token = provider.url("token")
+        let spellings = [
+            token, token + "/", token + "?x=1", token.replacingOccurrences(of: "/token", with: "/TOKEN"),
+            token.replacingOccurrences(of: "/token", with: "/./%74oken"), provider.url("revoke"),
+            provider.url("device_authorization"),
+        ]
+        for url in spellings {
+            let request = DPoPProofRequest(method: "POST", url: url, nonce: nil)
+            // The fast path leaves it to the actor path, which refuses it with its reason.
+            #expect(broker.cachedDPoPProof(account: account, request: request, now: Date().timeIntervalSince1970) == nil, "\(url)")
+            do {
+                _ = try await broker.dpopProof(account: account, request: request)
+                Issue.record("a proof for \(url) was made")
+            } catch {
+                #expect(error.code == .invalidRequest)
+                #expect(error.message.contains("authorization server"), "\(error.message)")
+            }
+        }
+        let resource = DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nil)
+        _ = try await broker.dpopProof(account: account, request: resource)
+        #expect(broker.cachedDPoPProof(account: account, request: resource, now: Date().timeIntervalSince1970) != nil)
+        _ = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: provider.url("userinfo"), nonce: nil))
+        await broker.shutdown()
+        await provider.stop()
+    }
+
     /// The fast path signs with the `ath` the token cache keeps: after the token changes (a
     /// rejected token refreshed), the proof's `ath` is the new token's, and the resource takes it.
     @Test func theFastPathsAthIsTheServedTokensAcrossARefresh() async throws {

@@ -37,6 +37,9 @@ final class FakeProvider: HTTPTransport {
         var pinnedRequests = 0
         /// The ID token a finished login brings (nil: none, as from a plain OAuth provider).
         var loginIDToken: String?
+        /// An OAuth error code answered (400) to a narrowed refresh — one with `resource` or
+        /// `audience` — before its refresh token is redeemed (a consent refusal); plain refreshes go on.
+        var narrowedRefusal: String?
     }
 
     let issuer: String
@@ -116,8 +119,11 @@ final class FakeProvider: HTTPTransport {
         guard fields["grant_type"] == "refresh_token", let presented = fields["refresh_token"] else {
             return Self.json(["error": "unsupported_grant_type"], status: 400)
         }
-        enum Outcome { case unavailable, redirected, rejected, rotated(rotate: Bool) }
+        enum Outcome { case unavailable, redirected, rejected, refused(String), rotated(rotate: Bool) }
         let outcome: Outcome = state.withLock { state in
+            if let refusal = state.narrowedRefusal, fields["resource"] != nil || fields["audience"] != nil {
+                return .refused(refusal)
+            }
             switch state.mode {
             case .unavailable: return .unavailable
             case .redirect: return .redirected
@@ -144,6 +150,8 @@ final class FakeProvider: HTTPTransport {
             return HTTPResponse(status: 302, headers: HTTPHeaders([("Location", "http://portal.example/login")]))
         case .rejected:
             return Self.json(["error": "invalid_grant", "error_description": "refresh token is no longer valid"], status: 400)
+        case .refused(let code):
+            return Self.json(["error": code, "error_description": "the user has not consented to that resource"], status: 400)
         case .rotated(let rotate):
             let (access, refresh, lifetime) = mint()
             if !rotate { state.withLock { _ = $0.live.remove(refresh) } }
@@ -209,6 +217,8 @@ struct BrokerHarness {
     var logger: Logger?
     /// `Options.tokenWaitTimeout`, when not 10 s.
     var tokenWaitTimeout: Double?
+    /// `Options.narrowedRefreshBurst` and `narrowedRefreshesPerMinute`, when not the defaults.
+    var narrowedRefreshBudget: (burst: Int, perMinute: Int)?
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "authbroker-broker")
@@ -231,6 +241,9 @@ struct BrokerHarness {
             })
         options.tokenWaitTimeout = tokenWaitTimeout ?? 10
         if let shutdownDrainTimeout { options.shutdownDrainTimeout = shutdownDrainTimeout }
+        if let budget = narrowedRefreshBudget {
+            (options.narrowedRefreshBurst, options.narrowedRefreshesPerMinute) = (budget.burst, budget.perMinute)
+        }
         let broker = TokenBroker(
             vault: vault, transport: provider, options: options, logger: logger ?? logs.logger, now: clock.now,
             sleep: clock.sleep)
@@ -251,11 +264,11 @@ struct BrokerHarness {
     /// Adds "work" and logs it in; returns the login's final status.
     func addAndLogin(
         _ broker: TokenBroker, name: String = "work", clientSecret: String? = nil, pins: [String]? = nil,
-        dpop: Bool? = nil, allowNarrowing: Bool? = nil
+        dpop: Bool? = nil, allowNarrowing: Bool? = nil, narrowResources: [String]? = nil, narrowAudiences: [String]? = nil
     ) async throws -> LoginStatus {
         _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(
             name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins, dpop: dpop,
-            allowNarrowing: allowNarrowing))
+            allowNarrowing: allowNarrowing, narrowResources: narrowResources, narrowAudiences: narrowAudiences))
         let started = try await broker.startLogin(account: name, request: LoginRequest())
         var status = try await broker.loginStatus(id: started.loginID, wait: 5)
         for _ in 0..<50 where status.outcome == .pending {

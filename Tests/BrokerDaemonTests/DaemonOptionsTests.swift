@@ -66,6 +66,11 @@ import TestSupport
         #expect(try options([], environment).approvalTimeout == 60)
         #expect(try options(["--approval-timeout", "5"], environment).approvalTimeout == 5)
         #expect(try options([], environment.merging(["AUTHBROKER_APPROVAL_TIMEOUT": "7"]) { $1 }).approvalTimeout == 7)
+        #expect(try options([], environment).narrowedRefreshLimit == DaemonOptions.NarrowedRefreshLimit())
+        let limit = try options(["--narrowed-refresh-limit", "2000,600"], environment).narrowedRefreshLimit
+        #expect(limit.burst == 2000 && limit.perMinute == 600)
+        let fromEnvironment = try options([], environment.merging(["AUTHBROKER_NARROWED_REFRESH_LIMIT": "3,1"]) { $1 })
+        #expect(fromEnvironment.narrowedRefreshLimit.burst == 3 && fromEnvironment.narrowedRefreshLimit.perMinute == 1)
     }
 
     @Test func helpVersionAndUsageErrors() throws {
@@ -75,7 +80,8 @@ import TestSupport
         let bad: [[String]] = [
             ["--log-level", "verbose"], ["--allow-uid", "no-such-user-xyz"], ["extra"], ["--socket"], ["--socket", ""],
             ["--state-dir", "/a", "--state-dir", "/b"], ["--nope"], ["--approval-timeout", "0"],
-            ["--approval-timeout", "61"], ["--approval-timeout", "5s"],
+            ["--approval-timeout", "61"], ["--approval-timeout", "5s"], ["--narrowed-refresh-limit", "10"],
+            ["--narrowed-refresh-limit", "0,6"], ["--narrowed-refresh-limit", "10,6,1"], ["--narrowed-refresh-limit", "10,"],
         ]
         for arguments in bad {
             #expect(throws: UsageError.self, "\(arguments)") {

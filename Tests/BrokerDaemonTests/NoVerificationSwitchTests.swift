@@ -31,13 +31,14 @@ import Testing
         let flags = DaemonOptions.options.map(\.name)
         #expect(flags == [
             "--socket", "--state-dir", "--key-file", "--passphrase-file", "--ca-file", "--log-level", "--notify-command",
-            "--allow-uid", "--approval-timeout", "--version", "--help", "-h",
+            "--allow-uid", "--approval-timeout", "--narrowed-refresh-limit", "--version", "--help", "-h",
         ])
         Self.expectNoDisablingName(flags, in: "authbrokerd")
         let variables = Set(DaemonOptions.usage.matches(of: try Regex("AUTHBROKER_[A-Z_]+")).map { String($0.output[0].substring!) })
         #expect(variables == [
             "AUTHBROKER_SOCKET", "AUTHBROKER_STATE_DIR", "AUTHBROKER_KEY_FILE", "AUTHBROKER_PASSPHRASE_FILE",
             "AUTHBROKER_CA_FILE", "AUTHBROKER_LOG_LEVEL", "AUTHBROKER_NOTIFY_COMMAND", "AUTHBROKER_APPROVAL_TIMEOUT",
+            "AUTHBROKER_NARROWED_REFRESH_LIMIT",
             // given to the notify command, not read
             "AUTHBROKER_ACCOUNT", "AUTHBROKER_REASON", "AUTHBROKER_URL", "AUTHBROKER_EVENT", "AUTHBROKER_EXE",
         ])

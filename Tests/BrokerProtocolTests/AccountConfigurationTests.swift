@@ -17,7 +17,9 @@ import Testing
         browser: "firefox -P work", pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="],
         tenantAllow: ["9122040d-6c67-4c5b-b112-36a304b66dad"],
         tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true, allowExe: ["/usr/bin/git"],
-        confirmCallers: true, allowNarrowing: true, allowOtherNamespaces: true)
+        confirmCallers: true, allowNarrowing: true, allowOtherNamespaces: true,
+        narrowResources: ["https://api.example.com/"],
+        narrowAudiences: ["api://reports"])
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -32,7 +34,7 @@ import Testing
         }
         #expect(AccountConfiguration.tokenNeutralKeys == [
             "name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "allow_exe", "confirm_callers",
-            "allow_other_namespaces", "allow_narrowing", "client_secret",
+            "allow_other_namespaces", "allow_narrowing", "narrow_resources", "narrow_audiences", "client_secret",
         ])
     }
 

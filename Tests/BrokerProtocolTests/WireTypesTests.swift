@@ -9,7 +9,8 @@ import Testing
         .providerUnavailable: 503, .configurationUnreadable: 500, .tlsPinMismatch: 502,
         .notDPoP: 409,
         .callerNotAllowed: 403, .approvalRequired: 403,
-        .scopeNotGranted: 403, .scopeNarrowingUnsafe: 403, .scopeLost: 401,
+        .scopeNotGranted: 403, .scopeNarrowingUnsafe: 403, .scopeLost: 401, .narrowingNotAllowed: 403,
+        .narrowingRefused: 403, .rateLimited: 429,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)

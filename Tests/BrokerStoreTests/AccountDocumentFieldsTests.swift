@@ -19,7 +19,8 @@ import Testing
         gitUsername: "bot", tokenRequestFormat: .json, browser: "firefox -P work %u",
         pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="], tenantAllow: ["9188040d-6c67-4c5b-b112-36a304b66dad"],
         tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true,
-        allowExe: ["/usr/bin/git"], confirmCallers: false, allowNarrowing: true, allowOtherNamespaces: true)
+        allowExe: ["/usr/bin/git"], confirmCallers: false, allowNarrowing: true, allowOtherNamespaces: true,
+        narrowResources: ["https://api.example.com/"], narrowAudiences: ["api://reports"])
 
     static func members(_ text: String) throws -> [String: JSONValue] {
         guard case .object(let fields) = try WireJSON.parse(Array(text.utf8)) else { throw WireJSONError.tooLarge(limit: 0) }

@@ -142,7 +142,7 @@ import Testing
         defer { runner.stop() }
         let guide = try Self.doc("guide.md")
         let narrowed = DocExample.blocks(in: guide, section: Self.narrowed)
-        try #require(narrowed.count == 3 && narrowed.joined().count == 10, "\(narrowed)")
+        try #require(narrowed.count == 3 && narrowed.joined().count == 11, "\(narrowed)")
         try await runner.check(narrowed)
 
         let policy = DocExample.blocks(in: guide, section: Self.callerPolicy)

@@ -109,7 +109,11 @@ import Testing
              "resourceTokenLifetimes": {"\(Self.resourceA)": 600, "\(Self.resourceB)": 300}}
             """
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: config)
-        try await Self.add(harness, provider, ["--allow-narrowing"])
+        // The third resource is allowed here so that the provider, not the allow-list, refuses it.
+        try await Self.add(harness, provider, [
+            "--allow-narrowing", "--allow-resource", Self.resourceA, "--allow-resource", Self.resourceB,
+            "--allow-resource", "https://other.example.test/",
+        ])
 
         let a = try await Self.grant(harness, ["--resource", Self.resourceA])
         let b = try await Self.grant(harness, ["--resource", Self.resourceB])
@@ -150,7 +154,8 @@ import Testing
              "resourceTokenLifetimes": {"\(Self.resourceA)": 600, "\(Self.resourceB)": 2}}
             """
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: config)
-        try await Self.add(harness, provider, ["--allow-narrowing"])
+        try await Self.add(
+            harness, provider, ["--allow-narrowing", "--allow-resource", Self.resourceA, "--allow-resource", Self.resourceB])
         _ = try await harness.token("work", ["--resource", Self.resourceA])
         _ = try await harness.token("work", ["--resource", Self.resourceB])
         let metrics = try await harness.curl("/metrics", through: harness.socket) ?? ""
@@ -197,5 +202,51 @@ import Testing
         #expect(stats.refreshScopes == ["profile", "profile"] && stats.familyRevocations == 0, "the rotated refresh token was not kept: \(stats)")
         #expect(try await harness.authctl(["status", "work", "--json"]).stdout.contains("\"active\""))
         #expect(await harness.stopDaemon() == 0)
+    }
+
+    /// Resources and audiences are allowed per account (none by default): one off the list is
+    /// refused before anything is spent, with the flag that allows it; allowing it keeps the login.
+    @Test(.timeLimit(.minutes(2)))
+    func aResourceNotOnTheAllowListIsRefusedUntilTheAccountAllowsIt() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"resources": ["\#(Self.resourceA)"]}"#)
+        try await Self.add(harness, provider, ["--allow-narrowing"])
+        let refreshes = try await provider.stats.refreshes
+        let refused = try await harness.authctl(["token", "work", "--resource", Self.resourceA])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("--allow-resource \(Self.resourceA)"), "\(refused.stderr)")
+        let audience = try await harness.authctl(["token", "work", "--audience", "api://reports"])
+        #expect(audience.status == 1 && audience.stderr.contains("--allow-audience api://reports"), "\(audience)")
+        #expect(try await provider.stats.refreshes == refreshes, "a refused narrowing spent a refresh")
+
+        let update = try await harness.authctl(["account", "update", "work", "--allow-resource", Self.resourceA])
+        #expect(update.status == 0 && update.stderr.contains("tokens are kept"), "\(update)")
+        let token = try await harness.token("work", ["--resource", Self.resourceA])
+        #expect(Self.audience(of: token) == Self.resourceA)
+        #expect(harness.daemonLog.contains("audit: token account=work resource=\(Self.resourceA) pid="), "\(harness.daemonLog)")
+
+        // Taken off the list, the resource is refused at once, its cached token included; the login stays.
+        let removed = try await harness.authctl(["account", "update", "work", "--no-allow-resource"])
+        #expect(removed.status == 0 && removed.stderr.contains("tokens are kept"), "\(removed)")
+        let again = try await harness.authctl(["token", "work", "--resource", Self.resourceA])
+        #expect(again.status == 1 && again.stderr.contains("--allow-resource"), "\(again)")
+        #expect(try await harness.authctl(["token", "work"]).status == 0)
+    }
+
+    /// The provider refuses the narrowing (Entra's AADSTS65001 consent and the like): that caller
+    /// gets `narrowing_refused`, and the account stays signed in with its own token.
+    @Test(.timeLimit(.minutes(2)), arguments: ["consent_required", "interaction_required", "invalid_grant"])
+    func aNarrowedRefusalLeavesTheAccountSignedIn(_ code: String) async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"rotates": true, "detectRefreshTokenReuse": true, "narrowedRefusal": "\#(code)"}"#)
+        try await Self.add(harness, provider, ["--allow-narrowing", "--allow-audience", "api://reports"])
+        let refused = try await harness.authctl(["token", "work", "--audience", "api://reports"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("unchanged"), "\(refused.stderr)")
+        let plain = try await harness.authctl(["token", "work", "--min-ttl", "86400"])
+        #expect(plain.status == 0, "the account lost its tokens: \(plain)\n\(harness.daemonLog)")
+        #expect(try await provider.accepts(plain.stdout.trimmingCharacters(in: .newlines)))
+        let status = try await harness.authctl(["status", "work", "--json"])
+        #expect(status.stdout.contains("\"active\""), "\(status)")
+        #expect(try await provider.stats.familyRevocations == 0)
     }
 }

@@ -71,6 +71,9 @@ extension MockProvider {
         if let bound, bound != jkt {
             return MockResponse.oauthError("invalid_grant", description: "the refresh token is bound to another DPoP key")
         }
+        if let refusal = state.withLock({ $0.configuration.narrowedRefusal }), fields["resource"] != nil || fields["audience"] != nil {
+            return MockResponse.oauthError(refusal, description: "the user has not consented to this resource")
+        }
         // A refused scope or resource leaves the refresh token as it was: checked before it is redeemed.
         let peeked = state.withLock { state in fields["refresh_token"].flatMap { state.refreshTokens[$0]?.family } }
         let scope: String?

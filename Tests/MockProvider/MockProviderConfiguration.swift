@@ -145,6 +145,10 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     public var resources: [String] = []
     /// Access token lifetime (seconds) per RFC 8707 resource; a resource without one gets `accessTokenLifetime`.
     public var resourceTokenLifetimes: [String: Int] = [:]
+    /// An OAuth error code (`consent_required`, `interaction_required`, `invalid_grant`) answered
+    /// with 400 to every refresh that names a `resource` or `audience`, before its refresh token is
+    /// redeemed — a provider refusing a narrowing (Entra's AADSTS65001) while the grant stays good.
+    public var narrowedRefusal: String?
     /// A file the mock appends one line to per request, `METHOD PATH MICROSECONDS`: its own time
     /// from the parsed request to the built answer (bench/forced-refresh.sh: "the provider's
     /// time, from its log"). Nil: no log.

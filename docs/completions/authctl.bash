@@ -17,7 +17,8 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
     --resource
-    --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce"
+    --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce --allow-resource --allow-audience
+    --narrowing"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -138,8 +139,10 @@ _authctl() {
                     --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
-                    --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing" ;;
-                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --client-secret-file"; accounts=yes ;;
+                    --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
+                    --allow-resource --allow-audience" ;;
+                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces
+                    --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file"; accounts=yes ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
@@ -147,7 +150,7 @@ _authctl() {
         socket)
             case $sub in
                 "") COMPREPLY=($(compgen -W "add list remove" -- "$cur")); return ;;
-                add) options="--account --ttl --persist" ;;
+                add) options="--account --ttl --persist --narrowing" ;;
                 list) options="--json" ;;
             esac ;;
         *) options="--help" ;;

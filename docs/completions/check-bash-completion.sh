@@ -35,7 +35,7 @@ expect "git.example work" authctl token --min-ttl 60 ""
 expect "--min-ttl --scope --resource --audience --json --help" authctl token --
 expect "add list show update remove apply register-handler" authctl account ""
 expect "add list remove" authctl socket ""
-expect "--account --ttl --persist" authctl socket add remote --
+expect "--account --ttl --persist --narrowing" authctl socket add remote --
 expect "git.example work" authctl socket add remote --account ""
 expect "" authctl socket add remote --ttl ""
 expect "--json" authctl socket list --
@@ -69,6 +69,6 @@ expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
 expect "--exe --deny --help" authctl approve work --
-expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --client-secret-file" authctl account update work --
+expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file" authctl account update work --
 [[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
 exit $((failures > 0))

@@ -5,9 +5,11 @@ import BrokerProtocol
 extension AccountCommand {
     static let callerPolicyOptions: [CommandLineArguments.Option] = [
         .repeated("--allow-exe"), .flag("--confirm"), .flag("--allow-other-namespaces"),
+        .repeated("--allow-resource"), .repeated("--allow-audience"),
     ]
     static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
-        .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-other-namespaces"), .value("--client-secret-file"),
+        .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-other-namespaces"),
+        .flag("--no-allow-resource"), .flag("--no-allow-audience"), .value("--client-secret-file"),
     ]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
@@ -21,6 +23,28 @@ extension AccountCommand {
         }
         if arguments.has("--confirm") { configuration.confirmCallers = true }
         if arguments.has("--allow-other-namespaces") { configuration.allowOtherNamespaces = true }
+        let resources = arguments.all("--allow-resource")
+        if !resources.isEmpty {
+            for resource in resources {
+                do throws(NarrowingError) {
+                    _ = try TokenNarrowing(scopes: [], resources: [resource], audience: nil)
+                } catch {
+                    throw UsageError("--allow-resource: \(error)")
+                }
+            }
+            configuration.narrowResources = resources
+        }
+        let audiences = arguments.all("--allow-audience")
+        if !audiences.isEmpty {
+            for audience in audiences {
+                do throws(NarrowingError) {
+                    _ = try TokenNarrowing(scopes: [], resources: [], audience: audience)
+                } catch {
+                    throw UsageError("--allow-audience: \(error)")
+                }
+            }
+            configuration.narrowAudiences = audiences
+        }
     }
 
     /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
@@ -44,6 +68,11 @@ extension AccountCommand {
                 throw UsageError("--no-allow-other-namespaces and --allow-other-namespaces conflict")
             }
             configuration.allowOtherNamespaces = nil
+        }
+        for (flag, list) in [("--allow-resource", \AccountConfiguration.narrowResources), ("--allow-audience", \.narrowAudiences)]
+        where arguments.has("--no-" + flag.dropFirst(2)) {
+            guard arguments.all(flag).isEmpty else { throw UsageError("--no-\(flag.dropFirst(2)) and \(flag) conflict") }
+            configuration[keyPath: list] = nil
         }
         try applyCallerPolicy(arguments, to: &configuration)
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }

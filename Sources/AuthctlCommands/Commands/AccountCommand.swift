@@ -92,6 +92,11 @@ enum AccountCommand: Command {
                                        until the next login. Only for providers that keep the
                                        original grant (RFC 6749 §6); google and microsoft
                                        presets allow it already
+          --allow-resource URI         (repeatable) a resource callers may ask narrowed tokens
+                                       for (token --resource URI; on Entra the scope
+                                       URI/.default); none by default (narrowing_not_allowed)
+          --allow-audience A           (repeatable) an audience callers may ask narrowed
+                                       tokens for (token --audience A); none by default
           --allow-exe PATH             (repeatable) only programs whose executable is PATH
                                        (absolute, as /proc/PID/exe names it: `readlink -f`) get
                                        the account's tokens; others get caller_not_allowed. The
@@ -104,8 +109,9 @@ enum AccountCommand: Command {
                                        container, unshare) by the file they run; without it
                                        they are refused as undetermined
 
-        `update` changes the caller policy (--allow-exe replaces the list, --no-allow-exe,
-        --no-confirm and --no-allow-other-namespaces remove it); the tokens are kept. The daemon never returns the client
+        `update` changes the caller policy (--allow-exe, --allow-resource and --allow-audience
+        replace their list, --no-allow-exe, --no-confirm, --no-allow-other-namespaces,
+        --no-allow-resource and --no-allow-audience remove it); the tokens are kept. The daemon never returns the client
         secret: a confidential client needs --client-secret-file again, or the update removes
         the secret and signs the account out. Not a sandbox: docs/security.md, "Caller policy".
 
@@ -113,7 +119,8 @@ enum AccountCommand: Command {
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
         inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
         account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username, browser, pin_sha256, par and allow_narrowing (issuer, client id or secret, scopes,
+        git_url_prefix, git_username, browser, pin_sha256, par, allow_exe, confirm_callers,
+        allow_narrowing, narrow_resources and narrow_audiences (issuer, client id or secret, scopes,
         audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
         its tokens.
 

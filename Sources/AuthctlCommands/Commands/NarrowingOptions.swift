@@ -10,8 +10,9 @@ enum NarrowingOptions {
     static let help = """
           --scope S          a narrower token: only these scopes of the account's grant (repeatable;
                              the account needs --allow-narrowing or a preset that allows it)
-          --resource URI     a token for this resource (RFC 8707; Entra: URI/.default; repeatable)
-          --audience A       a token for this audience (Auth0)
+          --resource URI     a token for this resource (RFC 8707; Entra: URI/.default; repeatable;
+                             the account must list it: account update --allow-resource URI)
+          --audience A       a token for this audience (Auth0; account update --allow-audience A)
         """
 
     /// The request the options make; `.none` when none is given.

@@ -5,12 +5,14 @@ enum SocketCommand: Command {
     static let name = "socket"
     static let summary = "add, list or remove restricted sockets (token only, for SSH and containers)"
     static let help = """
-        usage: authctl socket add NAME --account A [--account B ...] [--ttl DURATION] [--persist]
+        usage: authctl socket add NAME --account A [--account B ...] [--narrowing SPEC ...] [--ttl DURATION]
+                                  [--persist]
                authctl socket list [--json]
                authctl socket remove NAME
 
         A restricted socket is an extra socket, $XDG_RUNTIME_DIR/authbroker/NAME.sock (mode 0600),
-        that serves only `authctl token` (and `authctl ping`) for the listed accounts. Everything
+        that serves only `authctl token` (and `authctl ping`) for the listed accounts — their plain
+        tokens, and narrowed ones only as named with --narrowing. Everything
         else — status, account management, login, logout, ID tokens, metrics, other accounts —
         is refused with 403 forbidden. Forward it over SSH or bind-mount it into a container and
         set AUTHBROKER_SOCKET on the other side (docs/remote.md). The other side can get tokens
@@ -18,6 +20,11 @@ enum SocketCommand: Command {
 
         add options:
           --account A      an account the socket serves (repeatable, at least one)
+          --narrowing SPEC a narrowed token the socket also serves (repeatable), exactly as
+                           asked: 'scope=S resource=URI audience=A' fields, e.g.
+                           'scope=openid resource=https://api.example.com/'; any other
+                           narrowed request is refused (403). The account must allow it too
+                           (--allow-narrowing, --allow-resource, --allow-audience)
           --ttl DURATION   remove the socket after this long: 90s, 15m, 8h, 2d or seconds
                            (1 second to 30 days; default: until removed or the daemon stops)
           --persist        keep it across daemon restarts (stored in the vault; the ttl
@@ -27,7 +34,9 @@ enum SocketCommand: Command {
         The socket goes at its ttl, at `authctl socket remove`, and when the daemon stops
         (unless --persist). Removing an account removes it from every socket's list.
         """
-    static let addOptions: [CommandLineArguments.Option] = [.repeated("--account"), .value("--ttl"), .flag("--persist")]
+    static let addOptions: [CommandLineArguments.Option] = [
+        .repeated("--account"), .value("--ttl"), .flag("--persist"), .repeated("--narrowing"),
+    ]
     // Parsed per subcommand in `run`.
     static let options: [CommandLineArguments.Option] = []
 
@@ -58,7 +67,10 @@ enum SocketCommand: Command {
         guard !accounts.isEmpty else { throw UsageError("'authctl socket add' needs --account A (repeatable)") }
         for account in accounts { _ = try context.checked(account) }
         let ttl = try arguments.value("--ttl").map(ttlSeconds)
-        let request = RestrictedSocketRequest(name: name, accounts: accounts, ttlSeconds: ttl, persist: arguments.has("--persist"))
+        let narrowings = arguments.all("--narrowing")
+        let request = RestrictedSocketRequest(
+            name: name, accounts: accounts, ttlSeconds: ttl, persist: arguments.has("--persist"),
+            narrowings: narrowings.isEmpty ? nil : narrowings)
         if let problem = request.problem { throw UsageError(problem) }
         let info = try context.client.call(.addSocket, body: request)
         Output.line(info.path)
@@ -76,8 +88,10 @@ enum SocketCommand: Command {
         }
         for socket in list.sockets {
             let expiry = socket.expiresAt.map { "until \($0)" } ?? "no ttl"
+            let narrowed = socket.narrowings.map { "\tnarrowings: " + $0.joined(separator: "; ") } ?? ""
             Output.line(
-                "\(socket.name)\t\(socket.accounts.joined(separator: ","))\t\(expiry)\(socket.persist ? "\tpersist" : "")\t\(socket.path)")
+                "\(socket.name)\t\(socket.accounts.joined(separator: ","))\t\(expiry)\(socket.persist ? "\tpersist" : "")\t\(socket.path)"
+                    + narrowed)
         }
         return ExitCode.success
     }

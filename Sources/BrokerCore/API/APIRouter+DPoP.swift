@@ -14,6 +14,7 @@ extension APIRouter {
         let body: DPoPProofRequest, origin: String
         do throws(WireError) {
             (body, origin) = try Self.proofRequest(account, request)
+            try checkRestrictedNarrowing(try Self.narrowing(of: body))
         } catch {
             return Self.errorResponse(error)
         }
@@ -33,10 +34,22 @@ extension APIRouter {
         -> HTTPResponse
     {
         let (body, origin) = try Self.proofRequest(account, request)
+        let narrowing = try Self.narrowing(of: body)
+        try checkRestrictedNarrowing(narrowing)
         // The answer carries the access token: the account's caller policy applies as to the token route.
         let caller = try await admittedCaller(account, peer: peer)
         let grant = try await service.dpopProof(account: account, request: body)
-        return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller)
+        return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller, narrowing: narrowing)
+    }
+
+    /// The proof request's narrowing (checked already by `proofRequest`; refused again if not).
+    private static func narrowing(of body: DPoPProofRequest) throws(WireError) -> TokenNarrowing {
+        guard body.scope != nil || body.resource != nil || body.audience != nil else { return .none }
+        do throws(NarrowingError) {
+            return try body.narrowing()
+        } catch {
+            throw WireError(code: .invalidRequest, message: error.description)
+        }
     }
 
     /// The decoded body and its URL's origin for the audit line, refused
@@ -60,9 +73,10 @@ extension APIRouter {
     /// like the token route: both are credentials.
     private func proofServed(
         _ grant: DPoPProofGrant, _ body: DPoPProofRequest, origin: String, account: AccountKey, peer: PeerCredentials,
-        caller: ProcessIdentity?
+        caller: ProcessIdentity?, narrowing: TokenNarrowing = .none
     ) -> HTTPResponse {
-        audit("dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin])
+        audit("dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin],
+            narrowing: narrowing)
         return HTTPResponse(
             status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
             body: WireJSON.serialize(grant.jsonValue))

@@ -29,7 +29,9 @@ extension APIRouter {
         // Encoding two strings cannot fail; the fallback keeps the envelope shape anyway.
         let body = (try? WireJSON.encode(ErrorEnvelope(error: error)))
             ?? Array(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
-        return HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+        var headers = HTTPHeaders([("Content-Type", "application/json")])
+        if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+        return HTTPResponse(status: status, headers: headers, body: body)
     }
 }
 

@@ -234,12 +234,13 @@ public struct APIRouter: HTTPHandler {
         case .token:
             let account = peer.account(name)
             let minTTL = try query.integer(.minTTL).map(Double.init)
-            let caller = try await admittedCaller(account, peer: peer)
             let narrowing = try query.narrowing()
+            try checkRestrictedNarrowing(narrowing)
+            let caller = try await admittedCaller(account, peer: peer)
             let grant = narrowing.isEmpty
                 ? try await service.token(account: account, minTTL: minTTL)
                 : try await service.narrowedToken(account: account, narrowing: narrowing, minTTL: minTTL)
-            return served(grant, account: account, to: peer, caller: caller, request: request)
+            return served(grant, account: account, to: peer, caller: caller, request: request, narrowing: narrowing)
         case .idToken:
             let account = peer.account(name)
             let minTTL = try query.integer(.minTTL).map(Double.init)
@@ -295,9 +296,10 @@ public struct APIRouter: HTTPHandler {
 
     /// The token answer (plain text or JSON), after writing the audit line.
     private func served(
-        _ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, caller: ProcessIdentity?, request: HTTPRequest
+        _ grant: TokenGrant, account: AccountKey, to peer: PeerCredentials, caller: ProcessIdentity?, request: HTTPRequest,
+        narrowing: TokenNarrowing = .none
     ) -> HTTPResponse {
-        audit("token", account: account, peer: peer, caller: caller)
+        audit("token", account: account, peer: peer, caller: caller, narrowing: narrowing)
         // A bearer token must not be kept by any cache on the way: `no-store` on either answer.
         if Self.wantsPlainText(request) {
             var body = Array(grant.accessToken.utf8)
@@ -312,19 +314,29 @@ public struct APIRouter: HTTPHandler {
     /// The plain-text token answer's fields, built once rather than per token.
     static let plainTokenHeaders = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")])
 
-    /// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`, for each
+    /// `audit: KIND account=NAME [method=M origin=O] [scope=S resource=R audience=A] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`, for each
     /// token that leaves the daemon (never the token). Names collide across owners, so the line names
     /// the owner too; `socket` is `main` or the restricted socket's name it was served on; `via`
     /// the program an adapter ran for, when the caller policy looked (`CallerPolicy.speaker`).
     /// `caller`: the identity the caller policy was checked against, when it was read already.
     func audit(
         _ kind: String, account: AccountKey, peer: PeerCredentials, caller: ProcessIdentity?,
-        _ request: KeyValuePairs<String, String> = [:]
+        _ request: KeyValuePairs<String, String> = [:], narrowing: TokenNarrowing = .none
     ) {
         let identity = caller ?? process(peer.pid)
         // `request` (a proof's method and origin) goes right after the account, as docs/api.md shows.
         logger.info(AuditLine.format(
-            kind, account: account, request: request, identity: identity, peer: peer, socket: configuration.scope.auditName))
+            kind, account: account, request: request, narrowing: narrowing, identity: identity, peer: peer,
+            socket: configuration.scope.auditName))
+    }
+
+    /// On a restricted socket, `forbidden` for a narrowing the socket was not created with
+    /// (`RestrictedRouteFilter.narrowingRefusal`); the main socket lets the broker judge it.
+    func checkRestrictedNarrowing(_ narrowing: TokenNarrowing) throws(WireError) {
+        guard case .restricted(let grant) = configuration.scope,
+            let message = RestrictedRouteFilter.narrowingRefusal(narrowing, grant: grant)
+        else { return }
+        throw WireError(code: .forbidden, message: message)
     }
 
     /// True when the client's first preferred media type is text/plain (what `authctl token` sends).

@@ -1,7 +1,8 @@
 import BrokerHTTP
+import BrokerProtocol
 
 /// The text of one audit line (`APIRouter.audit`):
-/// `audit: KIND account=NAME [method=M origin=O] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`,
+/// `audit: KIND account=NAME [method=M origin=O] [scope=S] [resource=R] [audience=A] [via=PATH] pid=P uid=U exe=PATH [exe_id=MAJ:MIN:INO] comm=NAME start=TICKS socket=S owner=U`,
 /// each value quoted like any log metadata (`Logger.quoted`). `exe_id` (`FileIdentity`) is there
 /// when the caller policy read it: for an account with one.
 ///
@@ -11,8 +12,8 @@ import BrokerHTTP
 /// route"). The logger's own base metadata, if any, follows the line.
 enum AuditLine {
     static func format(
-        _ kind: String, account: AccountKey, request: KeyValuePairs<String, String>, identity: ProcessIdentity,
-        peer: PeerCredentials, socket: String
+        _ kind: String, account: AccountKey, request: KeyValuePairs<String, String>, narrowing: TokenNarrowing = .none,
+        identity: ProcessIdentity, peer: PeerCredentials, socket: String
     ) -> String {
         // Bytes first, one String at the end: a String append cost ≈ 500 instructions, and the line
         // has thirty pieces — a third of a served token's user-space work (callgrind, token route;
@@ -23,6 +24,10 @@ enum AuditLine {
         append(&line, kind)
         pair(&line, "account", account.name)
         for (key, value) in request { pair(&line, key, value) }
+        // A narrowed token names what was issued (space-separated lists, as the query has them).
+        if !narrowing.scopes.isEmpty { pair(&line, "scope", narrowing.scopes.joined(separator: " ")) }
+        if !narrowing.resources.isEmpty { pair(&line, "resource", narrowing.resources.joined(separator: " ")) }
+        if let audience = narrowing.audience { pair(&line, "audience", audience) }
         if let via = identity.via { pair(&line, "via", via) }
         pair(&line, "pid", String(peer.pid))
         pair(&line, "uid", String(peer.uid))

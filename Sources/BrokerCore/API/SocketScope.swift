@@ -17,7 +17,8 @@ public enum SocketScope: Sendable {
     }
 }
 
-/// What one restricted socket may hand out: the tokens of `owner`'s listed accounts. The list
+/// What one restricted socket may hand out: the tokens of `owner`'s listed accounts — the plain
+/// token only, unless the socket was created with named narrowings (`narrowings`). The list
 /// shrinks when one of those accounts is removed (so a later account of the same name is not
 /// served), which is why it sits behind a lock rather than in a value.
 public final class RestrictedGrant: Sendable {
@@ -25,11 +26,15 @@ public final class RestrictedGrant: Sendable {
     /// The uid that created the socket; only its accounts, and only its connections, are served.
     public let owner: UInt32
     private let accountNames: Mutex<[String]>
+    /// The narrowed tokens (`TokenNarrowing`, normalised) the socket's peer may ask for besides the
+    /// plain token; empty: none (`RestrictedRouteFilter.narrowingRefusal`).
+    public let narrowings: [TokenNarrowing]
 
-    public init(name: String, owner: UInt32, accounts: [String]) {
+    public init(name: String, owner: UInt32, accounts: [String], narrowings: [TokenNarrowing] = []) {
         self.name = name
         self.owner = owner
         self.accountNames = Mutex(accounts)
+        self.narrowings = narrowings
     }
 
     /// The accounts still granted, in the order they were given.
@@ -77,6 +82,17 @@ enum RestrictedRouteFilter {
             .removeSocket, .listApprovals, .decideApproval:
             return false
         }
+    }
+
+    /// The 403 message for a narrowed token (`scope`/`resource`/`audience`, on the token route or in a
+    /// proof request) the socket was not created with; nil for the plain token or a listed narrowing.
+    /// Exact match of the normalised narrowing: a subset of a listed one is refused too (fail closed).
+    static func narrowingRefusal(_ narrowing: TokenNarrowing, grant: RestrictedGrant) -> String? {
+        guard !narrowing.isEmpty, !grant.narrowings.contains(narrowing) else { return nil }
+        let listed = grant.narrowings.map(\.description)
+        let served = listed.isEmpty ? "only plain tokens" : "plain tokens and " + listed.joined(separator: ", ")
+        return "This socket ('\(grant.name)') is restricted: it serves \(served), not \(narrowing.description). "
+            + "Create a socket for it with: authctl socket add NAME --account A --narrowing '\(narrowing.description)'"
     }
 
     static func message(_ grant: RestrictedGrant) -> String {

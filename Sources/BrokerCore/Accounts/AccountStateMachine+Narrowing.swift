@@ -24,15 +24,19 @@ extension AccountStateMachine {
         }
     }
 
-    /// A narrowed refresh under `generation` was told the refresh token is dead (`invalid_grant`):
-    /// the account learns it now, exactly as from its own refresh, not at its next plain refresh.
-    /// A later login (another generation) is left alone.
-    public mutating func narrowedRefreshRejected(_ message: String, generation: UInt64, now: Double) -> [Action] {
-        guard generation == self.generation else { return [] }
-        switch state {
-        case .active, .refreshing: return refreshTokenRejected(message, now: now)
-        case .loggedOut, .loginRequired: return []
+    /// A narrowed refresh under `generation` was refused by the provider (`invalid_grant`,
+    /// `consent_required`, `interaction_required`, …). That refuses the caller's narrowing — a
+    /// resource the user never consented to, a policy of the provider — and proves nothing about
+    /// the refresh token: the state and tokens stay as they are. Only `invalid_grant` can also
+    /// mean a dead refresh token, so then a plain refresh is started (or planned within the
+    /// one-refresh-per-second cap) to find out: its own rejection signs the account out as usual
+    /// (`refreshFailed`). Nothing when a refresh is already planned or in flight, for another
+    /// generation (a later login), or without tokens.
+    public mutating func narrowedRefreshRefused(invalidGrant: Bool, generation: UInt64, now: Double) -> [Action] {
+        guard invalidGrant, generation == self.generation, case .active(let tokens, _) = state, tokens.canRefresh else {
+            return []
         }
+        return refreshInBackground(tokens, now: now)
     }
 
     /// The scopes of `old`'s grant that `new` no longer has (RFC 6749 §6: a refresh keeps the

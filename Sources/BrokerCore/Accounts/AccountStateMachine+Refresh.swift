@@ -94,7 +94,7 @@ extension AccountStateMachine {
     }
 
     /// The provider refused the refresh token itself (`invalid_grant`): the tokens are deleted and
-    /// the account needs a login. Also reached from a narrowed refresh, which spends the same token.
+    /// the account needs a login. Never from a narrowed refresh: its refusal is the caller's (`narrowedRefreshRefused`).
     mutating func refreshTokenRejected(_ message: String, now: Double) -> [Action] {
         let reason = LoginRequiredReason.refreshRejected(message)
         lastError = loginRequiredError(reason)
@@ -146,7 +146,7 @@ extension AccountStateMachine {
     }
 
     /// Inside the margin: the caller was served; start a refresh unless one is already under way.
-    private mutating func refreshInBackground(_ tokens: TokenSet, now: Double) -> [Action] {
+    mutating func refreshInBackground(_ tokens: TokenSet, now: Double) -> [Action] {
         guard case .active = state else { return [] }
         return rearmingTimer(now: now) { machine in
             machine.startOrDefer(tokens, attempt: .first(now: now), now: now)

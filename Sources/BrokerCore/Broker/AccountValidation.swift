@@ -51,6 +51,21 @@ enum AccountValidation {
         if let executables = input.allowExe, let problem = CallerExecutable.problem(with: executables) {
             return invalid("--allow-exe: \(problem).")
         }
+        // Each listed resource and audience must be one a caller could ask for (`TokenNarrowing`'s rules).
+        for resource in input.narrowResources ?? [] {
+            do throws(NarrowingError) {
+                _ = try TokenNarrowing(scopes: [], resources: [resource], audience: nil)
+            } catch {
+                return invalid("--allow-resource: \(error)")
+            }
+        }
+        for audience in input.narrowAudiences ?? [] {
+            do throws(NarrowingError) {
+                _ = try TokenNarrowing(scopes: [], resources: [], audience: audience)
+            } catch {
+                return invalid("--allow-audience: \(error)")
+            }
+        }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         guard configuration.scopes.allSatisfy({ isPlainText($0) && !$0.contains(" ") }) else {
             return invalid("Scopes must be printable words without spaces.")

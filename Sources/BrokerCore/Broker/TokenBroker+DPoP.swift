@@ -14,7 +14,8 @@ extension TokenBroker {
         // profile, which logs the account out and empties this entry.
         // A narrowed token is minted and cached by the actor (`dpopProof`).
         guard request.scope == nil, request.resource == nil, request.audience == nil,
-            let entry = cache.servable(account: account, now: now), entry.tokens.dpopKey != nil
+            let entry = cache.servable(account: account, now: now), entry.tokens.dpopKey != nil,
+            entry.proofRefusals.allows(request.url)  // else refused, with its reason, by `dpopProof`
         else { return nil }
         return try? Self.signedProof(
             entry.grant, tokens: entry.tokens, request: request, issuedAt: Int(now), accessTokenHash: entry.accessTokenHash)
@@ -37,6 +38,7 @@ extension TokenBroker {
         } catch {
             throw fail(WireError(code: .invalidRequest, message: error.description))
         }
+        try await checkProofTarget(request.url, account: account)
         // A refresh may finish between the grant and reading the set: take a consistent pair.
         for _ in 0..<2 {
             let grant = narrowing.isEmpty
@@ -49,6 +51,30 @@ extension TokenBroker {
         throw fail(WireError(
             code: .providerUnavailable,
             message: "The tokens of '\(account.name)' changed while a proof was being made. Try again."))
+    }
+
+    /// `invalid_request` for a URL at one of the account's authorization-server endpoints
+    /// (`AuthorizationServerTargets`): a proof there with the token could redeem or refresh with
+    /// the account's key. Without metadata in memory it is fetched (the check fails closed).
+    private func checkProofTarget(_ url: String, account: AccountKey) async throws(WireError) {
+        let metadata: ProviderMetadata
+        if let cached = accounts[account]?.metadata?.metadata {
+            metadata = cached
+        } else {
+            do throws(OIDCError) {
+                metadata = try await self.metadata(for: account)
+            } catch {
+                throw fail(WireError(
+                    code: .providerUnavailable,
+                    message: "The provider metadata of '\(account.name)' is not available to check the proof's URL: \(error)"))
+            }
+        }
+        guard AuthorizationServerTargets(metadata).contains(url) else { return }
+        throw fail(WireError(
+            code: .invalidRequest,
+            message: "No proof is made for the authorization server of '\(account.name)' (its token, PAR, revocation, "
+                + "device-authorization, authorization or end-session endpoint): the daemon alone redeems and refreshes "
+                + "the account's grants. Ask for a proof for the resource server's URL."))
     }
 
     /// The set behind what `token`/`narrowedToken` just served: the account's own, or the narrowed

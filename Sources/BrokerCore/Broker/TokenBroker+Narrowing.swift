@@ -13,7 +13,7 @@ extension TokenBroker {
             throw fail(WireError(code: .invalidRequest, message: "min_ttl must be a number of seconds ≥ 0."))
         }
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
-        try checkNarrowingAllowed(runtime)
+        try checkNarrowingAllowed(runtime, narrowing)
         // The account's own errors (login_required, login_pending, provider_unavailable) come first.
         _ = try await token(account: key, minTTL: nil)
         let cacheKey = NarrowedTokenCache.Key(account: key, narrowing: narrowing)
@@ -35,6 +35,7 @@ extension TokenBroker {
                     if let grant = try broker.cachedNarrowed(cacheKey, minTTL: minTTL) {
                         continuation.resume(returning: .success(grant))
                     } else {
+                        try broker.spendNarrowedRefresh(key)
                         continuation.resume(returning: .success(try await broker.mintNarrowed(cacheKey)))
                     }
                 } catch {
@@ -74,7 +75,7 @@ extension TokenBroker {
         let generation = runtime.machine.generation
         let log = logger.with(key)
         log.info("refreshing for a narrowed token", ["scopes": String(cacheKey.narrowing.scopes.count),
-            "resources": String(cacheKey.narrowing.resources.count)])
+            "resources": String(cacheKey.narrowing.resources.count), "audience": cacheKey.narrowing.audience == nil ? "no" : "yes"])
         let answer: TokenSet
         let tokens: TokenSet
         do throws(OIDCError) {
@@ -86,14 +87,13 @@ extension TokenBroker {
                 previousSubject: runtime.subject)
         } catch {
             log.warning("the narrowed refresh failed: \(error)")
-            let failure = Self.narrowedFailure(error, account: key.name)
-            if failure.code == .loginRequired {
-                // The refresh token is dead for the plain refresh too: the account learns it now.
-                event(key) { machine, now in
-                    machine.narrowedRefreshRejected(error.description, generation: generation, now: now)
-                }
+            // The caller's error only: the account keeps its state and tokens (a provider refuses a
+            // narrowing for consent or policy); after invalid_grant the machine checks the refresh
+            // token with a plain refresh, whose own rejection signs the account out.
+            event(key) { machine, now in
+                machine.narrowedRefreshRefused(invalidGrant: error.isInvalidGrant, generation: generation, now: now)
             }
-            throw fail(failure)
+            throw fail(Self.narrowedFailure(error, account: key.name))
         }
         counters.narrowedRefresh()
         try await adoptRotatedRefreshToken(answer, spent: tokens, generation: generation, account: key)
@@ -139,8 +139,10 @@ extension TokenBroker {
         sync(key, now: now())
     }
 
-    /// `scope_narrowing_unsafe` unless the account (or its preset) declares narrowing safe.
-    private func checkNarrowingAllowed(_ runtime: AccountRuntime) throws(WireError) {
+    /// `scope_narrowing_unsafe` unless the account (or its preset) declares narrowing safe;
+    /// `narrowing_not_allowed` for a resource or audience not on the account's allow-list
+    /// (`narrow_resources`, `narrow_audiences`; none by default), before anything is spent.
+    private func checkNarrowingAllowed(_ runtime: AccountRuntime, _ narrowing: TokenNarrowing) throws(WireError) {
         let name = runtime.name
         guard runtime.configuration.allowNarrowing == true else {
             throw fail(WireError(
@@ -155,13 +157,42 @@ extension TokenBroker {
                 code: .invalidRequest,
                 message: "The provider of '\(name)' takes no scope or resource on refresh (JSON token requests)."))
         }
+        if let refusal = Self.narrowingRefusal(narrowing, configuration: runtime.configuration) { throw fail(refusal) }
     }
 
-    /// Every scope asked for must be in the account's grant (as the provider stated it, else as
-    /// configured): narrowing never widens.
+    /// `narrowing_not_allowed` naming the first resource or audience of `narrowing` that the
+    /// account does not list, and the flag that allows it; nil when all are listed.
+    static func narrowingRefusal(_ narrowing: TokenNarrowing, configuration: AccountConfiguration) -> WireError? {
+        let name = configuration.name
+        let resources = configuration.narrowResources ?? []
+        let audiences = configuration.narrowAudiences ?? []
+        let (what, value, flag, listed): (String, String, String, [String])
+        if let resource = narrowing.resources.first(where: { !resources.contains($0) }) {
+            (what, value, flag, listed) = ("resource", resource, "--allow-resource", resources)
+        } else if let audience = narrowing.audience, !audiences.contains(audience) {
+            (what, value, flag, listed) = ("audience", audience, "--allow-audience", audiences)
+        } else {
+            return nil
+        }
+        let allowed = listed.isEmpty ? "none" : listed.joined(separator: " ")
+        return WireError(
+            code: .narrowingNotAllowed,
+            message: "Account '\(name)' does not allow narrowed tokens for \(what) \(value) (allowed: \(allowed)). "
+                + "Allow it with: authctl account update \(name) \(flag) \(value) (the option replaces the list: "
+                + "repeat it for each \(what) to keep)")
+    }
+
+    /// Every scope the narrowed refresh will send must be in the account's grant (as the provider
+    /// stated it, else as configured): narrowing never widens. The check runs on the request's final
+    /// scope list (`OIDCClient.narrowedRequest`), so on Entra the derived `RESOURCE/.default` is
+    /// checked too: it counts as granted when it is in the grant itself, or when RESOURCE is on the
+    /// account's `narrow_resources` (the owner allowed tokens for it; Entra's consent decides the
+    /// rest, and its refusal is `narrowing_refused`, never a sign-out). The configured scopes a
+    /// resource-only request restates elsewhere are the account's own request, not the caller's.
     private func checkGranted(_ narrowing: TokenNarrowing, tokens: TokenSet, runtime: AccountRuntime) throws(WireError) {
         let granted = Set(tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? runtime.configuration.scopes)
-        let missing = narrowing.scopes.filter { !granted.contains($0) }
+        let missing = Self.ungrantedScopes(
+            narrowing, granted: granted, configuration: runtime.configuration, configuredScopes: runtime.client.scopes)
         guard !missing.isEmpty else { return }
         let name = runtime.name
         throw fail(WireError(
@@ -169,6 +200,28 @@ extension TokenBroker {
             message: "Account '\(name)' was not granted \(missing.joined(separator: " ")) (granted: "
                 + "\(granted.sorted().joined(separator: " "))). Ask for a subset, or configure the scope and log in again: "
                 + "authctl login \(name)"))
+    }
+
+    /// The scopes of the narrowed request as sent that `granted` does not cover (see `checkGranted`).
+    static func ungrantedScopes(
+        _ narrowing: TokenNarrowing, granted: Set<String>, configuration: AccountConfiguration, configuredScopes: [String]
+    ) -> [String] {
+        let request = OIDCClient.narrowedRequest(narrowing, issuer: configuration.issuer, configuredScopes: configuredScopes)
+        let sent = request.scope.map { $0.split(separator: " ").map(String.init) } ?? []
+        var covered = granted.union((configuration.narrowResources ?? []).map { OIDCClient.entraDefaultScope(of: $0) })
+        if narrowing.scopes.isEmpty { covered.formUnion(configuredScopes) }
+        return sent.filter { !covered.contains($0) }
+    }
+
+    /// Spends one of `key`'s narrowed refreshes, or `rate_limited` (429, Retry-After) when the
+    /// account's budget is used up (`NarrowedRefreshBudget`).
+    private func spendNarrowedRefresh(_ key: AccountKey) throws(WireError) {
+        guard let wait = narrowedBudget.spend(key, now: now()) else { return }
+        throw fail(WireError(
+            code: .rateLimited,
+            message: "Too many new narrowed tokens for '\(key.name)' (each spends a refresh): try again in \(wait) s; "
+                + "tokens already minted are still served.",
+            retryAfter: wait))
     }
 
     /// Drops `key`'s expired narrowed tokens and keeps the gauge in step.
@@ -194,18 +247,24 @@ extension TokenBroker {
         refreshLeases.release(key)?.resume()
     }
 
-    /// A failed narrowed refresh for the caller. The provider's refusal of the narrowed request
-    /// (`invalid_scope`, RFC 8707's `invalid_target`) says nothing about the account's grant, so it
-    /// never logs the account out; a rejected refresh token (`login_required`) does, at once.
+    /// A failed narrowed refresh for the caller. A refusal of the narrowed request — `invalid_scope`,
+    /// RFC 8707's `invalid_target`, or a grant rejection (`invalid_grant`: Entra's AADSTS65001
+    /// consent, `consent_required`, `interaction_required`) — is that caller's error only and never
+    /// signs the account out; only the account's own plain refresh can (`narrowedRefreshRefused`).
     static func narrowedFailure(_ error: OIDCError, account name: String) -> WireError {
         if case .oauthError(let answer, _, _) = error, answer.error == "invalid_target" || answer.error == "invalid_scope" {
             return WireError(code: .invalidRequest, message: "The provider refused the narrowed token for '\(name)': \(error)")
         }
+        if error.rejectsGrant {
+            return WireError(
+                code: .narrowingRefused,
+                message: "The provider refused the narrowed token for '\(name)' (\(error)). The account is unchanged and "
+                    + "its own token is still served; grant that scope or resource at the provider, or ask without it.")
+        }
         switch error.refreshDisposition {
         case .terminal:
             return WireError(
-                code: .loginRequired,
-                message: "The provider refused the refresh token of '\(name)' (\(error)). Log in with: authctl login \(name)")
+                code: .narrowingRefused, message: "The provider did not give a narrowed token for '\(name)' (\(error)).")
         case .transient:
             return WireError(
                 code: .providerUnavailable, message: "The provider did not give a narrowed token for '\(name)' (\(error)); try again.")

@@ -43,6 +43,10 @@ public actor TokenBroker: BrokerService {
         public var refreshPolicy = RefreshPolicy()
         public var refreshBackoff = RefreshBackoff()
         public var discoveryPolicy = DiscoveryCachePolicy()
+        /// Distinct narrowed refreshes per account: this many back to back (`NarrowedRefreshBudget`)…
+        public var narrowedRefreshBurst = 10
+        /// …then this many a minute; more are `rate_limited` (429 with Retry-After).
+        public var narrowedRefreshesPerMinute = 6
 
         public init(
             notifyCommand: String? = nil, environment: [String: String] = [:],
@@ -82,6 +86,8 @@ public actor TokenBroker: BrokerService {
     /// Narrowed tokens per key (memory only), and the per-account lease every refresh takes.
     var narrowed = NarrowedTokenCache()
     var refreshLeases = RefreshLeases()
+    /// How many narrowed refreshes each account may still start (set from `options` in `init`).
+    var narrowedBudget = NarrowedRefreshBudget()
     /// Accounts whose login's tokens are being committed: a refresh answer arriving meanwhile is
     /// dropped, not committed after them (`refresh`).
     var committingLogins: Set<AccountKey> = []
@@ -111,6 +117,7 @@ public actor TokenBroker: BrokerService {
             now: { Date(timeIntervalSince1970: now()) }, elapsed: { origin.duration(to: clock.now) }, sleep: sleep)
         oidc = OIDCClient(transport: TimedTransport(base: transport), time: time, discoveryPolicy: options.discoveryPolicy)
         self.options = options
+        narrowedBudget = NarrowedRefreshBudget(burst: options.narrowedRefreshBurst, perMinute: options.narrowedRefreshesPerMinute)
         refreshSettings = AccountStateMachine.Settings(policy: options.refreshPolicy, backoff: options.refreshBackoff)
         self.logger = logger
         self.now = now

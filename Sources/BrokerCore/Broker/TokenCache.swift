@@ -21,8 +21,10 @@ final class TokenCache: Sendable {
         /// A DPoP account's `ath` for this access token (`DPoPProof.accessTokenHash`), hashed once
         /// when the entry is made instead of for every proof; nil for Bearer tokens.
         let accessTokenHash: String?
+        /// The account's authorization-server endpoints no proof is made for (`AuthorizationServerTargets`).
+        let proofRefusals: AuthorizationServerTargets
 
-        init(tokens: TokenSet, expiresAt: String?, serveUntil: Double) {
+        init(tokens: TokenSet, expiresAt: String?, serveUntil: Double, proofRefusals: AuthorizationServerTargets = .init(nil)) {
             // Nothing served from here reads the ID token: an entry must not keep one in memory.
             // (A set whose ID token is `.stored` holds none, and is shared with the machine's.)
             var tokens = tokens
@@ -30,6 +32,7 @@ final class TokenCache: Sendable {
             self.tokens = tokens
             self.expiresAt = expiresAt
             self.serveUntil = serveUntil
+            self.proofRefusals = proofRefusals
             accessTokenHash = tokens.dpopKey == nil ? nil : DPoPProof.accessTokenHash(tokens.accessToken)
         }
 
