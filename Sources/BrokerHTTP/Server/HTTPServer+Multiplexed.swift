@@ -1,0 +1,189 @@
+import Dispatch
+import Glibc
+import Synchronization
+import SystemCalls
+
+/// One listener of a multiplexed server: its handler, and its connections (so `remove` can end them).
+public final class ServedListener: Sendable {
+    let key: UInt64
+    let listener: HTTPListener
+    let handler: any HTTPHandler
+    /// Entered by each of its connections while it runs.
+    let connections = DispatchGroup()
+    /// Set by `remove`: its connections serve no further request.
+    let removed = Atomic<Bool>(false)
+
+    init(key: UInt64, listener: HTTPListener, handler: any HTTPHandler) {
+        self.key = key
+        self.listener = listener
+        self.handler = handler
+    }
+}
+
+extension HTTPServer {
+    /// A multiplexed server's listeners, and the pipe that wakes its acceptor when they change.
+    final class Multiplexer: Sendable {
+        struct State {
+            var nextKey: UInt64 = 1
+            var listeners: [UInt64: ServedListener] = [:]
+            var stopped = false
+        }
+
+        let state = Mutex(State())
+        let wakeRead: Int32
+        let wakeWrite: Int32
+
+        init() throws(HTTPServerError) {
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { throw Socket.fail("pipe") }
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+            wakeRead = fds[0]
+            wakeWrite = fds[1]
+        }
+
+        deinit {
+            Glibc.close(wakeRead)
+            Glibc.close(wakeWrite)
+        }
+
+        func wake() {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
+
+        /// Every listener goes; the acceptor wakes and exits.
+        func stop() {
+            let all = state.withLock { state in
+                state.stopped = true
+                defer { state.listeners.removeAll() }
+                return Array(state.listeners.values)
+            }
+            for served in all { served.removed.store(true, ordering: .sequentiallyConsistent) }
+            wake()
+        }
+    }
+
+    /// A server without a listener of its own: `add` gives it listeners, each with its own
+    /// handler, and one thread accepts on all of them (poll(2)), handing connections to the same
+    /// connection slots and threads. The daemon's restricted sockets run on one such server, so
+    /// their count costs a descriptor each, not a thread each, and their connections share one
+    /// bounded set of slots (`configuration`'s caps).
+    public static func multiplexed(configuration: HTTPServerConfiguration = HTTPServerConfiguration())
+        throws(HTTPServerError) -> HTTPServer
+    {
+        let server = HTTPServer(
+            listener: nil, configuration: configuration, handler: RefusingHandler(), multiplexer: try Multiplexer())
+        server.running.enter()
+        Self.spawn(name: "http-multiplex") { server.multiplexLoop() }
+        return server
+    }
+
+    /// Starts accepting on `listener` (made non-blocking) with `handler`; nil when the server is
+    /// stopping or not multiplexed.
+    public func add(_ listener: HTTPListener, handler: any HTTPHandler) -> ServedListener? {
+        guard let multiplexer else { return nil }
+        _ = fcntl(listener.fd, F_SETFL, fcntl(listener.fd, F_GETFL) | O_NONBLOCK)
+        let served: ServedListener? = multiplexer.state.withLock { state in
+            guard !state.stopped else { return nil }
+            let served = ServedListener(key: state.nextKey, listener: listener, handler: handler)
+            state.nextKey += 1
+            state.listeners[served.key] = served
+            return served
+        }
+        multiplexer.wake()
+        return served
+    }
+
+    /// Stops accepting on `served`, ends its idle connections at once and the others after the
+    /// request they are in (answered with `Connection: close`), waiting for them up to
+    /// `drainTimeout`, after which they are cut. The listener is released here (its descriptor
+    /// closes once the acceptor let go of it, at its next wake-up).
+    public func remove(_ served: ServedListener) async {
+        guard let multiplexer else { return }
+        _ = multiplexer.state.withLock { $0.listeners.removeValue(forKey: served.key) }
+        served.removed.store(true, ordering: .sequentiallyConsistent)
+        multiplexer.wake()
+        let mine: @Sendable (ConnectionState) -> Bool = { $0.source === served }
+        registry.withLock { registry in
+            for connection in registry.connections.values where mine(connection) && connection.move(from: .idle, to: .evicted) {
+                _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
+            }
+        }
+        let drain = configuration.drainTimeout.timeInterval
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Self.spawn(name: "http-remove") {
+                if served.connections.wait(timeout: .now() + drain) == .timedOut {
+                    self.registry.withLock { registry in
+                        for connection in registry.connections.values where mine(connection) {
+                            _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
+                        }
+                    }
+                }
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Listeners a multiplexed server accepts on now.
+    public var listenerCount: Int { multiplexer?.state.withLock { $0.listeners.count } ?? (listener == nil ? 0 : 1) }
+
+    /// The acceptor: poll(2) on the wake-up pipe and every listener, accept one connection from
+    /// each ready listener per pass (level-triggered: a busy one is seen again at once).
+    private func multiplexLoop() {
+        defer { running.leave() }
+        guard let multiplexer else { return }
+        var drain = [UInt8](repeating: 0, count: 64)
+        var fds: [pollfd] = []
+        while !stopping.load(ordering: .acquiring) {
+            let served = multiplexer.state.withLock { state in state.listeners.values.sorted { $0.key < $1.key } }
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: multiplexer.wakeRead, events: Int16(POLLIN), revents: 0))
+            for item in served { fds.append(pollfd(fd: item.listener.fd, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno != EINTR { usleep(50_000) }
+                continue
+            }
+            if fds[0].revents != 0 {
+                while read(multiplexer.wakeRead, &drain, drain.count) > 0 {}
+            }
+            if stopping.load(ordering: .acquiring) { return }
+            for (index, item) in served.enumerated() where fds[index + 1].revents != 0 {
+                if item.removed.load(ordering: .sequentiallyConsistent) { continue }
+                accept(on: item, multiplexer: multiplexer)
+            }
+        }
+    }
+
+    private func accept(on served: ServedListener, multiplexer: Multiplexer) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = SystemCall.retryingInterrupts {
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(served.listener.fd, $0, &length) }
+            }
+        }
+        guard fd >= 0 else {
+            switch errno {
+            case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return
+            // Out of descriptors or memory: back off instead of spinning.
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(50_000)
+            // The listener is unusable (e.g. shut down): stop polling it rather than spin.
+            default: _ = multiplexer.state.withLock { $0.listeners.removeValue(forKey: served.key) }
+            }
+            return
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        admit(fd, peer: peer(of: fd, address: storage), handler: served.handler, source: served)
+    }
+}
+
+/// The handler of a multiplexed server itself: never used (each listener has its own).
+private struct RefusingHandler: HTTPHandler {
+    func handle(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        .plainText(status: 404, "not found")
+    }
+}
