@@ -33,6 +33,14 @@ import TestSupport
         #expect(server.listenerCount == 2)
         #expect(try await onThread { kept.isClosedByServer() }, "the removed listener's connection stayed open")
         #expect(try await onThread { try TestClient(unixPath: paths[2]).get("/still")?.text } == "l2 /still")
+        // Half a request on l2 when it goes: the rest arrives too late to be served.
+        let half = try TestClient(unixPath: paths[2])
+        #expect(half.send("GET /late HTTP/1.1\r\nHost: local"))
+        await server.remove(served[2])
+        _ = half.send("host\r\n\r\n")
+        // Closed (end of stream, or a reset when the half request was still unread): no answer.
+        let late = try await onThread { (try? half.readResponse())?.text }
+        #expect(late == nil, "a request completed after the removal was answered: \(late ?? "")")
         await server.stop()
         #expect(server.add(try .unix(path: directory.appending("run/late.sock")), handler: Self.named("late")) == nil)
     }

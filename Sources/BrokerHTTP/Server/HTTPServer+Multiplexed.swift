@@ -97,10 +97,11 @@ extension HTTPServer {
         return served
     }
 
-    /// Stops accepting on `served`, ends its idle connections at once and the others after the
+    /// Stops accepting on `served`, ends its connections that wait for or are receiving a request
+    /// at once (no request completed after this is served through it) and the others after the
     /// request they are in (answered with `Connection: close`), waiting for them up to
     /// `drainTimeout`, after which they are cut. The listener is released here (its descriptor
-    /// closes once the acceptor let go of it, at its next wake-up).
+    /// closes once the acceptor and its connections let go of it).
     public func remove(_ served: ServedListener) async {
         guard let multiplexer else { return }
         _ = multiplexer.state.withLock { $0.listeners.removeValue(forKey: served.key) }
@@ -108,8 +109,10 @@ extension HTTPServer {
         multiplexer.wake()
         let mine: @Sendable (ConnectionState) -> Bool = { $0.source === served }
         registry.withLock { registry in
-            for connection in registry.connections.values where mine(connection) && connection.move(from: .idle, to: .evicted) {
-                _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
+            for connection in registry.connections.values where mine(connection) {
+                if connection.move(from: .idle, to: .evicted) || connection.move(from: .receiving, to: .evicted) {
+                    _ = Glibc.shutdown(connection.fd, Int32(SHUT_RDWR))
+                }
             }
         }
         let drain = configuration.drainTimeout.timeInterval
