@@ -32,6 +32,7 @@ import TestSupport
         await server.remove(served[1])
         #expect(server.listenerCount == 2)
         #expect(try await onThread { kept.isClosedByServer() }, "the removed listener's connection stayed open")
+        #expect((try? TestClient(unixPath: paths[1])) == nil, "the removed listener still accepts connections")
         #expect(try await onThread { try TestClient(unixPath: paths[2]).get("/still")?.text } == "l2 /still")
         // Half a request on l2 when it goes: the rest arrives too late to be served.
         let half = try TestClient(unixPath: paths[2])

@@ -6,17 +6,35 @@ import SystemCalls
 /// One listener of a multiplexed server: its handler, and its connections (so `remove` can end them).
 public final class ServedListener: Sendable {
     let key: UInt64
-    let listener: HTTPListener
+    /// The listener until the acceptor lets go of it (`release`): only the acceptor polls and
+    /// accepts on its descriptor, so only it closes it, between two polls — never under a poll.
+    private let slot: Mutex<HTTPListener?>
     let handler: any HTTPHandler
     /// Entered by each of its connections while it runs.
     let connections = DispatchGroup()
     /// Set by `remove`: its connections serve no further request.
     let removed = Atomic<Bool>(false)
+    /// Signalled once the listener is released (its descriptor closed, its file unlinked).
+    let released = DispatchSemaphore(value: 0)
 
     init(key: UInt64, listener: HTTPListener, handler: any HTTPHandler) {
         self.key = key
-        self.listener = listener
+        self.slot = Mutex(listener)
         self.handler = handler
+    }
+
+    /// The listening descriptor, nil once released.
+    var fd: Int32? { slot.withLock { $0?.fd } }
+
+    /// Drops the listener (closing it) and signals `released`, once.
+    func release() {
+        let listener = slot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        guard listener != nil else { return }
+        withExtendedLifetime(listener) {}
+        released.signal()
     }
 }
 
@@ -26,7 +44,11 @@ extension HTTPServer {
         struct State {
             var nextKey: UInt64 = 1
             var listeners: [UInt64: ServedListener] = [:]
+            /// Removed, for the acceptor to release at its next pass.
+            var retired: [ServedListener] = []
             var stopped = false
+            /// False once the acceptor has exited: then `remove` releases a listener itself.
+            var acceptorRunning = true
         }
 
         let state = Mutex(State())
@@ -54,10 +76,11 @@ extension HTTPServer {
             _ = write(wakeWrite, &byte, 1)
         }
 
-        /// Every listener goes; the acceptor wakes and exits.
+        /// Every listener goes; the acceptor wakes, releases them and exits.
         func stop() {
             let all = state.withLock { state in
                 state.stopped = true
+                state.retired += state.listeners.values
                 defer { state.listeners.removeAll() }
                 return Array(state.listeners.values)
             }
@@ -84,7 +107,7 @@ extension HTTPServer {
     /// Starts accepting on `listener` (made non-blocking) with `handler`; nil when the server is
     /// stopping or not multiplexed.
     public func add(_ listener: HTTPListener, handler: any HTTPHandler) -> ServedListener? {
-        guard let multiplexer else { return nil }
+        guard let multiplexer, listener.fd >= 0 else { return nil }
         _ = fcntl(listener.fd, F_SETFL, fcntl(listener.fd, F_GETFL) | O_NONBLOCK)
         let served: ServedListener? = multiplexer.state.withLock { state in
             guard !state.stopped else { return nil }
@@ -104,9 +127,12 @@ extension HTTPServer {
     /// closes once the acceptor and its connections let go of it).
     public func remove(_ served: ServedListener) async {
         guard let multiplexer else { return }
-        _ = multiplexer.state.withLock { $0.listeners.removeValue(forKey: served.key) }
         served.removed.store(true, ordering: .sequentiallyConsistent)
-        multiplexer.wake()
+        let acceptorRunning = multiplexer.state.withLock { state in
+            if state.listeners.removeValue(forKey: served.key) != nil { state.retired.append(served) }
+            return state.acceptorRunning
+        }
+        if acceptorRunning { multiplexer.wake() } else { served.release() }
         let mine: @Sendable (ConnectionState) -> Bool = { $0.source === served }
         registry.withLock { registry in
             for connection in registry.connections.values where mine(connection) {
@@ -118,6 +144,8 @@ extension HTTPServer {
         let drain = configuration.drainTimeout.timeInterval
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Self.spawn(name: "http-remove") {
+                // The acceptor releases it at its next pass (it only waits in poll, woken above).
+                _ = served.released.wait(timeout: .now() + drain)
                 if served.connections.wait(timeout: .now() + drain) == .timedOut {
                     self.registry.withLock { registry in
                         for connection in registry.connections.values where mine(connection) {
@@ -138,13 +166,28 @@ extension HTTPServer {
     private func multiplexLoop() {
         defer { running.leave() }
         guard let multiplexer else { return }
+        defer {
+            let left = multiplexer.state.withLock { state in
+                state.acceptorRunning = false
+                defer { state.retired.removeAll() }
+                return state.retired + state.listeners.values
+            }
+            for served in left { served.release() }
+        }
         var drain = [UInt8](repeating: 0, count: 64)
         var fds: [pollfd] = []
         while !stopping.load(ordering: .acquiring) {
-            let served = multiplexer.state.withLock { state in state.listeners.values.sorted { $0.key < $1.key } }
+            let (served, retired) = multiplexer.state.withLock { state in
+                defer { state.retired.removeAll() }
+                return (state.listeners.values.sorted { $0.key < $1.key }, state.retired)
+            }
+            // Not polling now: the retired listeners' descriptors can close.
+            for item in retired { item.release() }
+            var polled: [(ServedListener, Int32)] = []
+            for item in served { if let fd = item.fd { polled.append((item, fd)) } }
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: multiplexer.wakeRead, events: Int16(POLLIN), revents: 0))
-            for item in served { fds.append(pollfd(fd: item.listener.fd, events: Int16(POLLIN), revents: 0)) }
+            for (_, fd) in polled { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), -1)
             if ready < 0 {
                 if errno != EINTR { usleep(50_000) }
@@ -154,19 +197,20 @@ extension HTTPServer {
                 while read(multiplexer.wakeRead, &drain, drain.count) > 0 {}
             }
             if stopping.load(ordering: .acquiring) { return }
-            for (index, item) in served.enumerated() where fds[index + 1].revents != 0 {
+            for (index, (item, fd)) in polled.enumerated() where fds[index + 1].revents != 0 {
                 if item.removed.load(ordering: .sequentiallyConsistent) { continue }
-                accept(on: item, multiplexer: multiplexer)
+                accept(on: item, fd: fd, multiplexer: multiplexer)
             }
         }
     }
 
-    private func accept(on served: ServedListener, multiplexer: Multiplexer) {
+    /// `fd` is `served`'s listener, held open: only this thread releases it.
+    private func accept(on served: ServedListener, fd listening: Int32, multiplexer: Multiplexer) {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = SystemCall.retryingInterrupts {
             withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(served.listener.fd, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listening, $0, &length) }
             }
         }
         guard fd >= 0 else {
@@ -175,7 +219,10 @@ extension HTTPServer {
             // Out of descriptors or memory: back off instead of spinning.
             case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(50_000)
             // The listener is unusable (e.g. shut down): stop polling it rather than spin.
-            default: _ = multiplexer.state.withLock { $0.listeners.removeValue(forKey: served.key) }
+            default:
+                multiplexer.state.withLock { state in
+                    if state.listeners.removeValue(forKey: served.key) != nil { state.retired.append(served) }
+                }
             }
             return
         }
