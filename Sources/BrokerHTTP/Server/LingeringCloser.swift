@@ -36,12 +36,22 @@ final class LingeringCloser: Sendable {
     }
 
     private let state = Mutex(State())
+    /// This closer's bounds (the statics above, except in tests).
+    let maximumConnections: Int
+    let maximumBytes: Int
+    let lingerTime: Duration
     /// The thread's wake-up: a byte written here makes it pick up `pending`. Never closed (the
     /// closer lives as long as the process).
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init() {
+    init(
+        maximumConnections: Int = LingeringCloser.maximumConnections, maximumBytes: Int = LingeringCloser.maximumBytes,
+        lingerTime: Duration = LingeringCloser.lingerTime
+    ) {
+        self.maximumConnections = maximumConnections
+        self.maximumBytes = maximumBytes
+        self.lingerTime = lingerTime
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds {
@@ -58,9 +68,9 @@ final class LingeringCloser: Sendable {
     func close(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
         let (accepted, start) = state.withLock { state -> (Bool, Bool) in
-            guard wakeRead >= 0, state.held < Self.maximumConnections else { return (false, false) }
+            guard wakeRead >= 0, state.held < maximumConnections else { return (false, false) }
             state.held += 1
-            state.pending.append(Lingering(fd: fd, deadline: .now + Self.lingerTime))
+            state.pending.append(Lingering(fd: fd, deadline: .now + lingerTime))
             defer { state.started = true }
             return (true, !state.started)
         }
@@ -122,7 +132,7 @@ final class LingeringCloser: Sendable {
                     }
                     if count > 0 {
                         lingering[index].drained += count
-                        done = lingering[index].drained >= Self.maximumBytes
+                        done = lingering[index].drained >= maximumBytes
                     } else {
                         done = count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
                     }
