@@ -12,9 +12,10 @@ enum SocketCommand: Command {
         A restricted socket is an extra socket, $XDG_RUNTIME_DIR/authbroker/restricted/UID/NAME.sock
         (its path is printed), that serves only `authctl token` (and `authctl ping`) for the listed
         accounts. Everything else — status, account management, login, logout, ID tokens,
-        metrics, other accounts — is refused with 403 forbidden. Forward it over SSH or bind-mount it into a container and
-        set AUTHBROKER_SOCKET on the other side (docs/remote.md). The other side can get tokens
-        for the listed accounts until the socket is gone; nothing else.
+        metrics, other accounts — is refused with 403 forbidden. Forward it over SSH or
+        bind-mount it into a container and set AUTHBROKER_SOCKET on the other side
+        (docs/remote.md). The other side can get tokens for the listed accounts until the socket
+        is gone; nothing else.
 
         add options:
           --account A      an account the socket serves (repeatable, at least one)
