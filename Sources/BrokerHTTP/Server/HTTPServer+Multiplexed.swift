@@ -110,7 +110,7 @@ extension HTTPServer {
         guard let multiplexer, listener.fd >= 0 else { return nil }
         _ = fcntl(listener.fd, F_SETFL, fcntl(listener.fd, F_GETFL) | O_NONBLOCK)
         let served: ServedListener? = multiplexer.state.withLock { state in
-            guard !state.stopped else { return nil }
+            guard !state.stopped, state.acceptorRunning else { return nil }
             let served = ServedListener(key: state.nextKey, listener: listener, handler: handler)
             state.nextKey += 1
             state.listeners[served.key] = served
@@ -123,8 +123,8 @@ extension HTTPServer {
     /// Stops accepting on `served`, ends its connections that wait for or are receiving a request
     /// at once (no request completed after this is served through it) and the others after the
     /// request they are in (answered with `Connection: close`), waiting for them up to
-    /// `drainTimeout`, after which they are cut. The listener is released here (its descriptor
-    /// closes once the acceptor and its connections let go of it).
+    /// `drainTimeout`, after which they are cut. The acceptor closes the listener (and unlinks
+    /// its file) at its next pass, between two polls; this waits for that too.
     public func remove(_ served: ServedListener) async {
         guard let multiplexer else { return }
         served.removed.store(true, ordering: .sequentiallyConsistent)
