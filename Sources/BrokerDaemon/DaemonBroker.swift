@@ -15,7 +15,7 @@ public protocol DaemonBroker: BrokerService {
     /// The vault rows of `--persist` restricted sockets.
     func storedRestrictedSockets() async throws(WireError) -> [StoredRestrictedSocket]
     func storeRestrictedSocket(_ socket: StoredRestrictedSocket) async throws(WireError)
-    func forgetRestrictedSocket(named name: String) async throws(WireError)
+    func forgetRestrictedSocket(named name: String, owner: UInt32) async throws(WireError)
 }
 
 extension TokenBroker: DaemonBroker {}

@@ -8,35 +8,52 @@ import Synchronization
     @preconcurrency import Glibc
 #endif
 
-/// The daemon's restricted sockets (docs/remote.md): `NAME.sock` files beside the main socket,
-/// each with its own listener whose router serves only ping and its accounts' tokens
-/// (`SocketScope.restricted`). A socket ends at its ttl, at `socket remove`, and at daemon stop
-/// (its file is unlinked and its listener closed); `--persist` ones are stored in the vault and
-/// recreated at start, their ttl an absolute expiry.
+/// The daemon's restricted sockets (docs/remote.md): `restricted/OWNER/NAME.sock` files beside
+/// the main socket (`RestrictedSocketDirectory`), names per owner, each a listener whose router
+/// serves only ping and its accounts' tokens (`SocketScope.restricted`). All of them are served
+/// by one multiplexed `HTTPServer`: one accepting thread and one bounded set of connection slots,
+/// whatever their number, which is capped per owner and in all (`maximumPerOwner`,
+/// `maximumTotal`). A socket ends at its ttl, at `socket remove`, and at daemon stop (its file is
+/// unlinked and its listener closed); `--persist` ones are stored in the vault and recreated at
+/// start, their ttl an absolute expiry.
 final class RestrictedSocketManager: RestrictedSocketService {
+    /// Restricted sockets one owner may have at once.
+    static let maximumPerOwner = 16
+    /// Restricted sockets the daemon serves at once, all owners together (one descriptor each).
+    static let maximumTotal = 128
+
+    /// Names are per owner.
+    struct Key: Hashable, Sendable {
+        let owner: UInt32
+        let name: String
+    }
+
     /// One running restricted socket.
     struct Entry: Sendable {
         let grant: RestrictedGrant
-        let server: HTTPServer
+        let served: ServedListener
         let file: RestrictedSocketFile
         let expiresAt: Double?
         let persist: Bool
         var expiry: Task<Void, Never>?
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<[Key: Entry]>([:])
     private let directory: RestrictedSocketDirectory
+    /// Accepts on every restricted socket (one thread), their connections share its slots.
+    private let server: HTTPServer
     private let broker: any DaemonBroker
     private let makeRouter: @Sendable (SocketScope) -> APIRouter
     private let logger: Logger
     private let now: @Sendable () -> Double
 
     init(
-        directory: RestrictedSocketDirectory, broker: any DaemonBroker, logger: Logger,
+        directory: RestrictedSocketDirectory, server: HTTPServer, broker: any DaemonBroker, logger: Logger,
         now: @escaping @Sendable () -> Double = WallClock.now,
         makeRouter: @escaping @Sendable (SocketScope) -> APIRouter
     ) {
         self.directory = directory
+        self.server = server
         self.broker = broker
         self.logger = logger
         self.now = now
@@ -56,11 +73,13 @@ final class RestrictedSocketManager: RestrictedSocketService {
         let entry = try open(stored, persist: request.persist, replacingStale: false)
         if request.persist {
             do { try await broker.storeRestrictedSocket(stored) } catch {
-                await close(request.name, forget: false)
+                await close(Key(owner: owner, name: request.name), forget: false)
                 throw error
             }
         }
-        logger.info("restricted socket added", ["socket": stored.name, "accounts": stored.accounts.joined(separator: ",")])
+        logger.info(
+            "restricted socket added",
+            ["socket": stored.name, "owner": String(owner), "accounts": stored.accounts.joined(separator: ",")])
         return info(entry)
     }
 
@@ -70,13 +89,13 @@ final class RestrictedSocketManager: RestrictedSocketService {
     }
 
     func removeSocket(name: String, owner: UInt32) async throws(WireError) {
-        let known = entries.withLock { $0[name]?.grant.owner == owner }
-        guard known else {
+        let key = Key(owner: owner, name: name)
+        guard entries.withLock({ $0[key] != nil }) else {
             throw WireError(
                 code: .unknownAccount, message: "No restricted socket named '\(name)'; see: authctl socket list")
         }
-        await close(name, forget: true)
-        logger.info("restricted socket removed", ["socket": name])
+        await close(key, forget: true)
+        logger.info("restricted socket removed", ["socket": name, "owner": String(owner)])
     }
 
     func accountRemoved(_ account: AccountKey) async {
@@ -101,10 +120,10 @@ final class RestrictedSocketManager: RestrictedSocketService {
         }
         for socket in stored {
             if let expiresAt = socket.expiresAt, expiresAt <= now() {
-                do { try directory.removeStale(socket.name) } catch {
+                do { try directory.removeStale(socket.name, owner: socket.owner) } catch {
                     logger.error("expired restricted socket '\(socket.name)' left in place: \(error.message)")
                 }
-                try? await broker.forgetRestrictedSocket(named: socket.name)
+                try? await broker.forgetRestrictedSocket(named: socket.name, owner: socket.owner)
                 logger.info("restricted socket expired while the daemon was stopped", ["socket": socket.name])
                 continue
             }
@@ -114,38 +133,64 @@ final class RestrictedSocketManager: RestrictedSocketService {
         }
     }
 
-    /// At daemon stop: every socket's file and listener go; stored ones stay in the vault. Side by
-    /// side, so the stop takes one server drain (≤ 5 s) however many sockets there are.
+    /// At daemon stop: every socket's file and listener go; stored ones stay in the vault. One
+    /// server drain (≤ 5 s) however many sockets there are.
     func stopAll() async {
-        let names = entries.withLock { Array($0.keys) }
-        await withTaskGroup(of: Void.self) { group in
-            for name in names { group.addTask { await self.close(name, forget: false) } }
+        let all = entries.withLock { entries in
+            defer { entries.removeAll() }
+            return Array(entries.values)
         }
+        for entry in all { entry.expiry?.cancel() }
+        await server.stop()
+        for entry in all { entry.file.remove() }
     }
 
-    /// Binds the file and starts its listener. Held under the lock: two adds of one name cannot both bind.
+    /// Why one more socket of `owner` may not be made (a one-line error naming the cap and the
+    /// way out), or nil. `ownerCount`/`totalCount`: the sockets there are now.
+    static func capProblem(ownerCount: Int, totalCount: Int) -> String? {
+        if ownerCount >= maximumPerOwner {
+            return "You have \(ownerCount) restricted sockets, the most one user may have (\(maximumPerOwner)); "
+                + "remove one first: authctl socket remove NAME"
+        }
+        if totalCount >= maximumTotal {
+            return "The daemon serves \(totalCount) restricted sockets, the most it allows for all users together "
+                + "(\(maximumTotal)); remove one first: authctl socket remove NAME"
+        }
+        return nil
+    }
+
+    /// Binds the file and starts accepting on it. Held under the lock: two adds of one name cannot
+    /// both bind, and the caps cannot be overrun by adds side by side.
     private func open(_ stored: StoredRestrictedSocket, persist: Bool, replacingStale: Bool) throws(WireError) -> Entry {
         // A stored narrowing that no longer parses is left out: the socket serves less, never more.
         let grant = RestrictedGrant(
             name: stored.name, owner: stored.owner, accounts: stored.accounts,
             narrowings: stored.narrowings.compactMap { try? TokenNarrowing(spec: $0) })
+        let key = Key(owner: stored.owner, name: stored.name)
         let entry = try entries.withLock { entries throws(WireError) -> Entry in
-            if entries[stored.name] != nil {
+            if entries[key] != nil {
                 throw WireError(
                     code: .conflict,
                     message: "A restricted socket named '\(stored.name)' exists; remove it first (authctl socket remove \(stored.name)).")
             }
-            let (listener, file) = try directory.bind(stored.name, replacingStale: replacingStale)
-            let server = HTTPServer.start(listener: listener, handler: makeRouter(.restricted(grant)))
-            let entry = Entry(grant: grant, server: server, file: file, expiresAt: stored.expiresAt, persist: persist)
-            entries[stored.name] = entry
+            let ownerCount = entries.keys.count { $0.owner == stored.owner }
+            if let problem = Self.capProblem(ownerCount: ownerCount, totalCount: entries.count) {
+                throw WireError(code: .conflict, message: problem)
+            }
+            let (listener, file) = try directory.bind(stored.name, owner: stored.owner, replacingStale: replacingStale)
+            guard let served = server.add(listener, handler: makeRouter(.restricted(grant))) else {
+                file.remove()
+                throw WireError(code: .internal, message: "The daemon is stopping; no restricted socket can be added.")
+            }
+            let entry = Entry(grant: grant, served: served, file: file, expiresAt: stored.expiresAt, persist: persist)
+            entries[key] = entry
             return entry
         }
-        if let expiresAt = stored.expiresAt { scheduleExpiry(stored.name, at: expiresAt) }
+        if let expiresAt = stored.expiresAt { scheduleExpiry(key, at: expiresAt) }
         return entry
     }
 
-    private func scheduleExpiry(_ name: String, at expiresAt: Double) {
+    private func scheduleExpiry(_ key: Key, at expiresAt: Double) {
         let task = Task { [self] in
             // Wall-clock expiry, checked at least every 30 s so a resume from suspend is noticed.
             while !Task.isCancelled {
@@ -154,21 +199,22 @@ final class RestrictedSocketManager: RestrictedSocketService {
                 try? await Task.sleep(for: .milliseconds(Int(min(left, 30) * 1000) + 1))
             }
             guard !Task.isCancelled else { return }
-            await close(name, forget: true)
-            logger.info("restricted socket expired", ["socket": name])
+            await close(key, forget: true)
+            logger.info("restricted socket expired", ["socket": key.name, "owner": String(key.owner)])
         }
-        entries.withLock { $0[name]?.expiry = task }
+        entries.withLock { $0[key]?.expiry = task }
     }
 
-    /// Stops the listener and unlinks the file; `forget` also deletes the vault row.
-    private func close(_ name: String, forget: Bool) async {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: name) }) else { return }
+    /// Stops accepting on it, ends its connections and unlinks the file; `forget` also deletes
+    /// the vault row.
+    private func close(_ key: Key, forget: Bool) async {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: key) }) else { return }
         entry.expiry?.cancel()
-        await entry.server.stop()
         entry.file.remove()
+        await server.remove(entry.served)
         if forget, entry.persist {
-            do { try await broker.forgetRestrictedSocket(named: name) } catch {
-                logger.error("restricted socket '\(name)' stays in the vault: \(error.message)")
+            do { try await broker.forgetRestrictedSocket(named: key.name, owner: key.owner) } catch {
+                logger.error("restricted socket '\(key.name)' stays in the vault: \(error.message)")
             }
         }
     }

@@ -10,6 +10,11 @@ extension StartedDaemon {
     /// Starts the broker and the server, tells systemd, then handles signals until asked to stop.
     func serve(_ context: DaemonContext, signals: AsyncStream<Int32>) async {
         let logger = context.logger
+        switch openFiles {
+        case .raised(let from, let to): logger.debug("open files limit raised from \(from) to \(to)")
+        case .unchanged: break
+        case .refused(let soft, let why): logger.info("open files limit stays at \(soft) (\(why)); the units set it with LimitNOFILE=")
+        }
         await broker.start()
         let sockets = restrictedSockets(context)
         await sockets.restore()
@@ -55,7 +60,7 @@ extension StartedDaemon {
     private func restrictedSockets(_ context: DaemonContext) -> RestrictedSocketManager {
         let (broker, policy, startedAt) = (broker, PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt)
         let logger = context.logger
-        return RestrictedSocketManager(directory: socketDirectory, broker: broker, logger: logger) { scope in
+        return RestrictedSocketManager(directory: socketDirectory, server: restrictedServer, broker: broker, logger: logger) { scope in
             APIRouter(
                 service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope, adapter: Self.adapter),
                 logger: logger)

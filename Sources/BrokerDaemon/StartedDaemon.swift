@@ -15,8 +15,12 @@ struct StartedDaemon: Sendable {
     /// The socket file we bound (device, inode), removed on stop if it is still ours; nil when
     /// the socket came from systemd (the socket unit owns it).
     let boundSocket: (path: String, dev: UInt64, ino: UInt64)?
-    /// Where restricted sockets are bound (the main socket's directory).
+    /// Where restricted sockets are bound (`restricted/` in the main socket's directory).
     let socketDirectory: RestrictedSocketDirectory
+    /// The one server all restricted sockets are added to (one accepting thread).
+    let restrictedServer: HTTPServer
+    /// What happened to the open-files limit at start (logged once serving).
+    let openFiles: OpenFilesLimit.Outcome
     let startedAt: Double
 
     /// Runs on the main thread before any task: every call here may block (scrypt, SQLite, bind).
@@ -24,6 +28,7 @@ struct StartedDaemon: Sendable {
         let startedAt = WallClock.now()
         let options = context.options
         try ProcessHardening.apply()
+        let openFiles = OpenFilesLimit.raise()
         let stateDirectory = try StateDirectory.open(options.stateDirectory)
         let keySource = try KeySource.resolve(
             environment: context.environment, keyFile: options.keyFile, passphraseFile: options.passphraseFile)
@@ -33,11 +38,15 @@ struct StartedDaemon: Sendable {
         let vault: Vault
         let transport: ReloadableTransport
         let socketDirectory: RestrictedSocketDirectory
+        let restrictedServer: HTTPServer
         do {
-            socketDirectory = try RestrictedSocketDirectory.open(mainSocket: options.socketPath)
+            var inherited = false
+            if case .inherited = listener.address { inherited = true }
+            socketDirectory = try RestrictedSocketDirectory.open(mainSocket: options.socketPath, inherited: inherited)
             try StateLock.acquire(stateDirectory: options.stateDirectory, descriptor: stateDirectory)
             vault = try Vault.open(databasePath: options.databasePath, keySource: keySource)
             transport = try ReloadableTransport(configuration: httpConfiguration(context))
+            do { restrictedServer = try HTTPServer.multiplexed() } catch { throw DaemonError.listener(error) }
         } catch {
             if let bound { unlink(bound.path) }  // ours, just bound: leave nothing behind
             throw error
@@ -47,7 +56,7 @@ struct StartedDaemon: Sendable {
             "vault open", ["database": options.databasePath, "key": keySource.description])
         return StartedDaemon(
             listener: listener, broker: broker, transport: transport, boundSocket: bound, socketDirectory: socketDirectory,
-            startedAt: startedAt)
+            restrictedServer: restrictedServer, openFiles: openFiles, startedAt: startedAt)
     }
 
     /// The broker behind the socket API.

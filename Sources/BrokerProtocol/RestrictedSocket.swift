@@ -70,7 +70,7 @@ public struct RestrictedSocketRequest: Codable, Sendable, Equatable {
 /// One restricted socket, as `GET /v1/sockets` and `POST /v1/sockets` answer it.
 public struct RestrictedSocketInfo: Codable, Sendable, Equatable {
     public var name: String
-    /// Where the socket file is (`$XDG_RUNTIME_DIR/authbroker/NAME.sock`).
+    /// Where the socket file is (`$XDG_RUNTIME_DIR/authbroker/restricted/UID/NAME.sock`).
     public var path: String
     public var accounts: [String]
     /// RFC 3339 UTC; nil: no ttl.
@@ -101,8 +101,9 @@ public struct RestrictedSocketList: Codable, Sendable, Equatable {
     public init(sockets: [RestrictedSocketInfo]) { self.sockets = sockets }
 }
 
-/// Restricted socket names: the file is `NAME.sock` beside the main socket, so the charset is
-/// strict (no '/', no dot files) and `authbroker` (the main socket's name) is taken.
+/// Restricted socket names (per owner): the file is `restricted/UID/NAME.sock` below the main
+/// socket's directory, so the charset is strict (no '/', no dot files); `main` and `authbroker`
+/// (the main socket's names) are taken.
 public enum RestrictedSocketName {
     public static let maximumLength = 32
     /// The name the main socket is called by in audit lines (`socket=main`).

@@ -141,13 +141,23 @@ enum DaemonIdentity {
         return "refusing to use \(socketPath): the process listening there runs as uid \(credentials.uid), not as you (uid \(me)); remove it or pass --socket"
     }
 
+    /// The socket's directory belongs to `owner` and nobody else may write it, nor any of its
+    /// ancestors that also belong to `owner` (a restricted socket sits in
+    /// `/run/authbroker/restricted/UID/`); the first ancestor that does not is root's and
+    /// not writable by group or other (`/run`).
     static func isSystemSocket(_ path: String, owner: UInt32) -> Bool {
-        let directory = parent(of: path)
-        var directoryInfo = stat()
-        var grandparentInfo = stat()
-        guard lstat(directory, &directoryInfo) == 0, lstat(parent(of: directory), &grandparentInfo) == 0 else { return false }
-        return directoryInfo.st_uid == owner && directoryInfo.st_mode & 0o022 == 0
-            && grandparentInfo.st_uid == 0 && grandparentInfo.st_mode & 0o022 == 0
+        var directory = parent(of: path)
+        var info = stat()
+        guard lstat(directory, &info) == 0, info.st_uid == owner, info.st_mode & 0o022 == 0 else { return false }
+        while directory.hasPrefix("/"), directory != "/" {
+            directory = parent(of: directory)
+            guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o022 == 0 else {
+                return false
+            }
+            if info.st_uid == 0 { return true }
+            guard info.st_uid == owner else { return false }
+        }
+        return false
     }
 
     static func parent(of path: String) -> String {

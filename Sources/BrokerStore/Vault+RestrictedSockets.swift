@@ -21,7 +21,7 @@ public struct StoredRestrictedSocket: Sendable, Equatable {
 extension Vault {
     public func restrictedSockets() throws(StoreError) -> [StoredRestrictedSocket] {
         try connection.query(
-            "SELECT name, owner_uid, accounts, expires_at, narrowings FROM restricted_sockets ORDER BY name"
+            "SELECT name, owner_uid, accounts, expires_at, narrowings FROM restricted_sockets ORDER BY owner_uid, name"
         ) { row in
             StoredRestrictedSocket(
                 name: row.text(0), owner: UInt32(truncatingIfNeeded: row.int64(1)),
@@ -30,12 +30,12 @@ extension Vault {
         }
     }
 
-    /// Inserts or replaces the socket of that name.
+    /// Inserts or replaces the owner's socket of that name (names are per owner).
     public func saveRestrictedSocket(_ socket: StoredRestrictedSocket) throws(StoreError) {
         _ = try connection.run(
             """
             INSERT INTO restricted_sockets (name, owner_uid, accounts, expires_at, narrowings) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET owner_uid = excluded.owner_uid, accounts = excluded.accounts,
+            ON CONFLICT (owner_uid, name) DO UPDATE SET accounts = excluded.accounts,
             expires_at = excluded.expires_at, narrowings = excluded.narrowings
             """,
             [
@@ -44,7 +44,8 @@ extension Vault {
             ])
     }
 
-    public func removeRestrictedSocket(named name: String) throws(StoreError) {
-        _ = try connection.run("DELETE FROM restricted_sockets WHERE name = ?", [.text(name)])
+    public func removeRestrictedSocket(named name: String, owner: UInt32) throws(StoreError) {
+        _ = try connection.run(
+            "DELETE FROM restricted_sockets WHERE owner_uid = ? AND name = ?", [.integer(Int64(owner)), .text(name)])
     }
 }

@@ -86,6 +86,23 @@ enum VaultSchema {
         // The DPoP key lives in the tokens row: it is saved, replaced and deleted with the tokens
         // bound to it, in the same statement (no window where tokens and key disagree).
         Migration(name: "dpop-key", sql: "ALTER TABLE tokens ADD COLUMN dpop_key BLOB;"),
+        // Restricted socket names are per owner (each owner has a directory of sockets): two
+        // owners may each have `remote`. SQLite cannot change a primary key, so the table is rebuilt.
+        Migration(
+            name: "restricted-sockets-per-owner",
+            sql: """
+                CREATE TABLE restricted_sockets_per_owner (
+                    owner_uid INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    accounts TEXT NOT NULL,
+                    expires_at REAL,
+                    PRIMARY KEY (owner_uid, name)
+                ) STRICT;
+                INSERT INTO restricted_sockets_per_owner (owner_uid, name, accounts, expires_at)
+                    SELECT owner_uid, name, accounts, expires_at FROM restricted_sockets;
+                DROP TABLE restricted_sockets;
+                ALTER TABLE restricted_sockets_per_owner RENAME TO restricted_sockets;
+                """),
         // A restricted socket's named narrowings, newline-separated like its accounts (a
         // `TokenNarrowing` spec holds no newline); '' for none, as every older row has.
         Migration(

@@ -57,3 +57,31 @@ func fakeDaemonOfAnotherUserReceivesNotOneByteOfAnAccountAdd() async throws {
     let bytes = try #require(FileManager.default.contents(atPath: received), "the fake daemon never saw the client hang up")
     #expect(bytes.isEmpty, "the fake daemon received \(bytes.count) bytes: \(String(decoding: bytes, as: UTF8.self))")
 }
+
+/// docs/security.md "The socket": a system daemon's restricted socket sits in
+/// `/run/authbroker/restricted/UID/`, two directories of the daemon's below the root-owned one:
+/// every directory of the daemon's on the way up must be unwritable by others, and the first that
+/// is not the daemon's must be root's and unwritable. (Failed before: only the socket's directory
+/// and its parent were looked at, so authctl refused the daemon's own restricted sockets.)
+@Test(.enabled(if: getuid() == 0, "needs root to give directories to another uid"))
+func systemSocketRuleWalksUpThroughTheDaemonsDirectories() throws {
+    var template = Array("/tmp/authbroker-identity-XXXXXX".utf8CString)
+    let top = String(cString: try #require(mkdtemp(&template)))
+    defer { try? FileManager.default.removeItem(atPath: top) }
+    let daemon: UInt32 = 65534
+    let run = top + "/run", base = run + "/authbroker", restricted = base + "/restricted", owner = restricted + "/1000"
+    for (path, mode) in [(run, 0o755), (base, 0o755), (restricted, 0o710), (owner, 0o710)] {
+        #expect(mkdir(path, mode_t(mode)) == 0)
+        chmod(path, mode_t(mode))
+        if path != run { chown(path, daemon, 0) }
+    }
+    chmod(top, 0o755)
+    #expect(DaemonIdentity.isSystemSocket(owner + "/remote.sock", owner: daemon))
+    #expect(DaemonIdentity.isSystemSocket(base + "/authbroker.sock", owner: daemon))
+    #expect(!DaemonIdentity.isSystemSocket(owner + "/remote.sock", owner: 4242))
+    chmod(restricted, 0o730)  // a directory of the daemon's that its group could write
+    #expect(!DaemonIdentity.isSystemSocket(owner + "/remote.sock", owner: daemon))
+    chmod(restricted, 0o710)
+    chown(run, 4242, 0)  // the first directory not the daemon's is not root's
+    #expect(!DaemonIdentity.isSystemSocket(owner + "/remote.sock", owner: daemon))
+}

@@ -19,7 +19,24 @@ import Testing
         var fewer = kept
         fewer.accounts = ["mail"]
         try vault.saveRestrictedSocket(fewer)
-        try vault.removeRestrictedSocket(named: "open")
+        try vault.removeRestrictedSocket(named: "open", owner: 1001)
         #expect(try vault.restrictedSockets() == [fewer])
+    }
+}
+
+/// Names are per owner (docs/security.md, "Restricted sockets"): two owners may each keep a
+/// `remote`, and one owner's save or removal never touches the other's.
+@Suite struct VaultRestrictedSocketOwnerTests {
+    @Test func twoOwnersMayEachStoreASocketOfTheSameName() throws {
+        let fixture = try VaultFixture()
+        defer { fixture.remove() }
+        let mine = StoredRestrictedSocket(name: "remote", owner: 1000, accounts: ["work"], expiresAt: nil)
+        let theirs = StoredRestrictedSocket(name: "remote", owner: 1001, accounts: ["mail"], expiresAt: 1_900_000_000)
+        let vault = try fixture.open()
+        try vault.saveRestrictedSocket(mine)
+        try vault.saveRestrictedSocket(theirs)
+        #expect(try vault.restrictedSockets() == [mine, theirs])
+        try vault.removeRestrictedSocket(named: "remote", owner: 1000)
+        #expect(try vault.restrictedSockets() == [theirs])
     }
 }

@@ -5,7 +5,8 @@ import Testing
 /// (`DocExample`) with the real authctl and authbrokerd against the mock provider: every command
 /// must succeed unless the doc shows an error, and each result the doc shows must be what it
 /// prints (paths aside). Only placeholders the docs declare are put in: `$ISSUER`, the API URL
-/// `https://api.example.com/me`, and `/run/user/1000` (here) and `/run/user/1001` (the SSH host).
+/// `https://api.example.com/me`, and `/run/user/1000` (here) and `/run/user/1001` (the SSH host),
+/// and uid 1000's own directory of restricted sockets (`restricted/1000/`, here the test's uid).
 @Suite(.serialized) struct GuideExamplesTests {
     static let api = "https://api.example.com/me"
 
@@ -35,6 +36,7 @@ import Testing
         func placeholders(_ text: String) -> String {
             text.replacingOccurrences(of: GuideExamplesTests.api, with: provider.issuer + "/resource")
                 .replacingOccurrences(of: "/run/user/1000", with: harness.runtime)
+                .replacingOccurrences(of: "/restricted/1000/", with: "/restricted/\(getuid())/")
                 .replacingOccurrences(of: "/run/user/1001", with: remoteRuntime)
         }
 

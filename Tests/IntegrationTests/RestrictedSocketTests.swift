@@ -11,7 +11,7 @@ import Testing
         try await harness.signIn("work", provider: provider)
         try await harness.signIn("other", provider: provider)
         let path = try await harness.addRestrictedSocket("remote", ["--account", "work"])
-        #expect(path == harness.runtime + "/remote.sock")
+        #expect(path == harness.runtime + "/restricted/\(getuid())/remote.sock")
         var info = stat()
         #expect(lstat(path, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600 && info.st_mode & S_IFMT == S_IFSOCK && info.st_uid == geteuid())
@@ -134,7 +134,10 @@ import Testing
     func aNameWhosePathIsTakenIsRefused() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.addAccount("work", provider: provider)
-        let squatter = harness.runtime + "/taken.sock"
+        // The owner's directory is the daemon's; a file there that the daemon did not bind is
+        // still refused, never replaced.
+        let squatter = harness.runtime + "/restricted/\(getuid())/taken.sock"
+        try FileManager.default.createDirectory(atPath: harness.runtime + "/restricted/\(getuid())", withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: squatter, contents: Data("mine".utf8)))
         let run = try await harness.authctl(["socket", "add", "taken", "--account", "work"])
         #expect(run.status != 0 && run.stderr.contains("exists and is not one of this daemon's restricted sockets"), "\(run)")
@@ -143,6 +146,30 @@ import Testing
         #expect(unknown.status != 0 && unknown.stderr.contains("No account named 'nobody'"), "\(unknown)")
         let bad = try await harness.authctl(["socket", "add", "../up", "--account", "work"])
         #expect(bad.status == 64, "\(bad)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
+    /// docs/security.md "Restricted sockets": at most 16 per owner, refused with a one-line error
+    /// naming the cap and `authctl socket remove`; every one of them is accepted on by the same
+    /// thread, so adding 16 adds no thread each. (Failed before: no cap, and a thread per socket.)
+    @Test(.timeLimit(.minutes(3)))
+    func socketsAreCappedPerOwnerAndShareOneAcceptingThread() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.addAccount("work", provider: provider)
+        let pid = try #require(harness.daemon?.pid)
+        func threads() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0 }
+        let before = threads()
+        var paths: [String] = []
+        for index in 0..<16 { paths.append(try await harness.addRestrictedSocket("s\(index)", ["--account", "work"])) }
+        let added = threads() - before
+        #expect(added < 8, "\(added) threads more after adding 16 restricted sockets")
+        let over = try await harness.authctl(["socket", "add", "s16", "--account", "work"])
+        #expect(over.status != 0 && over.stderr.contains("(16)") && over.stderr.contains("authctl socket remove"), "\(over)")
+        #expect(over.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(over)")
+        for path in [paths[0], paths[15]] { #expect(try await harness.authctl(["ping"], through: path).status == 0) }
+        #expect(try await harness.authctl(["socket", "remove", "s0"]).status == 0)
+        #expect(try await harness.authctl(["ping"], through: paths[0]).status != 0)
+        #expect(try await harness.authctl(["socket", "add", "s16", "--account", "work"]).status == 0)
         #expect(await harness.stopDaemon() == 0)
     }
 }

@@ -17,6 +17,8 @@ import Testing
         let token = try await harness.token("work")
         // The file mode is only the first fence: open it up to test the daemon's own checks.
         OtherUser.openSocket(of: harness)
+        chmod(harness.runtime + "/restricted", 0o711)
+        chmod(harness.runtime + "/restricted/\(getuid())", 0o711)
         chmod(path, 0o666)
 
         let refused = try await harness.authctl(["token", "work"], through: path, as: stranger)

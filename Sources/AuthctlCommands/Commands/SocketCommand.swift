@@ -10,13 +10,14 @@ enum SocketCommand: Command {
                authctl socket list [--json]
                authctl socket remove NAME
 
-        A restricted socket is an extra socket, $XDG_RUNTIME_DIR/authbroker/NAME.sock (mode 0600),
-        that serves only `authctl token` (and `authctl ping`) for the listed accounts — their plain
-        tokens, and narrowed ones only as named with --narrowing. Everything
-        else — status, account management, login, logout, ID tokens, metrics, other accounts —
-        is refused with 403 forbidden. Forward it over SSH or bind-mount it into a container and
-        set AUTHBROKER_SOCKET on the other side (docs/remote.md). The other side can get tokens
-        for the listed accounts until the socket is gone; nothing else.
+        A restricted socket is an extra socket, $XDG_RUNTIME_DIR/authbroker/restricted/UID/NAME.sock
+        (its path is printed), that serves only `authctl token` (and `authctl ping`) for the listed
+        accounts — their plain tokens, and narrowed ones only as named with --narrowing.
+        Everything else — status, account management, login, logout, ID tokens, metrics, other
+        accounts — is refused with 403 forbidden. Forward it over SSH or
+        bind-mount it into a container and set AUTHBROKER_SOCKET on the other side
+        (docs/remote.md). The other side can get tokens for the listed accounts until the socket
+        is gone; nothing else.
 
         add options:
           --account A      an account the socket serves (repeatable, at least one)
@@ -30,7 +31,8 @@ enum SocketCommand: Command {
           --persist        keep it across daemon restarts (stored in the vault; the ttl
                            stays an absolute expiry)
 
-        NAME: 1 to 32 lower-case letters, digits, '-' and '_', starting with a letter or digit.
+        NAME: 1 to 32 lower-case letters, digits, '-' and '_', starting with a letter or digit;
+        names are per user. At most 16 sockets per user (128 for the whole daemon).
         The socket goes at its ttl, at `authctl socket remove`, and when the daemon stops
         (unless --persist). Removing an account removes it from every socket's list.
         """

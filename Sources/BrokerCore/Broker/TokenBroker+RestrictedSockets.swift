@@ -12,8 +12,10 @@ extension TokenBroker {
         try await vaultJob("store restricted socket '\(socket.name)'") { vault in try vault.saveRestrictedSocket(socket) }
     }
 
-    public func forgetRestrictedSocket(named name: String) async throws(WireError) {
-        try await vaultJob("forget restricted socket '\(name)'") { vault in try vault.removeRestrictedSocket(named: name) }
+    public func forgetRestrictedSocket(named name: String, owner: UInt32) async throws(WireError) {
+        try await vaultJob("forget restricted socket '\(name)'") { vault in
+            try vault.removeRestrictedSocket(named: name, owner: owner)
+        }
     }
 
     private func vaultJob<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Vault) throws -> T)

@@ -5,6 +5,8 @@ import Synchronization
 /// One accepted connection, served on its own thread by `run()`.
 struct HTTPConnection: Sendable {
     let server: HTTPServer
+    /// The server's handler, or on a multiplexed server the one of the listener it came through.
+    let handler: any HTTPHandler
     let state: HTTPServer.ConnectionState
     let info: ConnectionInfo
 
@@ -16,7 +18,7 @@ struct HTTPConnection: Sendable {
 
     func run() {
         defer { server.finish(info.id, fd: fd) }
-        server.handler.connectionStarted(info)
+        handler.connectionStarted(info)
         // Idle waits are a plain blocking recv bounded by SO_RCVTIMEO (one syscall per request);
         // partial requests and the first one pay for poll() with the exact remaining deadline.
         Socket.setReceiveTimeout(fd, server.configuration.idleTimeout)
@@ -109,8 +111,8 @@ struct HTTPConnection: Sendable {
 
     /// Answers one request; true when the connection stays open for the next.
     private func respond(to request: HTTPRequest, keepAlive: Bool) -> Bool {
-        let response = server.handler.handleImmediately(request, connection: info) ?? awaitHandler(request)
-        let keep = keepAlive && request.version.minor >= 1 && !server.isStopping
+        let response = handler.handleImmediately(request, connection: info) ?? awaitHandler(request)
+        let keep = keepAlive && request.version.minor >= 1 && !server.isStopping && !state.sourceRemoved
         let bytes: [UInt8]
         do {
             bytes = try response.serialized(keepAlive: keep, includeBody: request.method != "HEAD")
@@ -123,7 +125,7 @@ struct HTTPConnection: Sendable {
 
     /// Runs the async handler, executing its task on this (dedicated, non-pool) thread.
     private func awaitHandler(_ request: HTTPRequest) -> HTTPResponse {
-        let handler = server.handler
+        let handler = handler
         let info = info
         return executor.run { await handler.handle(request, connection: info) }
     }

@@ -3,11 +3,12 @@ import Glibc
 extension HTTPListener {
     /// Listens on a Unix stream socket at `path`.
     ///
-    /// The parent directory is created 0700 when missing. The socket is bound, chmod'ed 0600,
-    /// and only then listened on, so nobody can connect while its mode is looser. A leftover
+    /// The parent directory is created 0700 when missing. The socket is bound, chmod'ed to
+    /// `mode` (0600: only our uid may connect), and only then listened on, so nobody can connect
+    /// while its mode is looser. A leftover
     /// socket file is removed only if it is a socket and connecting to it is refused; if a
     /// server answers there, this throws `.alreadyRunning`; a non-socket file throws `.notASocket`.
-    public static func unix(path: String, backlog: Int32 = 128) throws(HTTPServerError) -> HTTPListener {
+    public static func unix(path: String, mode: mode_t = 0o600, backlog: Int32 = 128) throws(HTTPServerError) -> HTTPListener {
         try createParentDirectory(of: path)
         try removeStaleSocket(at: path)
         let fd = try Socket.make(family: AF_UNIX)
@@ -21,7 +22,7 @@ extension HTTPListener {
             guard let identity = fileIdentity(path) else { throw Socket.fail("lstat", path: path) }
             // From here the listener owns fd and the file: its deinit cleans up on failure.
             listener = HTTPListener(fd: fd, address: .unix(path: path), createdFile: identity)
-            guard chmod(path, 0o600) == 0 else { throw Socket.fail("chmod", path: path) }
+            guard chmod(path, mode) == 0 else { throw Socket.fail("chmod", path: path) }
             guard listen(fd, backlog) == 0 else { throw Socket.fail("listen", path: path) }
             return listener!
         } catch {

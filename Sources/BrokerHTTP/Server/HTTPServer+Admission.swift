@@ -14,13 +14,13 @@ extension HTTPServer {
 
     /// Refuses the peer at once if the handler says so, else registers and starts the
     /// connection — evicting a waiting one when at a cap — or answers 503 when nothing can go.
-    func admit(_ fd: Int32, peer: ConnectionInfo.Peer) {
+    func admit(_ fd: Int32, peer: ConnectionInfo.Peer, handler: any HTTPHandler, source: ServedListener?) {
         if let refusal = handler.refusal(for: ConnectionInfo(id: 0, peer: peer)) {
             return reject(fd, with: refusal)
         }
         var shareUID: UInt32?
         if case .unix(let credentials) = peer, credentials.uid != configuration.ownerUID { shareUID = credentials.uid }
-        let state = ConnectionState(fd: fd, shareUID: shareUID)
+        let state = ConnectionState(fd: fd, shareUID: shareUID, source: source)
         let id: UInt64? = registry.withLock { registry in
             guard makeRoom(for: state, in: &registry) else { return nil }
             let id = registry.nextID
@@ -32,9 +32,11 @@ extension HTTPServer {
             return reject(fd, with: .plainText(status: 503, "too many connections; try again later"))
         }
         running.enter()
-        let connection = HTTPConnection(server: self, state: state, info: ConnectionInfo(id: id, peer: peer))
+        source?.connections.enter()
+        let connection = HTTPConnection(server: self, handler: handler, state: state, info: ConnectionInfo(id: id, peer: peer))
         threads.run {
             connection.run()
+            source?.connections.leave()
             self.running.leave()
         }
     }
@@ -69,10 +71,10 @@ extension HTTPServer {
         return false
     }
 
-    /// A best-effort answer without blocking the accept thread, then close.
+    /// A best-effort answer without blocking the accept thread, then a bounded lingering close
+    /// off this thread (`LingeringCloser`), so the peer reads the answer rather than a reset.
     private func reject(_ fd: Int32, with response: HTTPResponse) {
         if let bytes = try? response.serialized(keepAlive: false) { Socket.sendWithoutBlocking(fd, bytes) }
-        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
-        close(fd)
+        LingeringCloser.shared.close(fd)
     }
 }

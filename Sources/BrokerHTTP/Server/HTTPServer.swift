@@ -43,13 +43,19 @@ public final class HTTPServer: Sendable {
         let fd: Int32
         /// The peer uid the per-uid share counts against; nil for TCP peers and the owner.
         let shareUID: UInt32?
+        /// The listener it came through on a multiplexed server (nil: the server's own listener).
+        let source: ServedListener?
         /// Accepted connections start idle: evictable before their thread even runs.
         private let rawPhase = Atomic<UInt8>(Phase.idle.rawValue)
 
-        init(fd: Int32, shareUID: UInt32?) {
+        init(fd: Int32, shareUID: UInt32?, source: ServedListener? = nil) {
             self.fd = fd
             self.shareUID = shareUID
+            self.source = source
         }
+
+        /// Its listener was removed: serve no further request on it.
+        var sourceRemoved: Bool { source?.removed.load(ordering: .sequentiallyConsistent) ?? false }
 
         var phase: Phase { Phase(rawValue: rawPhase.load(ordering: .sequentiallyConsistent)) ?? .evicted }
 
@@ -60,9 +66,13 @@ public final class HTTPServer: Sendable {
 
     }
 
-    public let listener: HTTPListener
+    /// The listener `start` was given; nil for a multiplexed server (`multiplexed`), whose
+    /// listeners come and go with `add` and `remove`.
+    let listener: HTTPListener?
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
+    /// A multiplexed server's listeners and the pipe that wakes its acceptor (see HTTPServer+Multiplexed).
+    let multiplexer: Multiplexer?
     let registry = Mutex(Registry())
     let stopping = Atomic<Bool>(false)
     /// Entered by the accept thread and every connection thread; `stop` waits on it.
@@ -70,10 +80,14 @@ public final class HTTPServer: Sendable {
     /// The threads connections run on (parked between connections).
     let threads = ConnectionThreadPool()
 
-    private init(listener: HTTPListener, configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
+    init(
+        listener: HTTPListener?, configuration: HTTPServerConfiguration, handler: any HTTPHandler,
+        multiplexer: Multiplexer? = nil
+    ) {
         self.listener = listener
         self.configuration = configuration
         self.handler = handler
+        self.multiplexer = multiplexer
     }
 
     /// Starts accepting connections on `listener` in a dedicated thread.
@@ -105,7 +119,8 @@ public final class HTTPServer: Sendable {
     /// `stop()` for callers on a plain thread.
     public func stopBlocking() {
         if stopping.exchange(true, ordering: .sequentiallyConsistent) { return waitForThreads() }
-        listener.shutdownListening()
+        listener?.shutdownListening()
+        multiplexer?.stop()
         registry.withLock { registry in
             // Under the lock: a connection closes its fd only after unregistering, so these
             // descriptors cannot have been reused.
@@ -128,6 +143,7 @@ public final class HTTPServer: Sendable {
 
     private func acceptLoop() {
         defer { running.leave() }
+        guard let listener else { return }
         while true {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -149,7 +165,7 @@ public final class HTTPServer: Sendable {
                 }
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            admit(fd, peer: peer(of: fd, address: storage))
+            admit(fd, peer: peer(of: fd, address: storage), handler: handler, source: nil)
         }
     }
 
@@ -159,7 +175,7 @@ public final class HTTPServer: Sendable {
     /// Also false when the connection was evicted.
     func markIdle(_ state: ConnectionState) -> Bool {
         guard state.phase == .idle || state.move(from: .handling, to: .idle) else { return false }
-        return !stopping.load(ordering: .sequentiallyConsistent)
+        return !stopping.load(ordering: .sequentiallyConsistent) && !state.sourceRemoved
     }
 
     /// Unregisters and closes, in that order (see `stopBlocking`).
