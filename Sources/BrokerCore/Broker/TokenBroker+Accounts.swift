@@ -82,6 +82,7 @@ extension TokenBroker {
         counters.state(nil, replacing: removed.reportedState, owner: key.owner)
         accounts[key] = nil
         approvals.forget(key)
+        policyConfirmations.forget(key)
         wakeUps.cancel(key)
         sync(key, now: now())
         logger.with(key).info("account removed")
