@@ -1,4 +1,5 @@
 import BrokerProtocol
+import Foundation
 import Synchronization
 import Testing
 
@@ -85,6 +86,41 @@ import Testing
             approvals.decide(Self.work, approve: true)
             for await outcome in group { #expect(outcome == .approved) }
         }
+        gate.open()
+    }
+
+    /// The code the first waiter's notification got; nothing else hands it out.
+    final class Shown: Sendable {
+        let code = Mutex<String?>(nil)
+        var notify: @Sendable (String) -> Void { { code in self.code.withLock { $0 = code } } }
+    }
+
+    @Test func onlyTheNotifiedCodeApprovesAndFiveWrongOnesEndTheWait() async {
+        let approvals = CallerApprovals()
+        let gate = Gate()
+        let shown = Shown()
+        async let outcome = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
+        await Self.untilWaiting(approvals, 1)
+        let code = shown.code.withLock { $0 } ?? ""
+        #expect(ConfirmationCode.normalized(code) != nil && code.count == 9, "ABCD-EFGH: \(code)")
+        let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
+        for remaining in (1...4).reversed() {
+            #expect(approvals.approve(Self.work, code: wrong) == .wrong(remaining: remaining))
+        }
+        #expect(approvals.decision(Self.work) == nil, "wrong codes decide nothing")
+        #expect(approvals.approve(Self.work, code: wrong) == .burnt(released: 1))
+        #expect(await outcome == .abandoned)
+        #expect(approvals.approve(Self.work, code: code) == .notWaiting, "a burnt code is gone with its wait")
+        #expect(approvals.decision(Self.work) == nil)
+
+        // The next wait has a code of its own; the right one (any case, dashes optional) approves.
+        async let again = approvals.wait(Self.work, pid: 8, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
+        await Self.untilWaiting(approvals, 1)
+        let next = shown.code.withLock { $0 } ?? ""
+        #expect(next != code)
+        #expect(approvals.approve(Self.work, code: next.lowercased().replacingOccurrences(of: "-", with: "")) == .approved(released: 1))
+        #expect(await again == .approved)
+        #expect(approvals.decision(Self.work) == true)
         gate.open()
     }
 }
