@@ -108,7 +108,9 @@ import Testing
             #expect(approvals.approve(Self.work, code: wrong) == .wrong(remaining: remaining))
         }
         #expect(approvals.decision(Self.work) == nil, "wrong codes decide nothing")
-        #expect(approvals.approve(Self.work, code: wrong) == .burnt(released: 1))
+        let fifth = approvals.approve(Self.work, code: wrong)
+        #expect(fifth == .burnt(released: 1))
+        if fifth != .burnt(released: 1) { gate.open() }  // fail rather than wait forever
         #expect(await outcome == .abandoned)
         #expect(approvals.approve(Self.work, code: code) == .notWaiting, "a burnt code is gone with its wait")
         #expect(approvals.decision(Self.work) == nil)

@@ -20,11 +20,12 @@ struct NotifiedCodes {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// The code of the `number`-th notification of `event` (1-based), once the hook wrote it (bounded wait).
-    func code(_ event: String, number: Int = 1) async -> String? {
+    /// The code of the `number`-th notification of `event` (nil: any; 1-based), once the hook wrote
+    /// it (bounded wait).
+    func code(_ event: String?, number: Int = 1) async -> String? {
         var found: String?
         _ = await SpawnedProcess.eventually(timeout: 30) {
-            let matching = lines.filter { $0.hasPrefix(event + " ") }
+            let matching = lines.filter { line in event.map { line.hasPrefix($0 + " ") } ?? true }
             guard matching.count >= number else { return false }
             found = matching[number - 1].split(separator: " ").dropFirst(2).first.map(String.init)
             return true
