@@ -17,7 +17,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --env --header-name
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
     --resource
-    --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce"
+    --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce --code"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -118,7 +118,7 @@ _authctl() {
         header) options="--header-name --scheme --min-ttl --method --url --nonce --scope --resource --audience --help"; accounts=yes ;;
         curl) options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
-        approve) options="--exe --deny --help"; accounts=yes ;;
+        approve) options="--exe --code --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;
         git-credential)
             if [[ $cur == -* ]]; then
@@ -139,7 +139,8 @@ _authctl() {
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-narrowing" ;;
-                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file"; accounts=yes ;;
+                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --client-secret-file --code"; accounts=yes ;;
+                apply) options="--code" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
