@@ -84,7 +84,7 @@ final class FakeBrokerService: BrokerService {
         return AccountStatus(name: configuration.name, state: .loggedOut)
     }
 
-    func removeAccount(_ key: AccountKey) async throws(WireError) {
+    func removeAccount(_ key: AccountKey, caller: ChangeRequester) async throws(WireError) {
         try record("removeAccount(\(label(key)))")
     }
 

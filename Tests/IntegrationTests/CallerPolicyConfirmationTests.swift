@@ -115,6 +115,12 @@ import Testing
         #expect(updateLines.last?.hasSuffix("changed=allow_exe tokens=kept pid=\(doneRun.pid) exe=\(allowed)-full") == true, "\(updateLines)")
         #expect(policyLines.allSatisfy { $0.contains(" pid=") && $0.contains(" exe=") && !$0.contains(copy) })
         for shown in [code, second] { #expect(!harness.daemonLog.contains(shown)) }
+
+        // Removing the account drops its policy with it (and its tokens: a new login is needed): logged with who.
+        let removed = try await harness.authctl(["account", "remove", "work"], authctlPath: copy)
+        #expect(removed.status == 0, "\(removed)")
+        let removal = harness.daemonLog.split(separator: "\n").first { $0.contains("info: account removed account=work ") }
+        #expect(removal?.hasSuffix("policy=allow_exe,confirm_callers pid=\(removed.pid) exe=\(copy)-full") == true, "\(harness.daemonLog)")
         #expect(await harness.stopDaemon() == 0)
     }
 

@@ -223,7 +223,7 @@ public struct APIRouter: HTTPHandler {
                 .updateAccount(name),
                 await service.updateAccount(body, owner: peer.uid, confirmation: confirmation, caller: requester(peer)))
         case .removeAccount:
-            try await service.removeAccount(peer.account(name))
+            try await service.removeAccount(peer.account(name), caller: requester(peer))
             await configuration.sockets?.accountRemoved(peer.account(name))
             return HTTPResponse(status: 204)
         case .token:

@@ -17,8 +17,9 @@ public protocol BrokerService: Sendable {
     func account(_ key: AccountKey) async throws(WireError) -> AccountStatus
     /// `POST /v1/accounts`: a new account of `owner`; runs discovery at once unless manual endpoints are given.
     func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus
-    /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account.
-    func removeAccount(_ key: AccountKey) async throws(WireError)
+    /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account; the log
+    /// line names `caller` (its caller policy goes with it: docs/security.md, "Caller policy").
+    func removeAccount(_ key: AccountKey, caller: ChangeRequester) async throws(WireError)
     /// `PUT /v1/accounts/{name}`: replaces the configuration of `owner`'s account `configuration.name`.
     /// A change to its security profile (or client secret) logs the account out; others keep the tokens.
     /// A change that loosens the caller policy of an account that has one needs `confirmation`, the
@@ -96,4 +97,12 @@ public struct ChangeRequester: Sendable, Equatable {
         self.pid = String(pid)
         self.executable = executable
     }
+
+    private init(unknownPID: Void) {
+        pid = "unknown"
+        executable = "unknown"
+    }
+
+    /// No socket caller (the daemon itself, a test).
+    public static let unknown = ChangeRequester(unknownPID: ())
 }
