@@ -110,7 +110,7 @@ public struct CallerPolicy: Sendable, Equatable {
         WireError(
             code: .callerNotAllowed,
             message: "\(ShownText.escaped(executable)) was denied the tokens of '\(account)' until the daemon restarts "
-                + "(authctl approve \(account) --exe \(ShownText.shellWord(executable)) --code CODE allows it while it waits).")
+                + "(a denial needs no code, so it is not lifted by one: restart the daemon to be asked again).")
     }
 
     /// The answer when a wait for approval ended without one.

@@ -66,7 +66,7 @@ struct NotifyHook: Sendable {
     /// AUTHBROKER_EVENT `policy_change`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_CHANGED
     /// (the keys, e.g. `allow_exe,confirm_callers`), AUTHBROKER_PID and AUTHBROKER_EXE (who asks) and
     /// AUTHBROKER_APPROVAL_CODE, the code the change needs; without a hook, a desktop notification.
-    func policyChange(account key: AccountKey, changed: [String], caller: ChangeRequester, code: String) {
+    func policyChange(account key: AccountKey, to proposal: CallerPolicy?, changed: [String], caller: ChangeRequester, code: String) {
         let log = logger.with(key)
         let keys = changed.joined(separator: ",")
         let shown = ShownText.escaped(caller.executable)
@@ -80,7 +80,12 @@ struct NotifyHook: Sendable {
         env["AUTHBROKER_EXE"] = shown
         env["AUTHBROKER_PID"] = caller.pid
         env["AUTHBROKER_APPROVAL_CODE"] = code
-        let body = "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)'.\nCode: \(code)\n"
+        // What the change would allow, so the user can tell it from the change they asked for.
+        let listed = proposal?.allowedExecutables ?? []
+        let programs = listed.isEmpty ? "any program" : listed.map(ShownText.escaped).joined(separator: ", ")
+        let confirm = proposal?.confirm == true ? ", each approved first" : ""
+        let body = "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)': "
+            + "its tokens would go to \(programs)\(confirm).\nCode: \(code)\n"
             + "Give it only if you asked for this change (authctl asks for it, or --code \(code))."
         guard let argv = argv(title: "authbroker: change who gets the tokens of '\(key.name)'?", body: body) else { return }
         spawn(argv, environment: env, log: log)

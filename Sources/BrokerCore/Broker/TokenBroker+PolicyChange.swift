@@ -16,7 +16,7 @@ extension TokenBroker {
         let shownIn = "the notification (the notify hook's AUTHBROKER_APPROVAL_CODE)"
         guard let confirmation else {
             let code = policyConfirmations.issue(key, proposal: proposal)
-            notifier.policyChange(account: key, changed: policyKeys, caller: caller, code: code)
+            notifier.policyChange(account: key, to: proposal, changed: policyKeys, caller: caller, code: code)
             throw fail(WireError(
                 code: .confirmationRequired,
                 message: "'\(key.name)' has a caller policy: loosening it needs the one-time code just shown in \(shownIn). "
