@@ -143,4 +143,42 @@ import Testing
         #expect(!harness.daemonLog.contains("\u{1B}") && harness.daemonLog.contains(escaped), "\(harness.daemonLog)")
         #expect(await harness.stopDaemon() == 0)
     }
+
+    /// `authctl ARGS` on a pseudo-terminal (util-linux `script`, as `LoginPasteTests` does): the test
+    /// types into script's stdin, which the terminal passes on as keystrokes.
+    static func onATerminal(_ arguments: [String], _ harness: BrokerHarness) throws -> SpawnedProcess {
+        let line = ([try BrokerHarness.binary("authctl"), "--socket", harness.socket] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let output = harness.root + "/tty-\(UInt64.random(in: 0...UInt64.max)).out"
+        var environment = harness.environment
+        environment["SHELL"] = "/bin/bash"
+        return try SpawnedProcess(
+            ["script", "-qec", line, "/dev/null"], environment: environment, stdoutPath: output, stderrPath: output,
+            keepStdinOpen: true)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func onATerminalAuthctlAsksForTheCodeOfTheNotification() async throws {
+        let (harness, codes, allowed, copy) = try await Self.start()
+        #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed]).status == 0)
+
+        // A loosening: the daemon answers confirmation_required and sends a code; authctl asks for it.
+        let update = try Self.onATerminal(["account", "update", "work", "--allow-exe", allowed, "--allow-exe", copy], harness)
+        let asked = await SpawnedProcess.eventually { update.stdout.contains("Code shown in the notification: ") }
+        #expect(asked, "\(update.stdout)")
+        let code = try #require(await codes.code("policy_change"))
+        try update.process.writeToStdin(code + "\n")
+        #expect(await update.waitForExit(timeout: 30) == 0, "\(update.stdout)")
+        #expect(update.stdout.contains("tokens are kept"), "\(update.stdout)")
+
+        // An approval: asked before anything is sent.
+        #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed, "--allow-exe", copy, "--confirm"]).status == 0)
+        let waiting = try harness.spawnAuthctl(["token", "work"], authctlPath: copy)
+        let approvalCode = try #require(await codes.code("approval_needed"))
+        let approve = try Self.onATerminal(["approve", "work"], harness)
+        #expect(await SpawnedProcess.eventually { approve.stdout.contains("Code shown in the notification: ") }, "\(approve.stdout)")
+        try approve.process.writeToStdin(approvalCode.lowercased() + "\n")
+        #expect(await approve.waitForExit(timeout: 30) == 0, "\(approve.stdout)")
+        #expect(await waiting.waitForExit(timeout: 30) == 0, "\(waiting.stderr)")
+        #expect(await harness.stopDaemon() == 0)
+    }
 }
