@@ -13,7 +13,8 @@ enum ConfirmationPrompt {
     static func given(_ arguments: CommandLineArguments) throws(UsageError) -> String? {
         guard let typed = arguments.value("--code") else { return nil }
         guard let raw = ConfirmationCode.normalized(typed) else {
-            throw UsageError("--code: not a code as the notification shows it (ABCD-EFGH: \(ConfirmationCode.length) letters and digits)")
+            throw UsageError(
+                "--code: not a code as the notification shows it (ABCD-EFGH: \(ConfirmationCode.length) letters and digits)")
         }
         return ConfirmationCode.grouped(raw)
     }

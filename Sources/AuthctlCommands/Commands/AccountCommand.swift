@@ -164,7 +164,8 @@ enum AccountCommand: Command {
             try HandlerRegistration.ensure(configuration, context: context, explicit: true)
             return ExitCode.success
         case "apply":
-            return try apply(CommandLineArguments(rest, command: "authctl account apply", options: [ConfirmationPrompt.option]), context)
+            let parsed = try CommandLineArguments(rest, command: "authctl account apply", options: [ConfirmationPrompt.option])
+            return try apply(parsed, context)
         default:
             throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
         }

@@ -35,17 +35,18 @@ enum ApproveCommand: Command {
         if !deny, code == nil {
             code = ConfirmationPrompt.ask()
             guard code != nil else {
+                let exe = executable.map { " --exe \(ShownText.shellWord($0))" } ?? ""
                 throw BrokerClientError.api(WireError(
                     code: .confirmationRequired,
                     message: "approving needs the one-time code the notification showed; no terminal to ask on: "
-                        + "authctl approve \(account)\(executable.map { " --exe \(ShownText.shellWord($0))" } ?? "") --code CODE"))
+                        + "authctl approve \(account)\(exe) --code CODE"))
             }
         }
         let decision = ApprovalDecision(account: account, executable: executable, deny: deny, code: deny ? nil : code)
         let result = try context.client.call(.decideApproval, body: decision)
         let released = result.released == 1 ? "1 waiting request" : "\(result.released) waiting requests"
-        Output.note(
-            "The daemon \(result.decision) \(ShownText.escaped(result.executable)) for '\(account)' until the daemon restarts (\(released)).")
+        let program = ShownText.escaped(result.executable)
+        Output.note("The daemon \(result.decision) \(program) for '\(account)' until the daemon restarts (\(released)).")
         return ExitCode.success
     }
 }
@@ -72,7 +73,8 @@ enum ApprovalsCommand: Command {
         }
         for pending in list.approvals {
             // The path is the waiting program's choice: escaped, so it cannot drive the terminal.
-            Output.line("\(pending.account)\t\(ShownText.escaped(pending.executable))\tpid \(pending.pid)\t\(pending.waiting) waiting")
+            let program = ShownText.escaped(pending.executable)
+            Output.line("\(pending.account)\t\(program)\tpid \(pending.pid)\t\(pending.waiting) waiting")
         }
         return ExitCode.success
     }

@@ -73,7 +73,8 @@ public struct CallerPolicy: Sendable, Equatable {
         let suggested = via.flatMap { $0.hasPrefix("/") && CallerExecutable.problem(with: [$0]) == nil ? $0 : nil } ?? executable
         let list = (allowedExecutables + [suggested]).map { "--allow-exe \(ShownText.shellWord($0))" }.joined(separator: " ")
         let shown = ShownText.escaped(executable)
-        let caller = via.map { "\(shown) run by \(ShownText.escaped($0)) (authctl is matched by the program that runs it)" } ?? shown
+        let caller = via.map { "\(shown) run by \(ShownText.escaped($0)) (authctl is matched by the program that runs it)" }
+            ?? shown
         return WireError(
             code: .callerNotAllowed,
             message: "'\(account)' serves only its --allow-exe programs, not \(caller). "
@@ -117,14 +118,11 @@ public struct CallerPolicy: Sendable, Equatable {
     static func unapproved(_ outcome: ApprovalOutcome, executable: String, account: String) -> WireError {
         let approve = "authctl approve \(account) --exe \(ShownText.shellWord(executable)) --code CODE"
         let shown = ShownText.escaped(executable)
-        let code = "(the code of its notification)"
+        let then = "Try again, and while it waits approve it with: \(approve) (the code of its notification)."
         let message = switch outcome {
-        case .overloaded:
-            "Too many programs wait for approval for '\(account)'. Try again, and while it waits approve it with: \(approve) \(code)."
-        case .abandoned:
-            "Too many wrong codes were tried to approve \(shown) for '\(account)'. Try again, and while it waits approve it with: \(approve) \(code)."
-        default:
-            "No one approved \(shown) for '\(account)' in time. Try again, and while it waits approve it with: \(approve) \(code)."
+        case .overloaded: "Too many programs wait for approval for '\(account)'. \(then)"
+        case .abandoned: "Too many wrong codes were tried to approve \(shown) for '\(account)'. \(then)"
+        default: "No one approved \(shown) for '\(account)' in time. \(then)"
         }
         return WireError(code: .approvalRequired, message: message)
     }

@@ -66,7 +66,9 @@ struct NotifyHook: Sendable {
     /// AUTHBROKER_EVENT `policy_change`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_CHANGED
     /// (the keys, e.g. `allow_exe,confirm_callers`), AUTHBROKER_PID and AUTHBROKER_EXE (who asks) and
     /// AUTHBROKER_APPROVAL_CODE, the code the change needs; without a hook, a desktop notification.
-    func policyChange(account key: AccountKey, to proposal: CallerPolicy?, changed: [String], caller: ChangeRequester, code: String) {
+    func policyChange(
+        account key: AccountKey, to proposal: CallerPolicy?, changed: [String], caller: ChangeRequester, code: String
+    ) {
         let log = logger.with(key)
         let keys = changed.joined(separator: ",")
         let shown = ShownText.escaped(caller.executable)
