@@ -24,16 +24,17 @@ public struct BrokerClient: Sendable {
         try call(endpoint, bytes: nil, query: query, narrowing: narrowing, timeout: timeout)
     }
 
-    /// Calls an operation with its JSON body and decodes its typed answer.
+    /// Calls an operation with its JSON body and decodes its typed answer. `headers`: extra request
+    /// fields (a caller-policy change's `ConfirmationCode.header`).
     public func call<Body, Response>(
         _ endpoint: APIEndpoint<Body, Response>, body: Body, query: [APIQueryParameter: Int] = [:],
-        timeout: Double? = nil
+        timeout: Double? = nil, headers: [(String, String)] = []
     ) throws(BrokerClientError) -> Response {
         let bytes: [UInt8]
         do { bytes = try WireJSON.encode(body) } catch {
             throw .protocolError("cannot encode the request: \(error)")
         }
-        return try call(endpoint, bytes: bytes, query: query, timeout: timeout)
+        return try call(endpoint, bytes: bytes, query: query, timeout: timeout, headers: headers)
     }
 
     /// The token operation with `Accept: text/plain`: the token as one line of text (the fast path).
@@ -51,7 +52,7 @@ public struct BrokerClient: Sendable {
 
     private func call<Body, Response>(
         _ endpoint: APIEndpoint<Body, Response>, bytes: [UInt8]?, query: [APIQueryParameter: Int],
-        narrowing: TokenNarrowing = .none, timeout: Double?
+        narrowing: TokenNarrowing = .none, timeout: Double?, headers: [(String, String)] = []
     ) throws(BrokerClientError) -> Response {
         let method = endpoint.operation.method
         // Reads answer fast; writes may wait on the provider (revocation, a first discovery); a
@@ -59,7 +60,7 @@ public struct BrokerClient: Sendable {
         let tokenOperation = endpoint.operation == .token || endpoint.operation == .idToken
         let timeout = timeout ?? (tokenOperation ? CallerApproval.clientTimeout : method == "GET" ? 30 : 60)
         let response = try exchange(method: method, path: target(endpoint, query: query, narrowing: narrowing), body: bytes,
-            timeout: timeout)
+            timeout: timeout, headers: headers)
         if let none = APINoContent() as? Response { return none }
         return try decode(response, as: Response.self)
     }
@@ -96,10 +97,12 @@ public struct BrokerClient: Sendable {
 
     /// Sends one request and returns the 2xx response; API errors become `.api`.
     public func exchange(
-        method: String, path: String, body: [UInt8]?, accept: String = "application/json", timeout: Double
+        method: String, path: String, body: [UInt8]?, accept: String = "application/json", timeout: Double,
+        headers extra: [(String, String)] = []
     ) throws(BrokerClientError) -> HTTPResponse {
         var headers = HTTPHeaders([("Host", "localhost"), ("Accept", accept)])
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         let request = HTTPRequest(method: method, target: path, headers: headers, body: body ?? [])
         let wire: [UInt8]
         do { wire = try request.serialized() } catch { throw .protocolError("cannot encode the request: \(error)") }

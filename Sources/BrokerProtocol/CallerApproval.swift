@@ -34,27 +34,32 @@ public struct ApprovalList: Codable, Sendable, Equatable {
     public init(approvals: [PendingApproval]) { self.approvals = approvals }
 }
 
-/// Body of `POST /v1/approvals` (`authctl approve NAME [--exe PATH] [--deny]`).
+/// Body of `POST /v1/approvals` (`authctl approve NAME [--exe PATH] [--code CODE] [--deny]`).
 public struct ApprovalDecision: Codable, Sendable, Equatable {
     public var account: String
     /// nil: the one executable waiting for `account` (refused when none or several wait).
     public var executable: String?
     /// true: refused until the daemon restarts.
     public var deny: Bool
+    /// The one-time code the notification showed for this wait (`ConfirmationCode`): required to
+    /// approve, ignored for a denial (denying cannot widen anything).
+    public var code: String?
 
-    public init(account: String, executable: String? = nil, deny: Bool = false) {
+    public init(account: String, executable: String? = nil, deny: Bool = false, code: String? = nil) {
         self.account = account
         self.executable = executable
         self.deny = deny
+        self.code = code
     }
 
-    enum CodingKeys: String, CodingKey { case account, executable, deny }
+    enum CodingKeys: String, CodingKey { case account, executable, deny, code }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         account = try container.decode(String.self, forKey: .account)
         executable = try container.decodeIfPresent(String.self, forKey: .executable)
         deny = try container.decodeIfPresent(Bool.self, forKey: .deny) ?? false
+        code = try container.decodeIfPresent(String.self, forKey: .code)
     }
 }
 

@@ -26,6 +26,13 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// A `--confirm` account's caller waited for `authctl approve` and no decision came in time.
     /// Like a login, it needs the user: exit 77, and the message names the approve command.
     case approvalRequired = "approval_required"
+    /// Approving a program (`POST /v1/approvals`) or changing the caller policy of an account that
+    /// has one (`PUT /v1/accounts/{name}`) needs the one-time code the daemon shows only through the
+    /// notify hook (`AUTHBROKER_APPROVAL_CODE`) or the desktop notification; none was given. For a
+    /// policy change the daemon has just sent a fresh code. Needs the user: exit 77.
+    case confirmationRequired = "confirmation_required"
+    /// The one-time code given was wrong, burnt (too many wrong tries) or issued for another change.
+    case confirmationFailed = "confirmation_failed"
     /// A narrowed token request named a scope the account was not granted: never widened.
     case scopeNotGranted = "scope_not_granted"
     /// A narrowed token request on an account whose provider is not known to keep the original
@@ -48,7 +55,7 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         case .invalidRequest: 400
         case .loginRequired, .loginPending, .scopeLost: 401
         case .forbidden, .callerNotAllowed, .approvalRequired, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed,
-            .narrowingRefused:
+            .narrowingRefused, .confirmationRequired, .confirmationFailed:
             403
         case .rateLimited: 429
         case .unknownAccount: 404
@@ -63,10 +70,11 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
     /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
     public var exitCode: Int32 {
         switch self {
-        case .loginRequired, .loginPending, .approvalRequired, .scopeLost: ExitCode.loginRequired
+        case .loginRequired, .loginPending, .approvalRequired, .scopeLost, .confirmationRequired: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed, .rateLimited: ExitCode.temporaryFailure
         case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
-            .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed, .narrowingRefused:
+            .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed, .narrowingRefused,
+            .confirmationFailed:
             ExitCode.failure
         }
     }

@@ -44,8 +44,11 @@ final class FakeBrokerService: BrokerService {
         return ApprovalList(approvals: [])
     }
 
-    func decideApproval(_ decision: ApprovalDecision, owner: UInt32) async throws(WireError) -> ApprovalResult {
-        try record("decideApproval(\(label(decision.account, owner: owner)),\(decision.executable ?? "nil"),\(decision.deny))")
+    func decideApproval(_ decision: ApprovalDecision, owner: UInt32, caller: ChangeRequester) async throws(WireError)
+        -> ApprovalResult
+    {
+        let code = decision.code.map { ",code=\($0)" } ?? ""
+        try record("decideApproval(\(label(decision.account, owner: owner)),\(decision.executable ?? "nil"),\(decision.deny)\(code))")
         return ApprovalResult(account: decision.account, executable: decision.executable ?? "/x", decision: "approved", released: 0)
     }
 
@@ -81,14 +84,15 @@ final class FakeBrokerService: BrokerService {
         return AccountStatus(name: configuration.name, state: .loggedOut)
     }
 
-    func removeAccount(_ key: AccountKey) async throws(WireError) {
+    func removeAccount(_ key: AccountKey, caller: ChangeRequester) async throws(WireError) {
         try record("removeAccount(\(label(key)))")
     }
 
-    func updateAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
-        -> AccountUpdateResult
-    {
-        try record("updateAccount(\(label(configuration.name, owner: owner)),\(configuration.gitUsername ?? "nil"))")
+    func updateAccount(
+        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+    ) async throws(WireError) -> AccountUpdateResult {
+        let code = confirmation.map { ",code=\($0)" } ?? ""
+        try record("updateAccount(\(label(configuration.name, owner: owner)),\(configuration.gitUsername ?? "nil")\(code))")
         return AccountUpdateResult(outcome: .updated, account: AccountStatus(name: configuration.name, state: .active))
     }
 

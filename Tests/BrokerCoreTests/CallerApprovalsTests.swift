@@ -1,4 +1,5 @@
 import BrokerProtocol
+import Foundation
 import Synchronization
 import Testing
 
@@ -32,7 +33,7 @@ import Testing
         let approvals = CallerApprovals()
         let gate = Gate()
         let notified = Gate()  // only its counter is used
-        let notify: @Sendable () -> Void = { notified.count.add(1, ordering: .relaxed) }
+        let notify: @Sendable (String) -> Void = { _ in notified.count.add(1, ordering: .relaxed) }
         async let first = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: notify)
         async let second = approvals.wait(Self.work, pid: 8, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: notify)
         await Self.untilWaiting(approvals, 2)
@@ -43,14 +44,14 @@ import Testing
         #expect(await second == .approved)
         #expect(notified.count.load(ordering: .relaxed) == 1, "one notification per waiting pair")
         #expect(approvals.decision(Self.work) == true)
-        #expect(await approvals.wait(Self.work, pid: 9, timeout: .seconds(60), sleep: gate.sleep) {} == .approved)
+        #expect(await approvals.wait(Self.work, pid: 9, timeout: .seconds(60), sleep: gate.sleep) { _ in } == .approved)
         gate.open()
     }
 
     @Test func aWaitWithoutADecisionTimesOutAndLeavesNothingPending() async {
         let approvals = CallerApprovals()
         let gate = Gate()
-        async let outcome = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) {}
+        async let outcome = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) { _ in }
         await Self.untilWaiting(approvals, 1)
         while gate.count.load(ordering: .relaxed) < 1 { await Task.yield() }
         gate.open()
@@ -63,9 +64,9 @@ import Testing
         let approvals = CallerApprovals()
         let gate = Gate()
         approvals.decide(Self.work, approve: false)
-        #expect(await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) {} == .denied)
+        #expect(await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) { _ in } == .denied)
         let other = CallerApprovals.Key(account: Self.work.account, executable: "/usr/bin/wget")
-        async let removed = approvals.wait(other, pid: 8, timeout: .seconds(60), sleep: gate.sleep) {}
+        async let removed = approvals.wait(other, pid: 8, timeout: .seconds(60), sleep: gate.sleep) { _ in }
         while approvals.waitingExecutables(Self.work.account) != ["/usr/bin/wget"] { await Task.yield() }
         approvals.forget(Self.work.account)
         #expect(await removed == .denied)
@@ -78,13 +79,50 @@ import Testing
         let gate = Gate()
         await withTaskGroup(of: ApprovalOutcome.self) { group in
             for _ in 0..<CallerApprovals.maximumWaitersPerKey {
-                group.addTask { await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) {} }
+                group.addTask { await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) { _ in } }
             }
             await Self.untilWaiting(approvals, CallerApprovals.maximumWaitersPerKey)
-            #expect(await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) {} == .overloaded)
+            #expect(await approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep) { _ in } == .overloaded)
             approvals.decide(Self.work, approve: true)
             for await outcome in group { #expect(outcome == .approved) }
         }
+        gate.open()
+    }
+
+    /// The code the first waiter's notification got; nothing else hands it out.
+    final class Shown: Sendable {
+        let code = Mutex<String?>(nil)
+        var notify: @Sendable (String) -> Void { { code in self.code.withLock { $0 = code } } }
+    }
+
+    @Test func onlyTheNotifiedCodeApprovesAndFiveWrongOnesEndTheWait() async {
+        let approvals = CallerApprovals()
+        let gate = Gate()
+        let shown = Shown()
+        async let outcome = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
+        await Self.untilWaiting(approvals, 1)
+        let code = shown.code.withLock { $0 } ?? ""
+        #expect(ConfirmationCode.normalized(code) != nil && code.count == 9, "ABCD-EFGH: \(code)")
+        let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
+        for remaining in (1...4).reversed() {
+            #expect(approvals.approve(Self.work, code: wrong) == .wrong(remaining: remaining))
+        }
+        #expect(approvals.decision(Self.work) == nil, "wrong codes decide nothing")
+        let fifth = approvals.approve(Self.work, code: wrong)
+        #expect(fifth == .burnt(released: 1))
+        if fifth != .burnt(released: 1) { gate.open() }  // fail rather than wait forever
+        #expect(await outcome == .abandoned)
+        #expect(approvals.approve(Self.work, code: code) == .notWaiting, "a burnt code is gone with its wait")
+        #expect(approvals.decision(Self.work) == nil)
+
+        // The next wait has a code of its own; the right one (any case, dashes optional) approves.
+        async let again = approvals.wait(Self.work, pid: 8, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
+        await Self.untilWaiting(approvals, 1)
+        let next = shown.code.withLock { $0 } ?? ""
+        #expect(next != code)
+        #expect(approvals.approve(Self.work, code: next.lowercased().replacingOccurrences(of: "-", with: "")) == .approved(released: 1))
+        #expect(await again == .approved)
+        #expect(approvals.decision(Self.work) == true)
         gate.open()
     }
 }

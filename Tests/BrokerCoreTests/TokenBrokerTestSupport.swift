@@ -312,10 +312,11 @@ extension TokenBroker {
         try await addAccount(configuration, owner: testRequester.uid)
     }
     func removeAccount(named name: String) async throws(WireError) { try await removeAccount(Self.key(name)) }
-    func updateAccount(_ configuration: BrokerProtocol.AccountConfiguration) async throws(WireError)
-        -> AccountUpdateResult
-    {
-        try await updateAccount(configuration, owner: testRequester.uid)
+    func updateAccount(
+        _ configuration: BrokerProtocol.AccountConfiguration, confirmation: String? = nil,
+        caller: ChangeRequester = ChangeRequester(pid: 4242, executable: "/usr/bin/test-caller")
+    ) async throws(WireError) -> AccountUpdateResult {
+        try await updateAccount(configuration, owner: testRequester.uid, confirmation: confirmation, caller: caller)
     }
     nonisolated func cachedToken(account name: String, now: Double) -> TokenGrant? {
         cachedToken(account: Self.key(name), now: now)

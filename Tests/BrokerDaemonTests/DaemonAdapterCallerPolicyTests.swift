@@ -14,7 +14,10 @@ struct DaemonAdapterCallerPolicyTests {
         let provider = try MockProvider(configuration: MockProviderConfiguration())
         let harness = try DaemonHarness()
         defer { harness.remove() }
-        let daemon = try harness.launch()
+        // The notify hook writes the one-time code a loosening of the policy needs (as a notification shows it).
+        let codeFile = harness.root + "/code"
+        let daemon = try harness.launch(
+            harness.daemonArguments + ["--notify-command", #"printf %s "$AUTHBROKER_APPROVAL_CODE" > '"# + codeFile + "'"])
         try #require(await waitForSocket(harness), "daemon did not start:\n\(daemon.log)")
         let workspace = try await GitWorkspace.create(in: harness.root)
         let tokenFile = harness.root + "/valid-token"
@@ -55,7 +58,15 @@ struct DaemonAdapterCallerPolicyTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("run by \(remote) "), "\(refused.stderr)")
         #expect(refused.stderr.contains("--allow-exe \(GitWorkspace.git) --allow-exe \(remote)"), "\(refused.stderr)")
-        let update = try await harness.authctl(["account", "update", "forge", "--allow-exe", GitWorkspace.git, "--allow-exe", remote])
+        let widen = ["account", "update", "forge", "--allow-exe", GitWorkspace.git, "--allow-exe", remote]
+        let asked = try await harness.authctl(widen)
+        #expect(asked.status == 77 && asked.stderr.contains("one-time code"), "\(asked.stderr)")
+        var code = ""
+        _ = await eventually(30) {
+            code = (try? String(contentsOfFile: codeFile, encoding: .utf8)) ?? ""
+            return !code.isEmpty
+        }
+        let update = try await harness.authctl(widen + ["--code", code])
         #expect(update.status == 0, "\(update.stderr)")
         let listed = try await workspace.run(config + ["ls-remote", base + "project.git"])
         #expect(listed.status == 0 && listed.stdout.contains("refs/heads/main"), "\(listed.stderr)\n\(daemon.log)")

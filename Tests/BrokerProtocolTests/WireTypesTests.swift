@@ -11,6 +11,7 @@ import Testing
         .callerNotAllowed: 403, .approvalRequired: 403,
         .scopeNotGranted: 403, .scopeNarrowingUnsafe: 403, .scopeLost: 401, .narrowingNotAllowed: 403,
         .narrowingRefused: 403, .rateLimited: 429,
+        .confirmationRequired: 403, .confirmationFailed: 403,
     ]
     for code in WireErrorCode.allCases { #expect(code.httpStatus == expected[code]) }
     #expect(WireErrorCode.loginRequired.exitCode == 77)
@@ -21,6 +22,8 @@ import Testing
     #expect(WireErrorCode.approvalRequired.exitCode == 77)
     #expect(WireErrorCode.scopeLost.exitCode == 77, "scope_lost needs a login")
     #expect(WireErrorCode.scopeNotGranted.exitCode == 1)
+    #expect(WireErrorCode.confirmationRequired.exitCode == 77, "a code needs the user")
+    #expect(WireErrorCode.confirmationFailed.exitCode == 1)
 }
 
 /// docs/api.md's error table names every code once, with the status and exit code the code has.

@@ -36,7 +36,13 @@ import Testing
         let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: ") }
         #expect(!audits.isEmpty && audits.allSatisfy { $0.contains("exe=\(allowed) ") || $0.contains("exe=\(allowed)-full ") }, "\(audits)")
 
-        #expect(try await harness.authctl(["account", "update", "work", "--no-allow-exe"]).status == 0)
+        // Removing the list loosens the policy: it needs the code the notification shows.
+        let codes = NotifiedCodes(harness)
+        await harness.stopDaemon()
+        try await harness.startDaemon(codes.daemonArguments)
+        #expect(try await harness.authctl(["account", "update", "work", "--no-allow-exe"]).status == 77)
+        let code = try #require(await codes.code("policy_change"))
+        #expect(try await harness.authctl(["account", "update", "work", "--no-allow-exe", "--code", code]).status == 0)
         #expect(try await harness.authctl(["token", "work"], authctlPath: copy).status == 0)
         #expect(await harness.stopDaemon() == 0)
     }
@@ -46,11 +52,9 @@ import Testing
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
         let (allowed, copy) = try Self.programs(harness)
-        let hookLog = harness.root + "/hook.log"
+        let codes = NotifiedCodes(harness)
         await harness.stopDaemon()
-        try await harness.startDaemon([
-            "--notify-command", "echo \"$AUTHBROKER_EVENT $AUTHBROKER_ACCOUNT $AUTHBROKER_EXE\" >> '\(hookLog)'",
-        ])
+        try await harness.startDaemon(codes.daemonArguments)
         #expect(try await harness.authctl(["account", "update", "work", "--confirm"]).status == 0)
 
         let waiting = try harness.spawnAuthctl(["token", "work"])
@@ -59,15 +63,13 @@ import Testing
         }
         #expect(listed, "the request did not wait for approval: \(harness.daemonLog)")
         #expect(waiting.isRunning)
-        let approve = try await harness.authctl(["approve", "work"])
+        let code = try #require(await codes.code("approval_needed"), "the notify hook did not run with approval_needed")
+        #expect(codes.lines.first == "approval_needed work \(code) \(allowed)")
+        let approve = try await harness.authctl(["approve", "work", "--code", code])
         #expect(approve.status == 0 && approve.stderr.contains("approved \(allowed)"), "\(approve)")
         #expect(await waiting.waitForExit(timeout: 30) == 0, "\(waiting.stderr)")
         #expect(!waiting.stdout.isEmpty)
         #expect(try await harness.token("work").isEmpty == false)  // approved for this boot: no wait
-        let hooked = await SpawnedProcess.eventually(timeout: 10) {
-            ((try? String(contentsOfFile: hookLog, encoding: .utf8)) ?? "").contains("approval_needed work \(allowed)")
-        }
-        #expect(hooked, "the notify hook did not run with approval_needed")
 
         let denied = try harness.spawnAuthctl(["token", "work"], authctlPath: copy)
         let pending = await SpawnedProcess.eventually(timeout: 30) {

@@ -12,6 +12,8 @@ import Testing
 
     /// Runs the examples one by one, as a user types them: `CMD &` is left running, `ssh`,
     /// `docker` lines are stood in for (docs/remote.md says how), everything else goes to sh.
+    /// `ABCD-EFGH`, the one-time code the doc says a notification shows, is the next code the
+    /// daemon's notify hook got (`NotifiedCodes`), as the user would read it there.
     final class Runner {
         let harness: BrokerHarness
         let provider: MockProviderProcess
@@ -19,11 +21,14 @@ import Testing
         var background: [SpawnedProcess] = []
         var relays: [BackgroundServer] = []
         let remoteRuntime: String
+        let codes: NotifiedCodes
+        var codesUsed = 0
 
         init(_ harness: BrokerHarness, _ provider: MockProviderProcess) throws {
             self.harness = harness
             self.provider = provider
             remoteRuntime = harness.root + "/remote-run"
+            codes = NotifiedCodes(harness)
             let bin = URL(fileURLWithPath: try BrokerHarness.binary("authctl")).deletingLastPathComponent().path
             environment = harness.environment
             environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
@@ -32,6 +37,8 @@ import Testing
             // from the page authctl hands the browser.
             environment["AUTHBROKER_BROWSER"] = try LoginPageReader.installFollower(in: harness.root) + " %s"
         }
+
+        static let shownCode = "ABCD-EFGH"
 
         func placeholders(_ text: String) -> String {
             text.replacingOccurrences(of: GuideExamplesTests.api, with: provider.issuer + "/resource")
@@ -55,7 +62,12 @@ import Testing
 
         /// Runs one example; nil for one left running in the background.
         func run(_ example: DocExample) async throws -> BrokerHarness.Run? {
-            let command = placeholders(example.command)
+            var command = placeholders(example.command)
+            if command.contains(Self.shownCode) {
+                codesUsed += 1
+                let code = try #require(await codes.code(nil, number: codesUsed), "no notification #\(codesUsed): \(codes.lines)")
+                command = command.replacingOccurrences(of: Self.shownCode, with: code)
+            }
             // `CMD &   # comment`: the comment is not part of the command, the `&` is.
             let code = command.components(separatedBy: " #")[0].trimmingCharacters(in: .whitespaces)
             if code.hasSuffix("&"), !code.hasSuffix("&&") {
@@ -128,7 +140,10 @@ import Testing
     static func start() async throws -> (BrokerHarness, MockProviderProcess, Runner) {
         let resources = #"["https://reports.example.com/", "https://api.example.com/"]"#
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"resources": \#(resources)}"#, defaultSocket: true)
-        return (harness, provider, try Runner(harness, provider))
+        let runner = try Runner(harness, provider)
+        await harness.stopDaemon()
+        try await harness.startDaemon(runner.codes.daemonArguments)
+        return (harness, provider, runner)
     }
 
     static func doc(_ name: String) throws -> String {

@@ -18,7 +18,7 @@ _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --clie
     --scheme --redirect-uri --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
     --resource
     --account --ttl --par --par-endpoint --allow-exe --exe --method --url --nonce --allow-resource --allow-audience
-    --narrowing"
+    --narrowing --code"
 _authctl_value_options=$(echo $_authctl_value_options)
 # authctl account add's provider presets (ProviderPreset.all) and their options.
 _authctl_presets="help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex
@@ -119,7 +119,7 @@ _authctl() {
         header) options="--header-name --scheme --min-ttl --method --url --nonce --scope --resource --audience --help"; accounts=yes ;;
         curl) options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
-        approve) options="--exe --deny --help"; accounts=yes ;;
+        approve) options="--exe --code --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;
         git-credential)
             if [[ $cur == -* ]]; then
@@ -142,7 +142,8 @@ _authctl() {
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
                     --allow-resource --allow-audience" ;;
                 update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces
-                    --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file"; accounts=yes ;;
+                    --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code"; accounts=yes ;;
+                apply) options="--code" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

@@ -104,6 +104,7 @@ complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
 
 complete -c authctl -n '__authctl_using approve' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_using approve' -l exe -r -F -d 'the program to decide for'
+complete -c authctl -n '__authctl_using approve' -l code -r -f -d 'the one-time code the notification showed'
 complete -c authctl -n '__authctl_using approve' -l deny -d 'refuse it until the daemon restarts'
 complete -c authctl -n '__authctl_using approvals' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a 'add list show update remove apply register-handler'
@@ -150,6 +151,7 @@ complete -c authctl -n '__authctl_account_sub update' -l no-confirm -d 'no appro
 complete -c authctl -n '__authctl_account_sub add update' -l allow-other-namespaces -d 'judge programs in other namespaces by their file instead of refusing them'
 complete -c authctl -n '__authctl_account_sub update' -l no-allow-other-namespaces -d 'refuse programs in other namespaces'
 complete -c authctl -n '__authctl_account_sub update' -l client-secret-file -r -F -d 'a file holding the client secret'
+complete -c authctl -n '__authctl_account_sub update apply' -l code -r -f -d 'the one-time code the notification showed'
 complete -c authctl -n '__authctl_account_sub add' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'

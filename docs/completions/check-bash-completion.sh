@@ -68,7 +68,7 @@ expect "--redirect-host --redirect-port --redirect-path --redirect-uri" authctl 
 expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
-expect "--exe --deny --help" authctl approve work --
-expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file" authctl account update work --
+expect "--exe --code --deny --help" authctl approve work --
+expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code" authctl account update work --
 [[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
 exit $((failures > 0))

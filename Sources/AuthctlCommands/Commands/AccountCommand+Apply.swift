@@ -12,13 +12,13 @@ extension AccountCommand {
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
             throw UsageError("'authctl account apply' needs one FILE.json; see: authctl account --help")
         }
+        let code = try ConfirmationPrompt.given(arguments)
         let desired = try AccountsFile.load(path)
         let existing = try context.client.call(.listAccounts).accounts.map(\.name)
         var report: [String] = []
         for configuration in desired {
             if existing.contains(configuration.name) {
-                let result = try context.client.call(
-                    .updateAccount(try context.checked(configuration.name)), body: configuration)
+                let result = try update(configuration, code: code, context)
                 report.append("\(result.outcome == .signedOut ? "signed-out" : result.outcome.rawValue) \(configuration.name)")
             } else {
                 _ = try context.client.call(.addAccount, body: configuration)

@@ -9,7 +9,7 @@ extension AccountCommand {
     ]
     static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
         .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-other-namespaces"),
-        .flag("--no-allow-resource"), .flag("--no-allow-audience"), .value("--client-secret-file"),
+        .flag("--no-allow-resource"), .flag("--no-allow-audience"), .value("--client-secret-file"), ConfirmationPrompt.option,
     ]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
@@ -50,6 +50,18 @@ extension AccountCommand {
     /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
     /// daemon never returns the client secret, so a confidential client needs --client-secret-file
     /// again: without it the update would remove the secret (and sign the account out).
+    /// `PUT` with the one-time code when given; loosening the policy of an account that has one is
+    /// answered `confirmation_required` (the daemon sends a code) and, on a terminal, asked for.
+    static func update(_ configuration: AccountConfiguration, code: String?, _ context: CommandContext) throws
+        -> AccountUpdateResult
+    {
+        try ConfirmationPrompt.confirming(code) { code in
+            try context.client.call(
+                .updateAccount(try context.checked(configuration.name)), body: configuration,
+                headers: code.map { [(ConfirmationCode.header, $0)] } ?? [])
+        }
+    }
+
     static func update(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
         let account = try context.checked(try requireAccountName(arguments, command: "authctl account update"))
         guard var configuration = try context.client.call(.account(account)).configuration else {
@@ -76,7 +88,7 @@ extension AccountCommand {
         }
         try applyCallerPolicy(arguments, to: &configuration)
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
-        let result = try context.client.call(.updateAccount(account), body: configuration)
+        let result = try update(configuration, code: try ConfirmationPrompt.given(arguments), context)
         switch result.outcome {
         case .unchanged: Output.note("'\(account)' is unchanged.")
         case .updated: Output.note("Updated '\(account)'; its tokens are kept.")

@@ -13,10 +13,10 @@ enum AccountCommand: Command {
                authctl account show NAME [--json]
                authctl account update NAME [--allow-exe PATH ...|--no-allow-exe] [--confirm|--no-confirm]
                                       [--allow-other-namespaces|--no-allow-other-namespaces]
-                                      [--client-secret-file FILE]
+                                      [--client-secret-file FILE] [--code CODE]
                authctl account remove NAME
                authctl account register-handler NAME
-               authctl account apply FILE.json
+               authctl account apply FILE.json [--code CODE]
 
         add options:
           --provider PRESET            fill in a provider's issuer, scopes, endpoints, parameters and
@@ -114,6 +114,11 @@ enum AccountCommand: Command {
         --no-allow-resource and --no-allow-audience remove it); the tokens are kept. The daemon never returns the client
         secret: a confidential client needs --client-secret-file again, or the update removes
         the secret and signs the account out. Not a sandbox: docs/security.md, "Caller policy".
+        Loosening the caller policy of an account that has one (a program added to --allow-exe,
+        the list removed, --no-confirm) needs the one-time code the daemon then shows in the
+        notification (the notify hook's AUTHBROKER_APPROVAL_CODE): authctl asks for it on the
+        terminal, or run the same command again with --code CODE (`apply` too). Keeping only
+        some entries of the list or turning --confirm on needs none.
 
         `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
         POST /v1/accounts with client_secret_file instead of client_secret, which is refused
@@ -173,7 +178,8 @@ enum AccountCommand: Command {
             try HandlerRegistration.ensure(configuration, context: context, explicit: true)
             return ExitCode.success
         case "apply":
-            return try apply(CommandLineArguments(rest, command: "authctl account apply", options: []), context)
+            let parsed = try CommandLineArguments(rest, command: "authctl account apply", options: [ConfirmationPrompt.option])
+            return try apply(parsed, context)
         default:
             throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
         }

@@ -68,7 +68,12 @@ extension APIRouter {
         if let problem = AccountName.problem(with: body.account) {
             throw WireError(code: .invalidRequest, message: "Invalid account name: \(problem).")
         }
-        return try Self.json(.decideApproval, await service.decideApproval(body, owner: peer.uid))
+        return try Self.json(.decideApproval, await service.decideApproval(body, owner: peer.uid, caller: requester(peer)))
+    }
+
+    /// Who asks for a decision or a change: the connection's pid and the executable read for it.
+    func requester(_ peer: PeerCredentials) -> ChangeRequester {
+        ChangeRequester(pid: peer.pid, executable: process(peer.pid).executable)
     }
 
     // Throttled like peer refusals: a looping script must not flood the journal.

@@ -226,9 +226,13 @@ public struct APIRouter: HTTPHandler {
                 throw WireError(
                     code: .invalidRequest, message: "The body's name '\(body.name)' differs from '\(name)' in the path.")
             }
-            return try Self.json(.updateAccount(name), await service.updateAccount(body, owner: peer.uid))
+            // The one-time code of a caller-policy change rides in a header: the body is the account model.
+            let confirmation = request.headers[ConfirmationCode.header]
+            return try Self.json(
+                .updateAccount(name),
+                await service.updateAccount(body, owner: peer.uid, confirmation: confirmation, caller: requester(peer)))
         case .removeAccount:
-            try await service.removeAccount(peer.account(name))
+            try await service.removeAccount(peer.account(name), caller: requester(peer))
             await configuration.sockets?.accountRemoved(peer.account(name))
             return HTTPResponse(status: 204)
         case .token:

@@ -17,12 +17,16 @@ public protocol BrokerService: Sendable {
     func account(_ key: AccountKey) async throws(WireError) -> AccountStatus
     /// `POST /v1/accounts`: a new account of `owner`; runs discovery at once unless manual endpoints are given.
     func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus
-    /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account.
-    func removeAccount(_ key: AccountKey) async throws(WireError)
+    /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account; the log
+    /// line names `caller` (its caller policy goes with it: docs/security.md, "Caller policy").
+    func removeAccount(_ key: AccountKey, caller: ChangeRequester) async throws(WireError)
     /// `PUT /v1/accounts/{name}`: replaces the configuration of `owner`'s account `configuration.name`.
     /// A change to its security profile (or client secret) logs the account out; others keep the tokens.
-    func updateAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
-        -> AccountUpdateResult
+    /// A change that loosens the caller policy of an account that has one needs `confirmation`, the
+    /// one-time code sent through the notification (`confirmation_required` sends one).
+    func updateAccount(
+        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+    ) async throws(WireError) -> AccountUpdateResult
 
     /// The synchronous fast path for `GET /v1/accounts/{name}/token` without `min_ttl`: a token that is
     /// valid and outside the refresh margin, served from memory on the connection thread. nil means
@@ -39,8 +43,10 @@ public protocol BrokerService: Sendable {
     func awaitCallerApproval(account: AccountKey, executable: String, pid: Int32) async -> ApprovalOutcome
     /// `GET /v1/approvals`: `owner`'s requests waiting for approval.
     func pendingApprovals(owner: UInt32) -> ApprovalList
-    /// `POST /v1/approvals`: approves or denies an executable for one of `owner`'s accounts.
-    func decideApproval(_ decision: ApprovalDecision, owner: UInt32) async throws(WireError) -> ApprovalResult
+    /// `POST /v1/approvals`: approves (with the wait's one-time code) or denies an executable for
+    /// one of `owner`'s accounts.
+    func decideApproval(_ decision: ApprovalDecision, owner: UInt32, caller: ChangeRequester) async throws(WireError)
+        -> ApprovalResult
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
     func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant
     /// `GET /v1/accounts/{name}/token?scope=…&resource=…&audience=…`: a token narrower than the
@@ -79,4 +85,24 @@ public protocol BrokerService: Sendable {
 
     /// `GET /metrics`: Prometheus text exposition; the account gauge counts only `owner`'s accounts.
     func metrics(owner: UInt32) -> String
+}
+
+/// Who asks for a decision or a change (the connection's SO_PEERCRED pid and the `/proc` executable
+/// the router read for it), for the log line and the notification — not proof of anything.
+public struct ChangeRequester: Sendable, Equatable {
+    public var pid: String
+    public var executable: String
+
+    public init(pid: Int32, executable: String) {
+        self.pid = String(pid)
+        self.executable = executable
+    }
+
+    private init(unknownPID: Void) {
+        pid = "unknown"
+        executable = "unknown"
+    }
+
+    /// No socket caller (the daemon itself, a test).
+    public static let unknown = ChangeRequester(unknownPID: ())
 }

@@ -33,6 +33,19 @@ public struct CallerPolicy: Sendable, Equatable {
             allowedExecutables: executables, confirm: confirm, allowOtherNamespaces: configuration.allowOtherNamespaces ?? false)
     }
 
+    /// True when going from `old` to `new` may serve a caller `old` refuses, so the change needs the
+    /// one-time code (`TokenBroker.updateAccount`). Exactly the tightening changes are free: with
+    /// `confirm` kept or turned on, an allow-list that becomes non-empty or keeps only entries it
+    /// had (reordered or fewer). An account without a policy serves every caller already.
+    static func widens(from old: CallerPolicy?, to new: CallerPolicy?) -> Bool {
+        guard let old else { return false }
+        guard let new else { return true }
+        if old.confirm, !new.confirm { return true }
+        if old.allowedExecutables.isEmpty { return false }
+        if new.allowedExecutables.isEmpty { return true }
+        return !Set(new.allowedExecutables).isSubset(of: old.allowedExecutables)
+    }
+
     /// What to do with a caller running `executable`, given this boot's `approval` of it (nil: none yet).
     enum Verdict: Equatable {
         case serve
@@ -76,8 +89,10 @@ public struct CallerPolicy: Sendable, Equatable {
     private func notAllowed(_ executable: String, via: String?, account: String) -> WireError {
         // An adapter is allowed for the program that ran it: suggest that one, when it can be named.
         let suggested = via.flatMap { $0.hasPrefix("/") && CallerExecutable.problem(with: [$0]) == nil ? $0 : nil } ?? executable
-        let list = (allowedExecutables + [suggested]).map { "--allow-exe \($0)" }.joined(separator: " ")
-        let caller = via.map { "\(executable) run by \($0) (authctl is matched by the program that runs it)" } ?? executable
+        let list = (allowedExecutables + [suggested]).map { "--allow-exe \(ShownText.shellWord($0))" }.joined(separator: " ")
+        let shown = ShownText.escaped(executable)
+        let caller = via.map { "\(shown) run by \(ShownText.escaped($0)) (authctl is matched by the program that runs it)" }
+            ?? shown
         return WireError(
             code: .callerNotAllowed,
             message: "'\(account)' serves only its --allow-exe programs, not \(caller). "
@@ -113,16 +128,20 @@ public struct CallerPolicy: Sendable, Equatable {
     static func denied(_ executable: String, account: String) -> WireError {
         WireError(
             code: .callerNotAllowed,
-            message: "\(executable) was denied the tokens of '\(account)' until the daemon restarts "
-                + "(authctl approve \(account) --exe \(executable) allows it now).")
+            message: "\(ShownText.escaped(executable)) was denied the tokens of '\(account)' until the daemon restarts "
+                + "(a denial needs no code, so it is not lifted by one: restart the daemon to be asked again).")
     }
 
     /// The answer when a wait for approval ended without one.
     static func unapproved(_ outcome: ApprovalOutcome, executable: String, account: String) -> WireError {
-        let approve = "authctl approve \(account) --exe \(executable)"
-        let message = outcome == .overloaded
-            ? "Too many programs wait for approval for '\(account)'. Approve this one with: \(approve), then try again."
-            : "No one approved \(executable) for '\(account)' in time. Approve it with: \(approve), then try again."
+        let approve = "authctl approve \(account) --exe \(ShownText.shellWord(executable)) --code CODE"
+        let shown = ShownText.escaped(executable)
+        let then = "Try again, and while it waits approve it with: \(approve) (the code of its notification)."
+        let message = switch outcome {
+        case .overloaded: "Too many programs wait for approval for '\(account)'. \(then)"
+        case .abandoned: "Too many wrong codes were tried to approve \(shown) for '\(account)'. \(then)"
+        default: "No one approved \(shown) for '\(account)' in time. \(then)"
+        }
         return WireError(code: .approvalRequired, message: message)
     }
 }

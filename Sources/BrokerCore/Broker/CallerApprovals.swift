@@ -9,6 +9,20 @@ public enum ApprovalOutcome: Sendable, Equatable {
     case timedOut
     /// Too many distinct programs, or too many requests of one, already wait (bounded).
     case overloaded
+    /// Too many wrong codes were tried for this wait: its code is burnt, the program must ask again.
+    case abandoned
+}
+
+/// What `CallerApprovals.approve` did with a code.
+enum ApprovalCheck: Equatable {
+    /// Approved; `released` waiting requests go on.
+    case approved(released: Int)
+    /// Nothing waits for the pair, so no code was issued to check against.
+    case notWaiting
+    /// The code was wrong; `remaining` tries are left.
+    case wrong(remaining: Int)
+    /// The code was wrong for the last time: the wait is over (`released` requests answered `abandoned`).
+    case burnt(released: Int)
 }
 
 /// The `--confirm` decisions of this daemon boot, per account and caller executable, and the token
@@ -27,6 +41,8 @@ final class CallerApprovals: Sendable {
 
     private struct Pending {
         var pid: Int32
+        /// Drawn when the pair starts waiting; shown only through the notification (`firstWaiter`).
+        var code = OneTimeCode()
         var waiters: [UInt64: CheckedContinuation<ApprovalOutcome, Never>] = [:]
     }
 
@@ -44,25 +60,26 @@ final class CallerApprovals: Sendable {
     }
 
     /// Waits up to `timeout` for a decision on `key`. `firstWaiter` runs once, when the pair starts
-    /// waiting (the notification); later requests for the same pair join the wait.
+    /// waiting, with the wait's one-time code as people read it (for the notification, and only
+    /// there); later requests for the same pair join the wait.
     func wait(
         _ key: Key, pid: Int32, timeout: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void,
-        firstWaiter: @Sendable () -> Void
+        firstWaiter: @Sendable (_ code: String) -> Void
     ) async -> ApprovalOutcome {
         await withCheckedContinuation { continuation in
-            let (id, immediate, first) = state.withLock { state -> (UInt64, ApprovalOutcome?, Bool) in
-                if let decided = state.decisions[key] { return (0, decided ? .approved : .denied, false) }
+            let (id, immediate, code) = state.withLock { state -> (UInt64, ApprovalOutcome?, String?) in
+                if let decided = state.decisions[key] { return (0, decided ? .approved : .denied, nil) }
                 let first = state.pending[key] == nil
-                if first, state.pending.count >= Self.maximumPending { return (0, .overloaded, false) }
+                if first, state.pending.count >= Self.maximumPending { return (0, .overloaded, nil) }
                 var pending = state.pending[key] ?? Pending(pid: pid)
-                guard pending.waiters.count < Self.maximumWaitersPerKey else { return (0, .overloaded, false) }
+                guard pending.waiters.count < Self.maximumWaitersPerKey else { return (0, .overloaded, nil) }
                 state.nextWaiter &+= 1
                 pending.waiters[state.nextWaiter] = continuation
                 state.pending[key] = pending
-                return (state.nextWaiter, nil, first)
+                return (state.nextWaiter, nil, first ? pending.code.shown : nil)
             }
             if let immediate { return continuation.resume(returning: immediate) }
-            if first { firstWaiter() }
+            if let code { firstWaiter(code) }
             Task {
                 try? await sleep(timeout)
                 self.expire(key, waiter: id)
@@ -70,7 +87,32 @@ final class CallerApprovals: Sendable {
         }
     }
 
-    /// Records the decision for `key` (until the daemon restarts) and releases its waiters.
+    /// Approves `key` when `code` is the one its wait's notification showed; a wrong code uses up
+    /// one of the wait's tries, and the last wrong one ends the wait (its requests answered
+    /// `abandoned`): a program cannot approve itself by guessing.
+    func approve(_ key: Key, code: String) -> ApprovalCheck {
+        let (check, waiters) = state.withLock { state -> (ApprovalCheck, [CheckedContinuation<ApprovalOutcome, Never>]) in
+            guard var pending = state.pending[key] else { return (.notWaiting, []) }
+            switch pending.code.check(code) {
+            case .accepted:
+                state.decisions[key] = true
+                state.pending[key] = nil
+                return (.approved(released: pending.waiters.count), Array(pending.waiters.values))
+            case .wrong(let remaining):
+                state.pending[key] = pending
+                return (.wrong(remaining: remaining), [])
+            case .burnt:
+                state.pending[key] = nil
+                return (.burnt(released: pending.waiters.count), Array(pending.waiters.values))
+            }
+        }
+        let outcome: ApprovalOutcome = if case .approved = check { .approved } else { .abandoned }
+        waiters.forEach { $0.resume(returning: outcome) }
+        return check
+    }
+
+    /// Records the decision for `key` (until the daemon restarts) and releases its waiters, with
+    /// no code: what a denial does (it cannot widen anything), and tests.
     /// Returns how many requests it released.
     @discardableResult
     func decide(_ key: Key, approve: Bool) -> Int {

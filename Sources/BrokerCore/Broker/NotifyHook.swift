@@ -1,11 +1,13 @@
 import BrokerHTTP
+import BrokerProtocol
 import Glibc
 import SystemCalls
 
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
 ///
-/// The command gets AUTHBROKER_EVENT (`login_required`, or `approval_needed`: `approvalNeeded`),
+/// The command gets AUTHBROKER_EVENT (`login_required`, or `approval_needed`: `approvalNeeded`, or
+/// `policy_change`: `policyChange`, both with a one-time code in AUTHBROKER_APPROVAL_CODE),
 /// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
 /// system mode), AUTHBROKER_REASON and (when a login is pending) AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
 /// It is spawned and reaped on a dedicated thread: the actor never blocks and never waits for it.
@@ -36,21 +38,66 @@ struct NotifyHook: Sendable {
     }
 
     /// A `--confirm` account's caller waits for approval: the hook runs with AUTHBROKER_EVENT
-    /// `approval_needed`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_EXE and AUTHBROKER_PID
-    /// (no secrets); without a hook, a desktop notification saying the approve command.
-    func approvalNeeded(account key: AccountKey, executable: String, pid: Int32) {
+    /// `approval_needed`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_EXE (control characters
+    /// shown as `\xNN`: `ShownText.escaped`), AUTHBROKER_PID and
+    /// AUTHBROKER_APPROVAL_CODE, the one-time code `authctl approve` needs; without a hook, a desktop
+    /// notification showing the code and the approve command. The log line never has the code.
+    func approvalNeeded(account key: AccountKey, executable: String, pid: Int32, code: String) {
         let log = logger.with(key)
-        let approve = "authctl approve \(key.name) --exe \(executable)"
-        log.warning("approval needed: \(executable) (pid \(pid)) asks for a token. Approve with: \(approve)")
+        // The path is the caller's choice: escaped wherever a person reads it, quoted where pasted.
+        let (shown, word) = (ShownText.escaped(executable), ShownText.shellWord(executable))
+        let approve = "authctl approve \(key.name) --exe \(word) --code CODE"
+        log.warning("approval needed: \(shown) (pid \(pid)) asks for a token. Approve with: \(approve) "
+            + "(the code is shown by the notification\(channel))")
         var env = environment
         env["AUTHBROKER_EVENT"] = "approval_needed"
         env["AUTHBROKER_ACCOUNT"] = key.name
         env["AUTHBROKER_OWNER_UID"] = String(key.owner)
-        env["AUTHBROKER_EXE"] = executable
+        env["AUTHBROKER_EXE"] = shown
         env["AUTHBROKER_PID"] = String(pid)
-        let body = "It asks for the tokens of '\(key.name)' (pid \(pid)).\nRun: \(approve)   (or --deny)"
-        guard let argv = argv(title: "authbroker: approve \(executable)?", body: body) else { return }
+        env["AUTHBROKER_APPROVAL_CODE"] = code
+        let body = "It asks for the tokens of '\(key.name)' (pid \(pid)).\nCode: \(code)\n"
+            + "Run: authctl approve \(key.name) --exe \(word) --code \(code)   (or --deny)"
+        guard let argv = argv(title: "authbroker: approve \(shown)?", body: body) else { return }
         spawn(argv, environment: env, log: log)
+    }
+
+    /// Someone asks to loosen the caller policy of an account that has one: the hook runs with
+    /// AUTHBROKER_EVENT `policy_change`, AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID, AUTHBROKER_CHANGED
+    /// (the keys, e.g. `allow_exe,confirm_callers`), AUTHBROKER_PID and AUTHBROKER_EXE (who asks) and
+    /// AUTHBROKER_APPROVAL_CODE, the code the change needs; without a hook, a desktop notification.
+    func policyChange(
+        account key: AccountKey, to proposal: CallerPolicy?, changed: [String], caller: ChangeRequester, code: String
+    ) {
+        let log = logger.with(key)
+        let keys = changed.joined(separator: ",")
+        let shown = ShownText.escaped(caller.executable)
+        log.warning("caller policy change (\(keys)) asked by \(shown) (pid \(caller.pid)): "
+            + "it needs the code shown by the notification\(channel)")
+        var env = environment
+        env["AUTHBROKER_EVENT"] = "policy_change"
+        env["AUTHBROKER_ACCOUNT"] = key.name
+        env["AUTHBROKER_OWNER_UID"] = String(key.owner)
+        env["AUTHBROKER_CHANGED"] = keys
+        env["AUTHBROKER_EXE"] = shown
+        env["AUTHBROKER_PID"] = caller.pid
+        env["AUTHBROKER_APPROVAL_CODE"] = code
+        // What the change would allow, so the user can tell it from the change they asked for.
+        let listed = proposal?.allowedExecutables ?? []
+        let programs = listed.isEmpty ? "any program" : listed.map(ShownText.escaped).joined(separator: ", ")
+        let confirm = proposal?.confirm == true ? ", each approved first" : ""
+        let body = "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)': "
+            + "its tokens would go to \(programs)\(confirm).\nCode: \(code)\n"
+            + "Give it only if you asked for this change (authctl asks for it, or --code \(code))."
+        guard let argv = argv(title: "authbroker: change who gets the tokens of '\(key.name)'?", body: body) else { return }
+        spawn(argv, environment: env, log: log)
+    }
+
+    /// Where the code goes, for the log line: nothing, when there is no hook and no notify-send —
+    /// then no code can be given (the log never has it); say how to get one.
+    private var channel: String {
+        command != nil || Self.notifySendPath(environment: environment) != nil
+            ? "" : "; none can be shown: start authbrokerd with --notify-command, or in a desktop session with notify-send"
     }
 
     /// The user's command, else notify-send showing `title` and `body`; nil when there is neither

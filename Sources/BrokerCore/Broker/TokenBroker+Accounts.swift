@@ -72,7 +72,8 @@ extension TokenBroker {
     }
 
     /// Logs out (best effort: revocation failures do not stop the removal), then forgets the account.
-    public func removeAccount(_ key: AccountKey) async throws(WireError) {
+    /// `caller`: who asked, for the log line (with the caller policy the account had, if any).
+    public func removeAccount(_ key: AccountKey, caller: ChangeRequester = .unknown) async throws(WireError) {
         if unreadableAccounts[key] != nil { return try await removeUnreadable(key) }
         guard accounts[key] != nil else { throw unknownAccount(key) }
         _ = try? await logout(account: key)
@@ -83,9 +84,15 @@ extension TokenBroker {
         accounts[key] = nil
         approvals.forget(key)
         narrowedBudget.remove(account: key)
+        policyConfirmations.forget(key)
         wakeUps.cancel(key)
         sync(key, now: now())
-        logger.with(key).info("account removed")
+        // Removing drops the caller policy too (and the tokens): say which, and who asked.
+        let configuration = removed.configuration
+        let policy = [("allow_exe", !(configuration.allowExe ?? []).isEmpty), ("confirm_callers", configuration.confirmCallers == true)]
+            .filter(\.1).map(\.0).joined(separator: ",")
+        logger.with(key).with(policy.isEmpty ? [:] : ["policy": policy])
+            .info("account removed", ["pid": caller.pid, "exe": caller.executable])
     }
 
     private func conflict(_ name: String) -> WireError {

@@ -9,9 +9,11 @@ extension TokenBroker {
     /// secret logs the account out (tokens deleted, pending login cancelled, refresh voided): its
     /// tokens were granted to the old configuration. Other changes (git fields) keep the tokens.
     /// Discovery runs again when the issuer, discovery URL or endpoints change; a failure changes nothing.
-    public func updateAccount(_ input: AccountConfiguration, owner: UInt32) async throws(WireError)
-        -> AccountUpdateResult
-    {
+    /// A change that widens the caller policy of an account that has one needs `confirmation`
+    /// (`confirmPolicyChange`); every change is logged with its keys and `caller`.
+    public func updateAccount(
+        _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+    ) async throws(WireError) -> AccountUpdateResult {
         let configuration = try AccountValidation.check(input).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
@@ -22,9 +24,19 @@ extension TokenBroker {
         guard securityRelevant || shown != old else {
             return AccountUpdateResult(outcome: .unchanged, account: accountStatus(runtime, configuration: true))
         }
+        let changed = shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
+        let policy = (old: CallerPolicy(old), new: CallerPolicy(shown))
+        if CallerPolicy.widens(from: policy.old, to: policy.new) {
+            try confirmPolicyChange(key, to: policy.new, changed: changed, confirmation: confirmation, caller: caller)
+        }
         let sourceChanged = shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL
             || shown.endpoints != old.endpoints
         let metadata = sourceChanged ? try await resolveMetadata(for: configuration) : runtime.metadata
+        // Discovery awaited: a policy changed meanwhile was not the one this change was judged against.
+        guard accounts[key].map({ CallerPolicy($0.configuration) }) == policy.old else {
+            throw fail(WireError(
+                code: .conflict, message: "'\(key.name)' was changed meanwhile; nothing was changed. Try again."))
+        }
         let (id, stored) = (runtime.id, configuration)
         do {
             try await worker.perform { vault in
@@ -61,8 +73,7 @@ extension TokenBroker {
         } else {
             sync(key, now: now())  // a token-neutral change such as --allow-exe applies at once
         }
-        logger.with(key).info(
-            "account updated", ["tokens": outcome == .signedOut ? "deleted (security-relevant change)" : "kept"])
+        logChange(key, changed: changed, caller: caller, tokens: outcome == .signedOut ? "deleted (security-relevant change)" : "kept")
         return AccountUpdateResult(outcome: outcome, account: accountStatus(accounts[key]!, configuration: true))
     }
 }

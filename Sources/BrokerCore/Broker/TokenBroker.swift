@@ -72,6 +72,8 @@ public actor TokenBroker: BrokerService {
     nonisolated let callerPolicies = CallerPolicyTable()
     /// This boot's `--confirm` decisions and the requests waiting for one.
     nonisolated let approvals = CallerApprovals()
+    /// Codes sent for caller-policy changes (`updateAccount`).
+    nonisolated let policyConfirmations = PolicyChangeConfirmations()
     nonisolated let counters = BrokerMetrics()
 
     /// Keyed by owner and name: names are unique per owner only.
