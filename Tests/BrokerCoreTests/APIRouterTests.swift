@@ -20,7 +20,7 @@ import Testing
         #expect(status.status == 200)
         #expect(
             status.text
-                == #"{"accounts":[{"expires_at":"2030-01-01T00:00:00Z","last_error":null,"last_refresh":null,"name":"work","state":"active","subject":null}]}"#
+                == #"{"accounts":[{"expires_at":"2030-01-01T00:00:00Z","last_error":null,"last_refresh":null,"name":"work","scope":null,"state":"active","subject":null}]}"#
         )
         let accounts = await fixture.send("GET", "/v1/accounts")
         #expect(try accounts.decoded(AccountList.self) == AccountList(accounts: []))
