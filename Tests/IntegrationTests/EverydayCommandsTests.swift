@@ -47,6 +47,7 @@ struct EverydayCommandsTests {
         #expect(attention.stdout.contains("needs attention: spare"), "\(attention.stdout)")
         #expect(attention.stdout.split(whereSeparator: \.isNewline).allSatisfy { $0.count <= 80 }, "\(attention.stdout)")
         #expect(try await harness.authctl(["status", "work"]).status == 0)
+        #expect(try await harness.authctl(["status", "--json"]).status == 0, "--json leaves the judgement to its reader")
 
         // One account in full: absolute times too, the subject, every scope.
         let one = try await harness.authctl(["status", "work"])

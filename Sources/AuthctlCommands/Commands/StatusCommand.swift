@@ -1,7 +1,8 @@
 @preconcurrency import Glibc
 import BrokerProtocol
 
-/// `authctl status [NAME] [--json]`: is everything fine? Exits 1 when an account shown needs attention.
+/// `authctl status [NAME] [--json]`: is everything fine? Exits 1 when an account shown needs
+/// attention (not with `--json`: scripts reading it judge the states themselves).
 enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show the state of every account (or one)"
@@ -18,9 +19,9 @@ enum StatusCommand: Command {
           --json   print {"accounts":[{"name","state","expires_at","last_refresh","last_error",
                    "subject","scope"}]} (times RFC 3339 UTC, null when unknown)
 
-        exit codes: 0 every account shown is fine, 1 an account shown needs attention
-                    (logged out, login required, error, or its token expired) or no
-                    account NAME, 69 daemon not running
+        exit codes: 0 every account shown is fine (always with --json), 1 an account
+                    shown needs attention (logged out, login required, error, or its
+                    token expired) or no account NAME, 69 daemon not running
         """
     static let options: [CommandLineArguments.Option] = [.flag("--json")]
 
@@ -36,14 +37,16 @@ enum StatusCommand: Command {
             }
         }
         if arguments.has("--json") {
+            // JSON is read by scripts that judge the states themselves: exit 0, as before.
             Output.line(CommandContext.json(list))
+            return ExitCode.success
         } else if arguments.positionals.isEmpty {
             printTable(list.accounts, now: now)
         } else {
             Output.line(StatusView.detail(list.accounts[0], now: now))
         }
         let attention = list.accounts.filter { StatusView.needsAttention($0, now: now) }
-        if !attention.isEmpty, !arguments.has("--json") {
+        if !attention.isEmpty {
             Output.note("needs attention: " + attention.map(\.name).joined(separator: ", ")
                 + (attention.count == 1 ? ". Sign in with: authctl login \(attention[0].name)" : ""))
         }
