@@ -48,7 +48,8 @@ enum StatusCommand: Command {
         let attention = list.accounts.filter { StatusView.needsAttention($0, now: now) }
         if !attention.isEmpty {
             Output.note("needs attention: " + attention.map(\.name).joined(separator: ", ")
-                + (attention.count == 1 ? ". Sign in with: authctl login \(attention[0].name)" : ""))
+                + (attention.count == 1 && attention[0].state != .error
+                    ? ". Sign in with: authctl login \(attention[0].name)" : ". See: authctl status NAME"))
         }
         return attention.isEmpty ? ExitCode.success : ExitCode.failure
     }
