@@ -24,7 +24,8 @@ enum RefreshCommand: Command {
           --no-browser, --browser CMD, --timeout SECONDS
                              for the login --scope may start (see `authctl help login`)
 
-        exit codes: 0 refreshed (or signed in), 1 unknown account or a denied login,
+        exit codes: 0 refreshed (or signed in), 1 unknown account, a denied login, or
+                    not refreshed (no refresh token, or refreshed less than a second ago),
                     69 daemon not running, 75 provider unreachable, 77 login required
         """
     static let options: [CommandLineArguments.Option] = [
@@ -48,7 +49,14 @@ enum RefreshCommand: Command {
                 return try LoginCommand.run(arguments, context: context, addScopes: asked)
             }
         }
+        // Kept to compare, never shown: a refresh that could not happen answers the same token.
+        let before = try context.client.call(.token(account: account)).accessToken
         let grant = try context.client.call(.token(account: account), query: [.refresh: 1])
+        guard grant.accessToken != before else {
+            Output.error("'\(account)' was not refreshed: it holds no refresh token (sign in again with: authctl login "
+                + "\(account)), or it was refreshed less than a second ago.")
+            return ExitCode.failure
+        }
         let until = grant.expiresAt.flatMap(RFC3339.parse).map { at in
             " The new token expires in " + StatusView.duration(max(0, at - Double(time(nil)))) + " (\(grant.expiresAt ?? ""))."
         } ?? ""
