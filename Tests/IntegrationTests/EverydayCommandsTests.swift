@@ -76,6 +76,17 @@ struct EverydayCommandsTests {
         #expect(await harness.stopDaemon() == 0)
     }
 
+    @Test func refreshWithoutARefreshTokenSaysNoRefreshHappened() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"issueRefreshTokens": false}"#)
+        try await harness.signIn("work", provider: provider)
+        let refresh = try await harness.authctl(["refresh", "work"])
+        #expect(refresh.status == 1, "\(refresh)")
+        #expect(refresh.stderr.contains("'work' was not refreshed: it holds no refresh token"), "\(refresh.stderr)")
+        #expect(refresh.stdout.isEmpty)
+        #expect(try await provider.stats.refreshes == 0)
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test func refreshWithAScopeTheGrantLacksStartsALoginAskingForTheUnion() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.signIn("work", provider: provider)
