@@ -83,6 +83,17 @@ import Testing
         #expect(fixture.service.recorded == ["token(work,120)", "token(work,nil)", "token(work,nil)"])
     }
 
+    @Test func refreshOneAsksForARefreshAndTakesNoOtherTokenParameter() async throws {
+        let fixture = RouterFixture()
+        let refreshed = await fixture.send("GET", "/v1/accounts/work/token?refresh=1")
+        #expect(refreshed.status == 200)
+        #expect(try refreshed.decoded(TokenGrant.self) == FakeBrokerService.grant)
+        for query in ["refresh=1&min_ttl=60", "refresh=1&scope=openid", "refresh=0", "refresh=2"] {
+            #expect(await fixture.send("GET", "/v1/accounts/work/token?" + query).status == 400, "\(query)")
+        }
+        #expect(fixture.service.recorded == ["refreshedToken(work)"])
+    }
+
     @Test(arguments: WireErrorCode.allCases)
     func serviceErrorsBecomeTheEnvelopeWithTheirStatus(code: WireErrorCode) async throws {
         let fixture = RouterFixture()

@@ -69,7 +69,8 @@ struct EverydayCommandsTests {
         #expect(refresh.stderr.contains("Refreshed 'work'. The new token expires in"), "\(refresh.stderr)")
         #expect(try await provider.stats.refreshes == 1)
         let after = try await harness.token("work")
-        #expect(after != before)
+        let replaced = after != before  // compared as a Bool: a failure must not print tokens
+        #expect(replaced, "the same token came back")
         #expect(try await provider.accepts(after))
         let status = try await harness.authctl(["status", "work", "--json"])
         #expect(status.stdout.contains("\"last_refresh\" : \"20"), "\(status.stdout)")
@@ -118,14 +119,17 @@ struct EverydayCommandsTests {
         try await harness.signIn("work", provider: provider)
         let idToken = try await harness.token("work", ["--id-token"])
         #expect(idToken.split(separator: ".").count == 3, "not a JWS")
-        #expect(idToken != (try await harness.token("work")))
+        let notTheAccessToken = idToken != (try await harness.token("work"))
+        #expect(notTheAccessToken)
         let kube = try await harness.authctl(["kube-credential", "work", "--id-token"])
         let credential = try JSONSerialization.jsonObject(with: Data(kube.stdout.utf8)) as? [String: Any]
         let kubeToken = (credential?["status"] as? [String: Any])?["token"] as? String
-        #expect(kubeToken == idToken, "kube-credential --id-token serves another ID token")
+        let same = kubeToken == idToken
+        #expect(same, "kube-credential --id-token serves another ID token")
         let json = try await harness.authctl(["token", "work", "--id-token", "--json"])
         let grant = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect(json.status == 0 && grant?["id_token"] as? String == idToken, "exit \(json.status)")
+        let printed = grant?["id_token"] as? String == idToken
+        #expect(json.status == 0 && printed, "exit \(json.status)")
         #expect(grant?["expires_at"] is String)
         let narrowed = try await harness.authctl(["token", "work", "--id-token", "--scope", "openid"])
         #expect(narrowed.status == 64, "\(narrowed.stderr)")
