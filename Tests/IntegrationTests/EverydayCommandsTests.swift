@@ -74,6 +74,13 @@ struct EverydayCommandsTests {
         #expect(try await provider.accepts(after))
         let status = try await harness.authctl(["status", "work", "--json"])
         #expect(status.stdout.contains("\"last_refresh\" : \"20"), "\(status.stdout)")
+
+        // The last refresh is kept with the tokens: a restarted daemon still knows it.
+        #expect(await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
+        let restarted = try await harness.authctl(["status", "work", "--json"])
+        let lastRefresh = { (text: String) in text.split(separator: "\n").first { $0.contains("last_refresh") } }
+        #expect(lastRefresh(restarted.stdout) != nil && lastRefresh(restarted.stdout) == lastRefresh(status.stdout), "\(restarted.stdout)")
         #expect(await harness.stopDaemon() == 0)
     }
 
