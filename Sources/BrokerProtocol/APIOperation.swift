@@ -69,7 +69,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket, .listApprovals,
             .decideApproval:
             []
-        case .token: [.minTTL, .scope, .resource, .audience]
+        case .token: [.minTTL, .scope, .resource, .audience, .refresh]
         case .idToken: [.minTTL]
         case .loginStatus: [.wait]
         case .loginCallback, .discovery, .dpopProof: []
@@ -112,12 +112,15 @@ public enum APIQueryParameter: String, CaseIterable, Sendable {
     case resource
     /// A narrowed token's audience.
     case audience
+    /// `refresh=1`: refresh now and answer with the new token (`authctl refresh`), whatever is left.
+    case refresh
 
     public var range: ClosedRange<Int> {
         switch self {
         case .minTTL: 0...86_400
         case .wait: 0...60
         case .scope, .resource, .audience: 0...0
+        case .refresh: 1...1
         }
     }
 }

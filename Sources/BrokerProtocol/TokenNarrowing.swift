@@ -54,7 +54,7 @@ public struct TokenNarrowing: Hashable, Sendable {
     }
 
     /// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
-    static func isScopeToken(_ scope: String) -> Bool {
+    public static func isScopeToken(_ scope: String) -> Bool {
         !scope.isEmpty && scope.utf8.count <= maximumLength
             && scope.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }

@@ -7,17 +7,32 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     /// Accept a login as another user than the one the account holds tokens for (true). Without
     /// it such a login fails and the account keeps its tokens.
     public var newSubject: Bool?
+    /// Scopes this login asks for besides the account's own (`authctl refresh --scope`): the
+    /// request's `scope` is the union, in order, without repeats. At most 32 RFC 6749 scope-tokens.
+    public var addScopes: [String]?
 
-    public init(timeoutSeconds: Int? = nil, device: Bool? = nil, newSubject: Bool? = nil) {
+    public init(timeoutSeconds: Int? = nil, device: Bool? = nil, newSubject: Bool? = nil, addScopes: [String]? = nil) {
         self.timeoutSeconds = timeoutSeconds
         self.device = device
         self.newSubject = newSubject
+        self.addScopes = addScopes
+    }
+
+    /// What is wrong with `addScopes`, or nil.
+    public var addScopesProblem: String? {
+        guard let addScopes else { return nil }
+        if addScopes.count > 32 { return "At most 32 added scopes." }
+        if let bad = addScopes.first(where: { !TokenNarrowing.isScopeToken($0) }) {
+            return "'\(bad.prefix(64))' is not a scope (RFC 6749 §3.3: printable ASCII, no space, quote or backslash)."
+        }
+        return nil
     }
 
     enum CodingKeys: String, CodingKey {
         case timeoutSeconds = "timeout_seconds"
         case device
         case newSubject = "new_subject"
+        case addScopes = "add_scopes"
     }
 }
 

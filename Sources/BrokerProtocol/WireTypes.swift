@@ -40,6 +40,8 @@ public struct AccountStatus: Codable, Sendable, Equatable {
     public var lastRefresh: String?
     public var lastError: WireError?
     public var subject: String?
+    /// The granted scope of the current tokens (space-separated), nil without tokens.
+    public var scope: String?
     /// Configuration, present in `GET /v1/accounts` and `account show`.
     public var configuration: AccountConfiguration?
     /// Only in `POST /v1/accounts`'s answer: the provider metadata's `dpop_signing_alg_values_supported`
@@ -60,7 +62,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, state, subject, configuration
+        case name, state, subject, scope, configuration
         case expiresAt = "expires_at"
         case lastRefresh = "last_refresh"
         case lastError = "last_error"
@@ -76,6 +78,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
         try container.encode(lastRefresh, forKey: .lastRefresh)
         try container.encode(lastError, forKey: .lastError)
         try container.encode(subject, forKey: .subject)
+        try container.encode(scope, forKey: .scope)
         try container.encodeIfPresent(configuration, forKey: .configuration)
         try container.encodeIfPresent(dpopSigningAlgValuesSupported, forKey: .dpopSigningAlgValuesSupported)
     }

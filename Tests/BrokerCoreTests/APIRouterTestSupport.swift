@@ -118,6 +118,11 @@ final class FakeBrokerService: BrokerService {
         return Self.grant
     }
 
+    func refreshedToken(account: AccountKey) async throws(WireError) -> TokenGrant {
+        try record("refreshedToken(\(label(account)))")
+        return Self.grant
+    }
+
     func narrowedToken(account: AccountKey, narrowing: TokenNarrowing, minTTL: Double?) async throws(WireError)
         -> TokenGrant
     {

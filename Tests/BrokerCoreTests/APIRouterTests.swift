@@ -20,7 +20,7 @@ import Testing
         #expect(status.status == 200)
         #expect(
             status.text
-                == #"{"accounts":[{"expires_at":"2030-01-01T00:00:00Z","last_error":null,"last_refresh":null,"name":"work","state":"active","subject":null}]}"#
+                == #"{"accounts":[{"expires_at":"2030-01-01T00:00:00Z","last_error":null,"last_refresh":null,"name":"work","scope":null,"state":"active","subject":null}]}"#
         )
         let accounts = await fixture.send("GET", "/v1/accounts")
         #expect(try accounts.decoded(AccountList.self) == AccountList(accounts: []))
@@ -81,6 +81,17 @@ import Testing
         let preferred = await fixture.send("GET", "/v1/accounts/work/token", accept: "text/plain;q=1, application/json")
         #expect(preferred.text == FakeBrokerService.token + "\n")
         #expect(fixture.service.recorded == ["token(work,120)", "token(work,nil)", "token(work,nil)"])
+    }
+
+    @Test func refreshOneAsksForARefreshAndTakesNoOtherTokenParameter() async throws {
+        let fixture = RouterFixture()
+        let refreshed = await fixture.send("GET", "/v1/accounts/work/token?refresh=1")
+        #expect(refreshed.status == 200)
+        #expect(try refreshed.decoded(TokenGrant.self) == FakeBrokerService.grant)
+        for query in ["refresh=1&min_ttl=60", "refresh=1&scope=openid", "refresh=0", "refresh=2"] {
+            #expect(await fixture.send("GET", "/v1/accounts/work/token?" + query).status == 400, "\(query)")
+        }
+        #expect(fixture.service.recorded == ["refreshedToken(work)"])
     }
 
     @Test(arguments: WireErrorCode.allCases)

@@ -26,7 +26,7 @@ import TestSupport
         let accounts = try #require(json?["accounts"] as? [[String: Any]])
         #expect(accounts.count == 1)
         let first = try #require(accounts.first)
-        #expect(Set(first.keys) == ["name", "state", "expires_at", "last_refresh", "last_error", "subject"])
+        #expect(Set(first.keys) == ["name", "state", "expires_at", "last_refresh", "last_error", "subject", "scope"])
         #expect(first["name"] as? String == "work")
 
         #expect(try await daemon.stop() == 0, "log:\n\(daemon.log)")

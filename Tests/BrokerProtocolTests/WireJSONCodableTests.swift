@@ -45,7 +45,7 @@ import Testing
         try Self.check(AccountList(accounts: []))
         // Explicit nulls: every documented key is present.
         let text = String(decoding: try WireJSON.encode(bare), as: UTF8.self)
-        #expect(text == #"{"expires_at":null,"last_error":null,"last_refresh":null,"name":"home","state":"logged_out","subject":null}"#)
+        #expect(text == #"{"expires_at":null,"last_error":null,"last_refresh":null,"name":"home","scope":null,"state":"logged_out","subject":null}"#)
     }
 
     @Test func configurationAndEndpoints() throws {

@@ -59,7 +59,7 @@ import Testing
 @Test func accountStatusAlwaysCarriesEveryKey() throws {
     let status = AccountStatus(name: "work", state: .loggedOut)
     let object = try JSONSerializationFree.keys(of: JSONEncoder().encode(status))
-    #expect(object == ["expires_at", "last_error", "last_refresh", "name", "state", "subject"])
+    #expect(object == ["expires_at", "last_error", "last_refresh", "name", "scope", "state", "subject"])
 }
 
 @Test func tokenGrantUsesSnakeCase() throws {

@@ -14,7 +14,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         let accounts = try #require(object?["accounts"] as? [[String: Any]], "\(run.stdout)")
         #expect(accounts.count == 2)
-        let fields: Set = ["name", "state", "expires_at", "last_refresh", "last_error", "subject"]
+        let fields: Set = ["name", "state", "expires_at", "last_refresh", "last_error", "subject", "scope"]
         for account in accounts { #expect(Set(account.keys) == fields, "\(account.keys.sorted())") }
         let work = try #require(accounts.first { $0["name"] as? String == "work" })
         #expect(work["state"] as? String == "active")

@@ -26,7 +26,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token status account socket approve approvals exec header curl kube-credential git-credential callback rekey
+_authctl_commands="login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -112,8 +112,9 @@ _authctl() {
     local options="" accounts=no
     case $command in
         login) options="--no-browser --browser --timeout --device --no-register --new-subject --help"; accounts=yes ;;
-        logout) options="--help"; accounts=yes ;;
-        token) options="--min-ttl --scope --resource --audience --json --help"; accounts=yes ;;
+        logout) options="--json --help"; accounts=yes ;;
+        token) options="--min-ttl --id-token --scope --resource --audience --json --help"; accounts=yes ;;
+        refresh) options="--scope --no-browser --browser --timeout --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
         exec) options="--env --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         header) options="--header-name --scheme --min-ttl --method --url --nonce --scope --resource --audience --help"; accounts=yes ;;

@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
+set -l __authctl_commands login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
 
 function __authctl_accounts
     set -l socket_args
@@ -62,6 +62,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -l 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a login -d 'sign in to an account'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a logout -d "revoke and delete an account's tokens"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a token -d 'print an access token'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a refresh -d 'refresh a token now, or add scopes'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a status -d 'show the state of accounts'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a account -d 'add, list, show, remove or apply accounts'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a socket -d 'add, list or remove restricted sockets (token only)'
@@ -78,8 +79,8 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a help -d 'show help'
 
-complete -c authctl -n '__authctl_using login logout token status exec header curl kube-credential' -a '(__authctl_accounts)' -d account
-complete -c authctl -n '__authctl_using login logout token status exec header kube-credential' -l help -d 'show help'
+complete -c authctl -n '__authctl_using login logout token refresh status exec header curl kube-credential' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using login logout token refresh status exec header kube-credential' -l help -d 'show help'
 complete -c authctl -n '__authctl_using exec header kube-credential' -l min-ttl -x -d 'the token must stay valid this long'
 complete -c authctl -n '__authctl_using exec' -l env -x -d 'the variable to set'
 complete -c authctl -n '__authctl_using header' -l header-name -x -d 'the header name'
@@ -99,7 +100,12 @@ complete -c authctl -n '__authctl_using login' -l device -d 'use the device auth
 complete -c authctl -n '__authctl_using login' -l no-register -d 'do not register the desktop scheme handler'
 complete -c authctl -n '__authctl_using login' -l new-subject -d 'accept another user than the one signed in before'
 complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must stay valid this long'
-complete -c authctl -n '__authctl_using token status' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_using token status logout' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_using token' -l id-token -d 'print the ID token instead'
+complete -c authctl -n '__authctl_using refresh' -l scope -x -d 'a scope the token must carry (a login adds it)'
+complete -c authctl -n '__authctl_using refresh' -l no-browser -d 'only print the URL of a login'
+complete -c authctl -n '__authctl_using refresh' -l browser -x -d 'command that opens the login page'
+complete -c authctl -n '__authctl_using refresh' -l timeout -x -d 'give up a login after SECONDS'
 complete -c authctl -n '__authctl_using help' -a "$__authctl_commands"
 
 complete -c authctl -n '__authctl_using approve' -a '(__authctl_accounts)' -d account

@@ -25,14 +25,17 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help" authctl ""
+expect "login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w
 expect "" authctl --socket /down.sock login ""
 expect "" authctl token work ""
 expect "git.example work" authctl token --min-ttl 60 ""
-expect "--min-ttl --scope --resource --audience --json --help" authctl token --
+expect "--min-ttl --id-token --scope --resource --audience --json --help" authctl token --
+expect "--scope --no-browser --browser --timeout --help" authctl refresh work --
+expect "git.example work" authctl refresh ""
+expect "--json --help" authctl logout work --
 expect "add list show update remove apply register-handler" authctl account ""
 expect "add list remove" authctl socket ""
 expect "--account --ttl --persist --narrowing" authctl socket add remote --

@@ -56,6 +56,11 @@ enum LoginCommand: Command {
     ]
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        try run(arguments, context: context, addScopes: nil)
+    }
+
+    /// The login; `addScopes` (from `authctl refresh --scope`) are asked for besides the account's scopes.
+    static func run(_ arguments: CommandLineArguments, context: CommandContext, addScopes: [String]?) throws -> Int32 {
         let account = try context.checked(try requireAccountName(arguments, command: "authctl login"))
         let timeout = try arguments.integer("--timeout", in: 1...3600) ?? 300
         let device = arguments.has("--device")
@@ -73,7 +78,8 @@ enum LoginCommand: Command {
         let started = try context.client.call(
             .login(account: account),
             body: LoginRequest(
-                timeoutSeconds: timeout, device: device ? true : nil, newSubject: arguments.has("--new-subject") ? true : nil))
+                timeoutSeconds: timeout, device: device ? true : nil, newSubject: arguments.has("--new-subject") ? true : nil,
+                addScopes: addScopes))
 
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")

@@ -240,8 +240,14 @@ public struct APIRouter: HTTPHandler {
             let minTTL = try query.integer(.minTTL).map(Double.init)
             let narrowing = try query.narrowing()
             try checkRestrictedNarrowing(narrowing)
+            let refresh = try query.integer(.refresh) != nil
+            if refresh, minTTL != nil || !narrowing.isEmpty {
+                throw WireError(code: .invalidRequest, message: "'refresh' takes no min_ttl, scope, resource or audience.")
+            }
             let caller = try await admittedCaller(account, peer: peer)
-            let grant = narrowing.isEmpty
+            let grant = refresh
+                ? try await service.refreshedToken(account: account)
+                : narrowing.isEmpty
                 ? try await service.token(account: account, minTTL: minTTL)
                 : try await service.narrowedToken(account: account, narrowing: narrowing, minTTL: minTTL)
             return served(grant, account: account, to: peer, caller: caller, request: request, narrowing: narrowing)

@@ -49,6 +49,9 @@ public protocol BrokerService: Sendable {
         -> ApprovalResult
     /// `GET /v1/accounts/{name}/token?min_ttl=S`: may wait for a refresh (single-flight).
     func token(account: AccountKey, minTTL: Double?) async throws(WireError) -> TokenGrant
+    /// `GET /v1/accounts/{name}/token?refresh=1`: joins or starts a refresh now (within the
+    /// one-refresh-per-second cap) and answers with its token, however long the current one has left.
+    func refreshedToken(account: AccountKey) async throws(WireError) -> TokenGrant
     /// `GET /v1/accounts/{name}/token?scope=…&resource=…&audience=…`: a token narrower than the
     /// account's (`TokenNarrowing`, never empty here), cached per key; `scope` reports what was granted.
     func narrowedToken(account: AccountKey, narrowing: TokenNarrowing, minTTL: Double?) async throws(WireError)

@@ -32,11 +32,13 @@ extension TokenBroker {
     func accountStatus(_ runtime: AccountRuntime, configuration: Bool) -> AccountStatus {
         let machine = runtime.machine
         let expiry = machine.currentTokens.flatMap { options.refreshPolicy.effectiveExpiry(of: $0) }
-        return AccountStatus(
+        var status = AccountStatus(
             name: runtime.name, state: machine.wireState(now: now()),
             expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) },
             lastRefresh: machine.lastRefreshAt.map { RFC3339.format(unixSeconds: $0) }, lastError: machine.lastError,
             subject: runtime.subject, configuration: configuration ? runtime.configuration : nil)
+        status.scope = machine.currentTokens?.scope
+        return status
     }
 
     /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the

@@ -26,6 +26,9 @@ extension TokenBroker {
     private func beginLogin(_ key: AccountKey, request: LoginRequest) async -> Result<LoginStarted, WireError> {
         let name = key.name
         let timeout = request.timeoutSeconds.map(Double.init) ?? options.defaultLoginTimeout
+        if let problem = request.addScopesProblem {
+            return .failure(fail(WireError(code: .invalidRequest, message: problem)))
+        }
         guard timeout >= 1, timeout <= options.maximumLoginTimeout else {
             return .failure(fail(WireError(
                 code: .invalidRequest,
@@ -35,9 +38,11 @@ extension TokenBroker {
         do throws(OIDCError) {
             let metadata = try await metadata(for: key, needing: loginEndpoint(key, device: request.device == true))
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
+            var client = try runtime.loginClient()
+            for scope in request.addScopes ?? [] where !client.scopes.contains(scope) { client.scopes.append(scope) }
             if request.device == true {
                 login = try await BrokerLogin.device(
-                    client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: try runtime.loginClient())
+                    client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client)
             } else {
                 guard let factory = options.loginFlowFactory else {
                     return .failure(fail(WireError(
@@ -45,7 +50,7 @@ extension TokenBroker {
                         message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
                 let context = LoginContext(
-                    account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: try runtime.loginClient(),
+                    account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client,
                     redirect: runtime.loopbackRedirect, privateUseRedirect: runtime.privateUseRedirect,
                     timeout: .milliseconds(Int64(timeout * 1000)))
                 login = try await factory(context)

@@ -28,6 +28,13 @@ extension TokenBroker {
         return try await answer(account: key) { machine, id, now in machine.tokenRequested(id, minTTL: minTTL, now: now) }
     }
 
+    /// `authctl refresh`: a refresh now, joined if one is under way, whatever the token has left (the
+    /// machine's `refreshRequested`, as for an expired ID token); tokens that cannot be refreshed
+    /// are answered as a plain token request would.
+    public nonisolated func refreshedToken(account key: AccountKey) async throws(WireError) -> TokenGrant {
+        try await answer(account: key) { machine, id, now in machine.refreshRequested(id, now: now) }
+    }
+
     /// Feeds a request event to the account's machine and returns its answer: at once, or after the
     /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`). The wait is off
     /// the actor: the refresh's answer resumes the caller where it runs (a socket request: its
