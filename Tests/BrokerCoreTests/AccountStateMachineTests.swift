@@ -80,6 +80,20 @@ import Testing
         #expect(machine.loginTimedOut(loginID: "L1", now: 1_301) == [])
     }
 
+    /// Issue 29: a re-login nobody finished left `provider_unavailable` on an account whose
+    /// tokens were fine; the timeout now leaves it active with no error.
+    @Test func timedOutReloginLeavesAnActiveAccountActiveWithoutAnError() {
+        let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600)
+        var machine = Fixture.machine(holding: tokens, now: 1_000)
+        _ = machine.loginStarted(login, now: 1_100)
+        let actions = machine.timerFired(now: 1_400)
+        #expect(actions.contains { if case .cancelLogin = $0 { true } else { false } })
+        #expect(machine.pendingLogin == nil)
+        #expect(machine.wireState(now: 1_400) == .active)
+        #expect(machine.lastError == nil)
+        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil, now: 1_401).served.map(\.token) == ["access-1"])
+    }
+
     @Test func loginThatIsNoLongerPendingOnlyRevokesItsTokens() {
         var machine = Fixture.machine()
         let tokens = Fixture.tokens()

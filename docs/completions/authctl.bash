@@ -111,7 +111,7 @@ _authctl() {
 
     local options="" accounts=no
     case $command in
-        login) options="--no-browser --browser --timeout --device --no-register --new-subject --help"; accounts=yes ;;
+        login) options="--no-browser --browser --timeout --device --no-register --new-subject --cancel --help"; accounts=yes ;;
         logout) options="--help"; accounts=yes ;;
         token) options="--min-ttl --scope --resource --audience --json --help"; accounts=yes ;;
         status) options="--json --help"; accounts=yes ;;
