@@ -50,13 +50,21 @@ import Testing
     }
 
     /// On a terminal (stderr a pty, stdin not, so no paste is read) the wait line shows the time left.
-    @Test(.timeLimit(.minutes(1)))
-    func theWaitShowsTheTimeLeftOnATerminal() async throws {
+    /// `joining`: a login with 300 s is pending first, and the terminal's login (asking for an
+    /// hour) joins it: the time left is the pending login's, not the hour.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func theWaitShowsTheTimeLeftOnATerminal(joining: Bool) async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         try await harness.addAccount("work", provider: provider)
-        let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", "work", "--no-browser", "--timeout", "300"]
+        var first: SpawnedProcess?
+        if joining {
+            first = try harness.spawnAuthctl(["login", "work", "--no-browser", "--timeout", "300"])
+            _ = try await harness.authorizationURL(printedBy: first!)
+        }
+        let timeout = joining ? "3600" : "300"
+        let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", "work", "--no-browser", "--timeout", timeout]
         let line = command.map { "'\($0)'" }.joined(separator: " ") + " </dev/null"
-        let output = harness.root + "/tty-countdown.out"
+        let output = harness.root + "/tty-countdown-\(joining).out"
         var environment = harness.environment
         environment["SHELL"] = "/bin/bash"
         let terminal = try SpawnedProcess(
@@ -68,6 +76,7 @@ import Testing
         }
         #expect(shown, "\(terminal.stdout)")
         _ = await terminal.stop(signal: SIGKILL)
+        _ = await first?.stop(signal: SIGKILL)
         #expect(await harness.stopDaemon() == 0)
     }
 

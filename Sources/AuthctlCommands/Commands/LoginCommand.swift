@@ -85,12 +85,17 @@ enum LoginCommand: Command {
             ? try BrowserChoice.resolve(flag: flag, account: configuration?.browser, environment: context.environment) : nil
         // Before the login starts: the browser may redirect as soon as it opens the URL.
         if register, let configuration { try HandlerRegistration.ensure(configuration, context: context) }
-        let deadline = ContinuousClock.now + .seconds(timeout)
+        var deadline = ContinuousClock.now + .seconds(timeout)
         let started = try context.client.call(
             .login(account: account),
             body: LoginRequest(
                 timeoutSeconds: timeout, device: device ? true : nil, newSubject: arguments.has("--new-subject") ? true : nil))
 
+        // The daemon's deadline when sooner: a joined login keeps the first one's, a device code may expire first.
+        if let expiresAt = RFC3339.parse(started.expiresAt) {
+            let left = max(0, expiresAt - Double(time(nil)))
+            deadline = min(deadline, ContinuousClock.now + .milliseconds(Int64(left * 1000)))
+        }
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
         }
