@@ -80,6 +80,8 @@ extension APIEndpoint where Body == LoginRequest, Response == LoginStarted {
 extension APIEndpoint where Body == APINoBody, Response == LoginStatus {
     /// Reads `wait` (long poll).
     public static func loginStatus(id: String) -> Self { Self(.loginStatus, id) }
+    /// Ends the caller's pending login of the account (`authctl login --cancel`, Ctrl-C).
+    public static func cancelLogin(account name: String) -> Self { Self(.cancelLogin, name) }
 }
 
 extension APIEndpoint where Body == LoginCallbackRequest, Response == LoginStatus {

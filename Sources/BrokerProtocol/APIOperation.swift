@@ -8,7 +8,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
     case token, idToken, tokenRejected, dpopProof
-    case login, loginStatus, loginCallback, logout
+    case login, cancelLogin, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
     case listSockets, addSocket, removeSocket
@@ -23,7 +23,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
             .decideApproval:
             "POST"
         case .updateAccount: "PUT"
-        case .removeAccount, .removeSocket: "DELETE"
+        case .removeAccount, .removeSocket, .cancelLogin: "DELETE"
         }
     }
 
@@ -39,7 +39,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .idToken: .idToken(parameter)
         case .tokenRejected: .tokenRejected(parameter)
         case .dpopProof: .dpopProof(parameter)
-        case .login: .login(parameter)
+        case .login, .cancelLogin: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
         case .loginCallback: .loginCallback
         case .logout: .logout(parameter)
@@ -67,7 +67,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     public var query: [APIQueryParameter]? {
         switch self {
         case .ping, .status, .listAccounts, .metrics, .listSockets, .addSocket, .removeSocket, .listApprovals,
-            .decideApproval:
+            .decideApproval, .cancelLogin:
             []
         case .token: [.minTTL, .scope, .resource, .audience, .refresh]
         case .idToken: [.minTTL]
@@ -84,7 +84,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
             .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
-            .listSockets, .removeSocket, .listApprovals:
+            .listSockets, .removeSocket, .listApprovals, .cancelLogin:
             .none
         }
     }

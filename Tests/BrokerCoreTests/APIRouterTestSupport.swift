@@ -168,6 +168,11 @@ final class FakeBrokerService: BrokerService {
         return LoginStatus(loginID: "L1", account: "work", outcome: .succeeded, subject: "alice")
     }
 
+    func cancelLogin(account: AccountKey) async throws(WireError) -> LoginStatus {
+        try record("cancelLogin(\(label(account)))")
+        return LoginStatus(loginID: "L1", account: "work", outcome: .failed)
+    }
+
     func logout(account: AccountKey) async throws(WireError) -> LogoutResult {
         try record("logout(\(label(account)))")
         return LogoutResult(revoked: true)

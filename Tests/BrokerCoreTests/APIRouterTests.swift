@@ -126,7 +126,7 @@ import Testing
         let fixture = RouterFixture()
         let cases: [(String, String, String)] = [
             ("POST", "/v1/status", "GET"), ("PUT", "/v1/accounts", "GET, POST"),
-            ("POST", "/v1/accounts/work", "GET, PUT, DELETE"), ("GET", "/v1/accounts/work/login", "POST"),
+            ("POST", "/v1/accounts/work", "GET, PUT, DELETE"), ("GET", "/v1/accounts/work/login", "POST, DELETE"),
             ("DELETE", "/v1/accounts/work/token", "GET"), ("GET", "/v1/rekey", "POST"),
         ]
         for (method, path, allow) in cases {

@@ -80,6 +80,38 @@ import Testing
         #expect(machine.loginTimedOut(loginID: "L1", now: 1_301) == [])
     }
 
+    /// Issue 29: a re-login nobody finished left `provider_unavailable` on an account whose
+    /// tokens were fine; the timeout now leaves it active with no error.
+    @Test func timedOutReloginLeavesAnActiveAccountActiveWithoutAnError() {
+        let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600)
+        var machine = Fixture.machine(holding: tokens, now: 1_000)
+        _ = machine.loginStarted(login, now: 1_100)
+        let actions = machine.timerFired(now: 1_400)
+        #expect(actions.contains { if case .cancelLogin = $0 { true } else { false } })
+        #expect(machine.pendingLogin == nil)
+        #expect(machine.wireState(now: 1_400) == .active)
+        #expect(machine.lastError == nil)
+        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil, now: 1_401).served.map(\.token) == ["access-1"])
+    }
+
+    /// `authctl login --cancel` / Ctrl-C: the login ends (cancelled, `conflict`), the account keeps
+    /// its state and tokens, and no error is left behind.
+    @Test func cancelledReloginLeavesTheAccountAsItWas() {
+        let tokens = Fixture.tokens(obtainedAt: 1_000, lifetime: 3_600)
+        var machine = Fixture.machine(holding: tokens, now: 1_000)
+        _ = machine.loginStarted(login, now: 1_100)
+        let actions = machine.loginCancelled(because: "the user cancelled it", now: 1_110)
+        guard case .cancelLogin(let id, let reason) = actions.first else {
+            Issue.record("expected cancelLogin, got \(actions)")
+            return
+        }
+        #expect(id == "L1" && reason.code == .conflict)
+        #expect(machine.pendingLogin == nil)
+        #expect(machine.wireState(now: 1_110) == .active)
+        #expect(machine.lastError == nil)
+        #expect(machine.loginCancelled(because: "again", now: 1_111).allSatisfy { if case .cancelLogin = $0 { false } else { true } })
+    }
+
     @Test func loginThatIsNoLongerPendingOnlyRevokesItsTokens() {
         var machine = Fixture.machine()
         let tokens = Fixture.tokens()

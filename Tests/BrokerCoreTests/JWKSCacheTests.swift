@@ -170,3 +170,45 @@ import Testing
         }
     }
 }
+
+/// A provider that replaced its signing key but kept the `kid`: the cached key fails the signature.
+@Suite struct JWKSCacheSameKidRotationTests {
+    let jwksURL = "\(testIssuer)/jwks"
+
+    func validate(_ token: String, _ cache: JWKSCache) async throws(OIDCError) {
+        _ = try await IDTokenValidator(issuer: testIssuer, clientID: "client-1").validate(
+            Secret(token), keys: cache, expectation: .login(nonce: "n-123"), accessToken: nil,
+            now: IDTokenValidatorTests.now)
+    }
+
+    @Test func keyReplacedUnderTheSameKidIsRefetchedOnceThenRateLimited() async throws {
+        let old = try TestSigningKey(.p256, kid: "k1")
+        let new = try TestSigningKey(.p256, kid: "k1")
+        let rogue = try TestSigningKey(.p256, kid: "k1")
+        let transport = FakeTransport()
+        transport.on(
+            jwksURL, .response(HTTPResponse(status: 200, body: try TestSigningKey.jwksJSON([old]))),
+            .response(HTTPResponse(status: 200, body: try TestSigningKey.jwksJSON([new]))))
+        let time = TestTime()
+        let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)
+        try await validate(try old.sign(claims: IDTokenValidatorTests.claims()), cache)
+        #expect(await cache.fetchCount == 1)
+        // The provider now signs with `new`, still "k1": one refetch, and the token is accepted.
+        try await validate(try new.sign(claims: IDTokenValidatorTests.claims()), cache)
+        #expect(await cache.fetchCount == 2)
+        try await validate(try new.sign(claims: IDTokenValidatorTests.claims()), cache)
+        #expect(await cache.fetchCount == 2)
+        // A forged signature under a known kid cannot make the broker fetch again within the limit.
+        for _ in 0..<3 {
+            await #expect(throws: OIDCError.idToken(.badSignature)) {
+                try await validate(try rogue.sign(claims: IDTokenValidatorTests.claims()), cache)
+            }
+        }
+        #expect(await cache.fetchCount == 2)
+        time.advance(.seconds(61))
+        await #expect(throws: OIDCError.idToken(.badSignature)) {
+            try await validate(try rogue.sign(claims: IDTokenValidatorTests.claims()), cache)
+        }
+        #expect(await cache.fetchCount == 3)
+    }
+}

@@ -71,8 +71,10 @@ final class MockProviderProcess: Sendable {
     }
 
     /// A new signing key (new `kid`) signs ID tokens from now on; the old one stays published.
-    func rotateKey() async throws {
-        let answer = try await client.send(HTTPClientRequest(method: "POST", url: issuer + "/_mock/rotate-key"))
+    /// `sameKID`: the new key keeps the old key's `kid` and replaces it in the JWKS.
+    func rotateKey(sameKID: Bool = false) async throws {
+        let url = issuer + "/_mock/rotate-key" + (sameKID ? "?same_kid=true" : "")
+        let answer = try await client.send(HTTPClientRequest(method: "POST", url: url))
         guard answer.status == 200 else { throw HarnessError.unexpected("/_mock/rotate-key answered \(answer.status)") }
     }
 

@@ -110,7 +110,8 @@ extension MockProvider {
             }
             return encoded(stats)
         case ("POST", "/_mock/rotate-key"):
-            guard let kid = try? rotateKey(dropOld: request.queryValue("drop_old") == "true") else {
+            guard let kid = try? rotateKey(
+                dropOld: request.queryValue("drop_old") == "true", sameKID: request.queryValue("same_kid") == "true") else {
                 return .plainText(status: 500, "key generation failed")
             }
             return MockResponse.json(["kid": kid])

@@ -82,12 +82,16 @@ public final class MockProvider: Sendable {
     }
 
     /// Key rotation: a new key (new `kid`) of the configured algorithm signs from now on. The
-    /// old keys stay published unless `dropOld`. Returns the new `kid`.
+    /// old keys stay published unless `dropOld`. `sameKID`: the new key takes the current
+    /// signing key's `kid` and replaces it (a provider that rotated without a new `kid`).
+    /// Returns the new `kid`.
     @discardableResult
-    public func rotateKey(dropOld: Bool = false) throws -> String {
-        let key = try Self.newKey(algorithm: configuration.signingAlgorithm, shared: false)
+    public func rotateKey(dropOld: Bool = false, sameKID: Bool = false) throws -> String {
+        let kid: String? = sameKID ? try state.withLock { try signingKey(&$0).kid } : nil
+        let key = try Self.newKey(algorithm: configuration.signingAlgorithm, shared: false, kid: kid)
         state.withLock { state in
             if dropOld { state.keys = [] }
+            if let kid { state.keys.removeAll { $0.kid == kid } }
             state.keys.append(key)
         }
         return key.kid
@@ -101,10 +105,10 @@ public final class MockProvider: Sendable {
 
     /// A fresh key for `algorithm`; `shared` reuses one process-wide key per algorithm, since
     /// RSA key generation is slow and most tests never rotate.
-    static func newKey(algorithm: String, shared: Bool) throws -> TestSigningKey {
+    static func newKey(algorithm: String, shared: Bool, kid: String? = nil) throws -> TestSigningKey {
         let isEC = algorithm == "ES256"
         if shared, let key = isEC ? sharedKeys.ec : sharedKeys.rsa { return key }
-        return try TestSigningKey(isEC ? .p256 : .rsa(bits: 2048))
+        return try TestSigningKey(isEC ? .p256 : .rsa(bits: 2048), kid: kid)
     }
 
     private static let sharedKeys = (

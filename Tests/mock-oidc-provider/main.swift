@@ -6,8 +6,8 @@
 // Prints "listening http://127.0.0.1:PORT" on stdout once it accepts connections (the issuer; in
 // Shopify mode `…/authentication/ID`, after a "shop-domain http://127.0.0.1:PORT2" line). Knobs are
 // MockProviderConfiguration members (JSON), changeable later with POST /_mock/config; counters
-// at GET /_mock/stats; POST /_mock/rotate-key rotates the signing key. Exits on SIGTERM, and on
-// end of stdin (so it never outlives the test that spawned it) unless --no-stdin.
+// at GET /_mock/stats; POST /_mock/rotate-key rotates the signing key (`?same_kid=true`: the new
+// key keeps the old `kid`). Exits on SIGTERM, and on end of stdin (so it never outlives the test that spawned it) unless --no-stdin.
 import Foundation
 import MockProvider
 

@@ -111,7 +111,7 @@ _authctl() {
 
     local options="" accounts=no
     case $command in
-        login) options="--no-browser --browser --timeout --device --no-register --new-subject --help"; accounts=yes ;;
+        login) options="--no-browser --browser --timeout --device --no-register --new-subject --cancel --help"; accounts=yes ;;
         logout) options="--json --help"; accounts=yes ;;
         token) options="--min-ttl --id-token --scope --resource --audience --json --help"; accounts=yes ;;
         refresh) options="--scope --no-browser --browser --timeout --help"; accounts=yes ;;

@@ -99,6 +99,7 @@ complete -c authctl -n '__authctl_using login' -l timeout -x -d 'give up after S
 complete -c authctl -n '__authctl_using login' -l device -d 'use the device authorization grant'
 complete -c authctl -n '__authctl_using login' -l no-register -d 'do not register the desktop scheme handler'
 complete -c authctl -n '__authctl_using login' -l new-subject -d 'accept another user than the one signed in before'
+complete -c authctl -n '__authctl_using login' -l cancel -d 'cancel the pending login'
 complete -c authctl -n '__authctl_using token' -l min-ttl -x -d 'the token must stay valid this long'
 complete -c authctl -n '__authctl_using token status logout' -l json -d 'print JSON'
 complete -c authctl -n '__authctl_using token' -l id-token -d 'print the ID token instead'

@@ -55,6 +55,7 @@ expect "--tenant-allow --tenant" authctl account add x --provider microsoft --te
 expect "organizations common consumers" authctl account add x --provider microsoft --tenant ""
 expect "" authctl account add x --realm-url ""
 expect "--no-register" authctl login --no-r
+expect "--cancel" authctl login work --ca
 expect "--browser" authctl login work --b
 expect "git.example work" authctl login --browser firefox ""
 expect "git.example work" authctl exec ""

@@ -1,17 +1,21 @@
 import BrokerProtocol
 @preconcurrency import Glibc
 
-/// `authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device] [--no-register] [--new-subject]`.
+/// `authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device] [--no-register] [--new-subject]`,
+/// `authctl login NAME --cancel`.
 enum LoginCommand: Command {
     static let name = "login"
     static let summary = "sign in to an account in the browser (or with a device code)"
     static let help = """
         usage: authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device]
                                   [--no-register] [--new-subject]
+               authctl login NAME --cancel
 
         Asks the daemon to start a login and prints the authorization URL alone on its own
-        line on stdout, opens it in a browser (below), then waits until the login completes.
-        A second `login` for an account with a login pending joins the first one.
+        line on stdout, opens it in a browser (below), then waits until the login completes,
+        showing the time left on stderr when it is a terminal (and saying so when no browser was
+        opened). A second `login` for an account with a login pending joins the first one. A
+        login that times out leaves an account that still holds tokens active, with no error.
 
         The browser: --browser CMD, else the account's browser (account add --browser), else
         $AUTHBROKER_BROWSER, else $BROWSER (a list separated by ':', tried in order while each
@@ -46,13 +50,19 @@ enum LoginCommand: Command {
                              `authctl account register-handler`)
           --new-subject      accept a login as another user than the account's current one
                              (its tokens are then replaced)
+          --cancel           cancel the pending login of NAME (as Ctrl-C in the waiting
+                             `authctl login` does) instead of starting one
+
+        Ctrl-C while waiting cancels the login in the daemon too (no pending login is left
+        behind) and exits 130.
 
         exit codes: 0 signed in, 1 denied or invalid, 64 usage (an unusable browser command),
-        69 daemon not running, 75 timed out
+        69 daemon not running (or it stopped during the login: start it and log in again),
+        75 timed out, 130 cancelled with Ctrl-C (--cancel: 0, 1 when no login was pending)
         """
     static let options: [CommandLineArguments.Option] = [
         .flag("--no-browser"), .value("--browser"), .value("--timeout"), .flag("--device"), .flag("--no-register"),
-        .flag("--new-subject"),
+        .flag("--new-subject"), .flag("--cancel"),
     ]
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
@@ -62,6 +72,11 @@ enum LoginCommand: Command {
     /// The login; `addScopes` (from `authctl refresh --scope`) are asked for besides the account's scopes.
     static func run(_ arguments: CommandLineArguments, context: CommandContext, addScopes: [String]?) throws -> Int32 {
         let account = try context.checked(try requireAccountName(arguments, command: "authctl login"))
+        if arguments.has("--cancel") {
+            let status = try context.client.call(.cancelLogin(account: account))
+            Output.note("Cancelled the pending login of '\(status.account)'.")
+            return ExitCode.success
+        }
         let timeout = try arguments.integer("--timeout", in: 1...3600) ?? 300
         let device = arguments.has("--device")
         let flag = try arguments.value("--browser").map { try BrowserCommand($0).template }
@@ -75,16 +90,26 @@ enum LoginCommand: Command {
             ? try BrowserChoice.resolve(flag: flag, account: configuration?.browser, environment: context.environment) : nil
         // Before the login starts: the browser may redirect as soon as it opens the URL.
         if register, let configuration { try HandlerRegistration.ensure(configuration, context: context) }
+        var deadline = ContinuousClock.now + .seconds(timeout)
         let started = try context.client.call(
             .login(account: account),
             body: LoginRequest(
                 timeoutSeconds: timeout, device: device ? true : nil, newSubject: arguments.has("--new-subject") ? true : nil,
                 addScopes: addScopes))
 
+        // The daemon's deadline when sooner: a joined login keeps the first one's, a device code may expire first.
+        if let expiresAt = RFC3339.parse(started.expiresAt) {
+            let left = max(0, expiresAt - Double(time(nil)))
+            deadline = min(deadline, ContinuousClock.now + .milliseconds(Int64(left * 1000)))
+        }
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
         }
         Output.line(started.authorizationURL)
+        if !device, browser?.candidates.isEmpty ?? true {
+            let why = browser == nil ? "--no-browser" : "no display, and no --browser, AUTHBROKER_BROWSER or BROWSER"
+            Output.note("No browser opened (\(why)): open the URL above yourself.")
+        }
         // The browser gets a private page's file:// URL, never the URL in its argv (LoginPage).
         var page: LoginPage?
         var pageFailure: String?
@@ -97,31 +122,63 @@ enum LoginCommand: Command {
         }
         defer { page?.remove() }
         var wait = LoginWait(
-            started: started, account: account, context: context,
+            started: started, account: account, context: context, deadline: deadline,
             browser: page.flatMap { page in browser.map { BrowserLaunch($0, url: page.fileURL) } }, acceptsPaste: !device)
         if let pageFailure { Output.error(wait.advice(after: pageFailure)) }
         return wait.run()
     }
 }
 
-/// A one-line spinner on stderr, redrawn in place; silent when stderr is not a terminal.
+/// The wait's progress on stderr: on a terminal, one line redrawn in place with the time left
+/// ("| Waiting for the login to complete… 4:32 left (Ctrl-C to stop)"); when the user may be
+/// typing a pasted address on that terminal, a plain line each minute instead (a redraw would
+/// write over the paste); nothing when stderr is no terminal (a log gets the outcome only).
 struct Spinner {
-    private let enabled: Bool
+    enum Mode { case inPlace, everyMinute, silent }
+    private let mode: Mode
     private let message: String
+    private let deadline: ContinuousClock.Instant
     private var frame = 0
     private var drawn = false
+    private var lastMinuteShown: Int64?
     private static let frames = ["|", "/", "-", "\\"]
 
-    init(enabled: Bool, message: String) {
-        self.enabled = enabled
+    init(mode: Mode, message: String, deadline: ContinuousClock.Instant) {
+        self.mode = mode
         self.message = message
+        self.deadline = deadline
+        lastMinuteShown = Self.secondsLeft(until: deadline) / 60
+    }
+
+    /// Whole seconds until `deadline`, rounded up, never negative.
+    static func secondsLeft(until deadline: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
+        return max(0, seconds + (attoseconds > 0 ? 1 : 0))
+    }
+
+    /// "4:32 left", "0:05 left".
+    static func left(_ seconds: Int64) -> String {
+        let rest = seconds % 60
+        return "\(seconds / 60):\(rest < 10 ? "0" : "")\(rest) left"
     }
 
     mutating func tick() {
-        guard enabled else { return }
-        Output.write("\r\(Self.frames[frame % 4]) \(message)… (Ctrl-C to stop waiting)", to: STDERR_FILENO)
-        frame += 1
-        drawn = true
+        let seconds = Self.secondsLeft(until: deadline)
+        switch mode {
+        case .silent:
+            return
+        case .inPlace:
+            Output.write(
+                "\r\(Self.frames[frame % 4]) \(message)… \(Self.left(seconds)) (Ctrl-C to stop)\u{1B}[K", to: STDERR_FILENO)
+            frame += 1
+            drawn = true
+        case .everyMinute:
+            // Once per whole minute left, not at the start (the opening note says it).
+            let minute = seconds / 60
+            guard minute < lastMinuteShown ?? .max, seconds > 0 else { return }
+            lastMinuteShown = minute
+            Output.note("Still waiting for the login: \(Self.left(seconds)).")
+        }
     }
 
     mutating func finish() {

@@ -1,4 +1,5 @@
 import BrokerProtocol
+@preconcurrency import Glibc
 
 /// `authctl login`'s wait: long-polls the daemon until the login ends and, between polls (at
 /// most a second apart), watches the browser it started and reads what the user pastes. One
@@ -7,13 +8,19 @@ struct LoginWait {
     let started: LoginStarted
     let account: String
     let context: CommandContext
+    /// When the login gives up (the requested timeout; a device code may expire sooner).
+    let deadline: ContinuousClock.Instant
     var browser: BrowserLaunch?
     var pasted: PastedLines
 
-    init(started: LoginStarted, account: String, context: CommandContext, browser: BrowserLaunch?, acceptsPaste: Bool) {
+    init(
+        started: LoginStarted, account: String, context: CommandContext, deadline: ContinuousClock.Instant,
+        browser: BrowserLaunch?, acceptsPaste: Bool
+    ) {
         self.started = started
         self.account = account
         self.context = context
+        self.deadline = deadline
         self.browser = browser
         pasted = PastedLines()
         if !acceptsPaste { pasted.close() }
@@ -21,12 +28,24 @@ struct LoginWait {
 
     mutating func run() -> Int32 {
         // The spinner redraws its line and would write over what the user is pasting.
-        var spinner = Spinner(enabled: Output.stderrIsTerminal && !pasted.isOpen, message: "Waiting for the login to complete")
+        let mode: Spinner.Mode = !Output.stderrIsTerminal ? .silent : pasted.isOpen ? .everyMinute : .inPlace
+        var spinner = Spinner(mode: mode, message: "Waiting for the login to complete", deadline: deadline)
         defer { spinner.finish() }
         if pasted.isOpen && pasted.isForeground {
-            Output.note("Waiting for the login to complete (Ctrl-C to stop), or paste the address your browser ended on and press Enter.")
+            Output.note(
+                "Waiting for the login to complete (\(Spinner.left(Spinner.secondsLeft(until: deadline))); Ctrl-C to stop), "
+                    + "or paste the address your browser ended on and press Enter.")
         }
+        LoginInterrupt.arm()
+        defer { LoginInterrupt.disarm() }
+        // A connection reset or closed without an answer is looked at again (a few times, 0.3 s
+        // apart: a killed daemon's socket resets connections until it is gone): the daemon may have died.
+        var connectionsLost = 0
         while true {
+            if LoginInterrupt.hasFired {
+                spinner.finish()
+                return cancel()
+            }
             if let failure = browser?.failure() {
                 spinner.finish()
                 Output.error(advice(after: failure))
@@ -38,10 +57,16 @@ struct LoginWait {
             do {
                 status = try context.client.call(.loginStatus(id: started.loginID), query: [.wait: 1], timeout: 10)
             } catch {
+                if LoginInterrupt.hasFired { continue }  // a poll cut short by Ctrl-C
+                if case .protocolError = error, connectionsLost < 3 {
+                    connectionsLost += 1
+                    usleep(300_000)
+                    continue
+                }
                 spinner.finish()
-                Output.error("\(error)")
-                return error.exitCode
+                return reportFailedPoll(error)
             }
+            connectionsLost = 0
             switch status.outcome {
             case .pending:
                 spinner.tick()
@@ -59,6 +84,39 @@ struct LoginWait {
                 return ExitCode.temporaryFailure
             }
         }
+    }
+
+    /// Ctrl-C: ends the pending login through the daemon, so none is left waiting; exit 130 (the
+    /// shell's code for a command stopped by SIGINT).
+    func cancel() -> Int32 {
+        do {
+            _ = try context.client.call(.cancelLogin(account: account), timeout: 10)
+            Output.error("login to '\(account)' cancelled.")
+        } catch .api(let error) where error.code == .conflict {
+            Output.error("login to '\(account)' stopped; it had already ended.")
+        } catch {
+            Output.error("stopped waiting, but could not cancel the login (\(error)); it ends by itself at its timeout.")
+        }
+        return 128 + SIGINT
+    }
+
+    /// A status poll that failed: a daemon that stopped (not running now, or restarted by socket
+    /// activation and so without this login) gets the next step and exit 69, not a bare error.
+    /// (A login this command started and still polls is unknown only to a daemon that restarted.)
+    func reportFailedPoll(_ error: BrokerClientError) -> Int32 {
+        switch error {
+        case .daemonNotRunning:
+            break
+        case .api(let wire) where wire.code == .unknownAccount:
+            break
+        default:
+            Output.error("\(error)")
+            return error.exitCode
+        }
+        Output.error(
+            "the daemon stopped during the login; start it (systemctl --user start authbrokerd.socket) "
+                + "and run: authctl login \(account)")
+        return ExitCode.daemonUnavailable
     }
 
     /// One line: what failed (never the URL) and what to do instead; the login keeps waiting.

@@ -271,6 +271,8 @@ public struct APIRouter: HTTPHandler {
         case .login:
             let body = try RouterBody.optional(.login(account: name), from: request) ?? LoginRequest()
             return try Self.json(.login(account: name), await service.startLogin(account: peer.account(name), request: body))
+        case .cancelLogin:
+            return try Self.json(.cancelLogin(account: name), await service.cancelLogin(account: peer.account(name)))
         case .loginStatus:
             let wait = try query.integer(.wait) ?? 0
             return try Self.json(.loginStatus(id: name), await service.loginStatus(id: name, owner: peer.uid, wait: Double(wait)))

@@ -72,6 +72,9 @@ public protocol BrokerService: Sendable {
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted
+    /// `DELETE /v1/accounts/{name}/login`: ends the account's pending login without tokens and
+    /// answers its final status (`failed`, error `conflict`); the account keeps its tokens and state.
+    func cancelLogin(account: AccountKey) async throws(WireError) -> LoginStatus
     /// `GET /v1/logins/{id}?wait=S`: the outcome of `owner`'s login, waiting up to `wait` seconds while
     /// pending. Another owner's login id is answered like an unknown one.
     func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus

@@ -78,7 +78,7 @@ enum RestrictedRouteFilter {
             guard case .dpopProof(let name) = route else { return false }
             return peerUID == grant.owner && grant.grants(name)
         case .status, .listAccounts, .addAccount, .getAccount, .updateAccount, .removeAccount, .idToken, .tokenRejected,
-            .login, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,
+            .login, .cancelLogin, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,
             .removeSocket, .listApprovals, .decideApproval:
             return false
         }

@@ -56,11 +56,21 @@ extension AccountStateMachine {
         rearmingTimer(now: now) { $0.endLogin(loginID, because: .loginTimedOut, now: now) }
     }
 
+    /// The user gave up on the pending login (`authctl login --cancel`, Ctrl-C): it ends without
+    /// tokens, and the account keeps its state, tokens and error — nothing was learnt about them.
+    public mutating func loginCancelled(because why: String, now: Double) -> [Action] {
+        rearmingTimer(now: now) { $0.cancelPendingLogin(because: why) }
+    }
+
     /// Ends the pending login `loginID` without tokens.
     mutating func endLogin(_ loginID: String, because reason: LoginRequiredReason, now: Double) -> [Action] {
         guard let login = pendingLogin, login.loginID == loginID else { return [] }
         pendingLogin = nil
-        lastError = reason == .loginTimedOut ? loginTimedOutError() : loginRequiredError(reason)
+        // A login nobody finished says nothing about tokens the account still holds: it stays
+        // active without an error (`authctl status` must not show provider_unavailable).
+        if reason != .loginTimedOut || currentTokens == nil {
+            lastError = reason == .loginTimedOut ? loginTimedOutError() : loginRequiredError(reason)
+        }
         if currentTokens == nil { state = .loginRequired(reason) }
         guard reason == .loginTimedOut else { return [] }
         return [.cancelLogin(loginID: loginID, reason: loginTimedOutError())]

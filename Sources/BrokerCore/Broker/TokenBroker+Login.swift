@@ -1,3 +1,4 @@
+import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 
@@ -44,6 +45,7 @@ extension TokenBroker {
                 login = try await BrokerLogin.device(
                     client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client)
             } else {
+                try await probeProvider(runtime.configuration)
                 guard let factory = options.loginFlowFactory else {
                     return .failure(fail(WireError(
                         code: .invalidRequest,
@@ -80,6 +82,16 @@ extension TokenBroker {
         logger.with(key).info("login started", ["device": request.device == true ? "yes" : "no"])
         logins.setTask(background { broker in await broker.awaitLogin(flow, account: key) }, login: flow.loginID)
         return .success(started)
+    }
+
+    /// With cached metadata (and no pushed request) nothing at a browser login's start reaches the
+    /// provider, so one that is down showed only as the login's timeout, minutes later. One GET of
+    /// its metadata document tells at once: any HTTP answer will do, a network failure ends the
+    /// start with `provider_unavailable`. Manual endpoints have no document and are not probed.
+    private func probeProvider(_ configuration: AccountConfiguration) async throws(OIDCError) {
+        guard configuration.manualMetadata == nil, let documentURL = configuration.metadataDocumentURL else { return }
+        let request = HTTPClientRequest(method: "GET", url: documentURL, headers: OIDCHTTP.acceptJSON)
+        _ = try await OIDCHTTP.send(request, oidcClient(for: configuration).transport)
     }
 
     /// The endpoint a login is about to use that the cached metadata may lack (gap-filled from the
@@ -129,7 +141,7 @@ extension TokenBroker {
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)
         case .failure(let error) where error == .loginExpired:
             event(key) { machine, now in machine.loginTimedOut(loginID: loginID, now: now) }
-            endLogin(loginID, outcome: .timedOut, error: accounts[key]?.machine.lastError, subject: nil)
+            endLogin(loginID, outcome: .timedOut, error: accounts[key]?.machine.loginTimedOutError(), subject: nil)
         case .failure(let error):
             logger.with(key).warning("login failed: \(error)")
             event(key) { machine, now in machine.loginFailed(loginID: loginID, reason: error.description, now: now) }
@@ -144,6 +156,18 @@ extension TokenBroker {
             let configuration = accounts[key]?.configuration
         else { return nil }
         return try? await oidcClient(for: configuration).userInfo(metadata: metadata, tokens: tokens).subject
+    }
+
+    /// `DELETE /v1/accounts/{name}/login`: the caller ends its pending login of `key`.
+    public func cancelLogin(account key: AccountKey) async throws(WireError) -> LoginStatus {
+        guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        guard let loginID = runtime.machine.pendingLogin?.loginID else {
+            throw fail(WireError(code: .conflict, message: "No login is pending for '\(key.name)'."))
+        }
+        event(key) { machine, now in machine.loginCancelled(because: "the user cancelled it", now: now) }
+        logger.with(key).info("login cancelled by the user")
+        return logins.status(loginID, owner: key.owner)
+            ?? LoginStatus(loginID: loginID, account: key.name, outcome: .failed)
     }
 
     /// `cancelLogin`: a timeout, a superseding login or a logout ends the login without tokens.

@@ -15,6 +15,14 @@ public enum IDTokenExpectation: Sendable, Equatable {
 public protocol IDTokenKeySource: Sendable {
     /// The keys that may verify a token with this `kid` and algorithm; empty when none.
     func candidates(kid: String?, algorithm: JWSAlgorithm) async throws(OIDCError) -> [JWK]
+    /// Called when no candidate verified the signature: the provider may have replaced a key but
+    /// kept its `kid`. Returns the candidates from a refetched set, or none when no refetch may
+    /// happen now (a fixed set, or the rate limit).
+    func candidatesAfterFailedSignature(kid: String?, algorithm: JWSAlgorithm) async -> [JWK]
+}
+
+extension IDTokenKeySource {
+    public func candidatesAfterFailedSignature(kid: String?, algorithm: JWSAlgorithm) async -> [JWK] { [] }
 }
 
 /// A key set that never changes (manual configuration, tests).
@@ -70,8 +78,12 @@ public struct IDTokenValidator: Sendable {
         }
         let candidates = try await keys.candidates(kid: jws.header.kid, algorithm: algorithm)
         guard !candidates.isEmpty else { throw .idToken(.unknownKey(kid: jws.header.kid)) }
-        guard candidates.contains(where: { (try? $0.verify(jws, algorithm: algorithm)) != nil }) else {
-            throw .idToken(.badSignature)
+        if !candidates.contains(where: { (try? $0.verify(jws, algorithm: algorithm)) != nil }) {
+            // A key rotated under the same `kid`: one (rate-limited) refetch before refusing.
+            let refetched = await keys.candidatesAfterFailedSignature(kid: jws.header.kid, algorithm: algorithm)
+            guard refetched.contains(where: { (try? $0.verify(jws, algorithm: algorithm)) != nil }) else {
+                throw .idToken(.badSignature)
+            }
         }
         do {
             let claims = try IDTokenClaims(payload: jws.payload)

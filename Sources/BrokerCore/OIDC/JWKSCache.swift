@@ -14,6 +14,10 @@ import Synchronization
 /// `kid` inside the rate limit is a passing failure (`unknownKeyRefetchDeferred`), never a reason
 /// to give up on the account's grant.
 ///
+/// A signature that fails under every cached key with the token's `kid` also causes one refetch,
+/// under the same rate limit: a provider that replaced its key but kept the `kid` would otherwise
+/// break every login until the daemon restarts.
+///
 /// Expiry: a downloaded set is used for its `Cache-Control: max-age` (clamped to 5 min … 24 h;
 /// 24 h without one, 5 min for `no-cache`/`no-store`), then refetched on next use, so a key the
 /// provider withdrew stops verifying tokens. A failed refetch of an expired set is an error
@@ -58,6 +62,12 @@ public actor JWKSCache: IDTokenKeySource {
         let wait = minimumRefetchInterval - (time.elapsed() - lastRefetchStart)
         let seconds = wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0)  // round up
         throw .idToken(.unknownKeyRefetchDeferred(kid: kid, retryAfter: .seconds(max(1, seconds))))
+    }
+
+    public func candidatesAfterFailedSignature(kid: String?, algorithm: JWSAlgorithm) async -> [JWK] {
+        if let lastRefetchStart, time.elapsed() - lastRefetchStart < minimumRefetchInterval { return [] }
+        lastRefetchStart = time.elapsed()
+        return (try? await fetch().candidates(kid: kid, algorithm: algorithm)) ?? []
     }
 
     /// Whether a key set is held and not yet expired, read without a hop to the actor: a refresh
