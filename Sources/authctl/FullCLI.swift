@@ -20,6 +20,9 @@ enum FullCLI {
             }
         }
         path.removeLast()
+        if code == LibC.enoent {
+            return LoneFront.answer(arguments(argv), fullPath: path)
+        }
         var message = Array("authctl: cannot run ".utf8)
         message.append(contentsOf: path)
         message.append(contentsOf: ": ".utf8)
@@ -29,6 +32,18 @@ enum FullCLI {
         message.append(contentsOf: " (authctl and authctl-full are installed in the same directory; reinstall authbroker)\n".utf8)
         Stream.standardError.write(message)
         return 1
+    }
+
+    /// argv[1…] as byte arrays.
+    private static func arguments(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [[UInt8]] {
+        var words: [[UInt8]] = []
+        guard argv[0] != nil else { return words }
+        var index = 1
+        while let word = argv[index] {
+            words.append(TokenFastPath.Request.bytes(UnsafePointer(word)))
+            index += 1
+        }
+        return words
     }
 
     /// The directory of the running executable, without a trailing slash.
