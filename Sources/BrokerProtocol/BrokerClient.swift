@@ -163,7 +163,7 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// How to get a daemon on `socket`: the user unit listens on the default path only, so another
     /// path (`--socket`, AUTHBROKER_SOCKET) gets the command that starts a daemon on that one.
-    static func startHint(_ socket: String) -> String {
+    public static func startHint(_ socket: String) -> String {
         if socket.contains("/restricted/") {
             return "A restricted socket ends with its ttl, `authctl socket remove` or the daemon; its owner lists them with: authctl socket list"
         }

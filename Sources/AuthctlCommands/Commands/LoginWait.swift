@@ -121,8 +121,7 @@ struct LoginWait {
             return error.exitCode
         }
         Output.error(
-            "the daemon stopped during the login; start it (systemctl --user start authbrokerd.socket) "
-                + "and run: authctl login \(account)")
+            "the daemon stopped during the login. \(BrokerClientError.startHint(context.socketPath)) Then run: authctl login \(account)")
         return ExitCode.daemonUnavailable
     }
 
