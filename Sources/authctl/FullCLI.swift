@@ -5,7 +5,8 @@ enum FullCLI {
     /// Runs authctl-full in this process with the same arguments; returns only when it cannot
     /// (then with a message saying what is wrong and exit status 1).
     static func replaceProcess(
-        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        tokenRequest: TokenFastPath.Request? = nil
     ) -> Int32 {
         guard var path = ownDirectory() else {
             Stream.standardError.write("authctl: cannot find its own directory (/proc/self/exe); run authctl-full directly\n")
@@ -21,6 +22,7 @@ enum FullCLI {
         }
         path.removeLast()
         if code == LibC.enoent {
+            if let tokenRequest { return LoneFront.tokenFailure(tokenRequest, fullPath: path) }
             return LoneFront.answer(arguments(argv), fullPath: path)
         }
         var message = Array("authctl: cannot run ".utf8)

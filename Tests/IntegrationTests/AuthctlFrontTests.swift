@@ -119,8 +119,18 @@ import TestSupport
         let status = try await run(["status"])
         #expect(status.status == 1 && status.stdout.isEmpty, "\(status)")
         #expect(status.stderr.contains("'status' needs authctl-full, which is not at \(directory.path)/authctl-full"), "\(status)")
+        // A token that does not come: why, briefly, with the full CLI's exit code.
         let unknown = try await run(["token", "nobody"])
-        #expect(unknown.status == 1 && unknown.stderr.contains("authctl-full, which says why, is not at"), "\(unknown)")
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("authctl: the daemon has no account 'nobody'; "), "\(unknown)")
+        #expect(unknown.stderr.contains("authctl-full, which says more, is not at \(directory.path)/authctl-full"), "\(unknown)")
+        try await harness.addAccount("spare", provider: provider)
+        let login = try await run(["token", "spare"])
+        #expect(login.status == 77 && login.stderr.hasPrefix("authctl: 'spare' needs a login"), "\(login)")
+        let away = try SpawnedProcess(
+            [lone, "--socket", harness.runtime + "/none.sock", "token", "work"], environment: ["PATH": "/usr/bin:/bin"],
+            stdoutPath: directory.path + "/away.out", stderrPath: directory.path + "/away.err")
+        #expect(await away.waitForExit(timeout: 30) == 69, "\(away.stderr)")
+        #expect(away.stderr.hasPrefix("authctl: no authbrokerd of yours answers at \(harness.runtime)/none.sock"), "\(away.stderr)")
         // Alone, without --socket: the usage, on stderr, as a usage error.
         let bare = try SpawnedProcess(
             [lone], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: directory.path + "/out", stderrPath: directory.path + "/err")
