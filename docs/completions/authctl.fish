@@ -4,16 +4,32 @@
 
 set -l __authctl_commands login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
 
-function __authctl_accounts
-    set -l socket_args
+# `--socket PATH` when the command line gives one (one word a line), else nothing.
+function __authctl_socket_args
     set -l tokens (commandline -opc)
     for i in (seq (count $tokens))
         if test "$tokens[$i]" = --socket; and test $i -lt (count $tokens)
-            set socket_args --socket $tokens[(math $i + 1)]
+            printf '%s\n' --socket $tokens[(math $i + 1)]
         end
     end
-    timeout 2 authctl $socket_args account list --json 2>/dev/null \
+end
+
+function __authctl_accounts
+    timeout 2 authctl (__authctl_socket_args) account list --json 2>/dev/null \
         | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
+end
+
+# Your restricted sockets' names (`authctl socket list --json`).
+function __authctl_sockets
+    timeout 2 authctl (__authctl_socket_args) socket list --json 2>/dev/null \
+        | sed -n 's/^ *"name" *: *"\([a-z0-9_-]*\)".*/\1/p' | sort -u
+end
+
+# True after `authctl curl NAME`: the words from there on are curl's.
+function __authctl_curl_args
+    set -l tokens (commandline -opc)
+    set -l index (contains -i -- curl $tokens); or return 1
+    test (count $tokens) -gt $index
 end
 
 # True when the command line's command (first word after the global options) is one of $argv.
@@ -170,3 +186,6 @@ complete -c authctl -n '__authctl_sub_of socket add' -l ttl -x -d 'remove the so
 complete -c authctl -n '__authctl_sub_of socket add' -l persist -d 'keep it across daemon restarts'
 complete -c authctl -n '__authctl_sub_of socket add' -l narrowing -x -d 'a narrowed token it also serves: scope=S resource=URI audience=A (repeatable)'
 complete -c authctl -n '__authctl_sub_of socket list' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_sub_of socket remove' -f -a '(__authctl_sockets)' -d 'restricted socket'
+# After `authctl curl NAME`: curl's own completions.
+complete -c authctl -n __authctl_curl_args -f -a '(complete -C "curl "(commandline -ct))'

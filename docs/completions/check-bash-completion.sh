@@ -8,6 +8,11 @@ trap 'rm -rf "$fake"' EXIT
 cat > "$fake/authctl" <<'FAKE'
 #!/bin/sh
 [ "$1" = --socket ] && [ "$2" != /up.sock ] && exit 69
+[ "$1" = --socket ] && shift 2
+if [ "$1" = socket ]; then
+    printf '{\n  "sockets" : [\n    {\n      "accounts" : [\n        "work"\n      ],\n      "name" : "remote"\n    },\n    {\n      "name" : "ci"\n    }\n  ]\n}\n'
+    exit 0
+fi
 printf '{\n  "accounts" : [\n    {\n      "name" : "work"\n    },\n    {\n      "name" : "git.example"\n    }\n  ]\n}\n'
 FAKE
 chmod +x "$fake/authctl"
@@ -42,6 +47,14 @@ expect "--account --ttl --persist --narrowing" authctl socket add remote --
 expect "git.example work" authctl socket add remote --account ""
 expect "" authctl socket add remote --ttl ""
 expect "--json" authctl socket list --
+expect "ci remote" authctl socket remove ""
+expect "remote" authctl --socket /up.sock socket remove r
+expect "" authctl --socket /down.sock socket remove ""
+expect "" authctl socket remove remote ""
+expect "git.example work" authctl curl ""
+expect "--header --head" authctl curl work --hea
+expect "GET" authctl curl work -X G
+expect "" authctl curl work https://api.example.com/ 
 expect "form json" authctl account add x --token-request-format ""
 expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
 expect "auto always never" authctl account add x --par ""

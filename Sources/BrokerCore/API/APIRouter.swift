@@ -241,6 +241,9 @@ public struct APIRouter: HTTPHandler {
             let narrowing = try query.narrowing()
             try checkRestrictedNarrowing(narrowing)
             let refresh = try query.integer(.refresh) != nil
+            if refresh, case .restricted(let grant) = configuration.scope {
+                throw WireError(code: .forbidden, message: RestrictedRouteFilter.refreshRefusal(grant))
+            }
             if refresh, minTTL != nil || !narrowing.isEmpty {
                 throw WireError(code: .invalidRequest, message: "'refresh' takes no min_ttl, scope, resource or audience.")
             }
