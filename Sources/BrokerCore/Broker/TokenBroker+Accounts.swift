@@ -43,12 +43,15 @@ extension TokenBroker {
 
     /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the
     /// account (client secret sealed) as `owner`'s, and its metadata.
-    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
+    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32, dryRun: Bool = false) async throws(WireError)
         -> AccountStatus
     {
         let configuration = try AccountValidation.check(configuration).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard accounts[key] == nil else { throw conflict(key.name) }
+        // `dry_run=1` (`authctl account apply --dry-run`, and its check before anything changes):
+        // the body is valid and the name free; discovery is not run.
+        if dryRun { return AccountStatus(name: key.name, state: .loggedOut, configuration: configuration.withoutSecret) }
         let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
         do {

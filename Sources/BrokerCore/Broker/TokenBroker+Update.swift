@@ -11,18 +11,29 @@ extension TokenBroker {
     /// Discovery runs again when the issuer, discovery URL or endpoints change; a failure changes nothing.
     /// A change that widens the caller policy of an account that has one needs `confirmation`
     /// (`confirmPolicyChange`); every change is logged with its keys and `caller`.
+    /// `keepClientSecret`: a body without `client_secret` keeps the sealed one (`authctl account
+    /// update` cannot send it back: it is never returned). `dryRun`: checks the body and answers the
+    /// outcome the change would have, changing nothing (no discovery, no code sent).
     public func updateAccount(
-        _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+        _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
+        keepClientSecret: Bool = false, dryRun: Bool = false
     ) async throws(WireError) -> AccountUpdateResult {
-        let configuration = try AccountValidation.check(input).get()
+        var configuration = try AccountValidation.check(input).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        if keepClientSecret, configuration.clientSecret == nil {
+            configuration.clientSecret = runtime.clientSecret?.revealString()
+        }
         let secret = configuration.clientSecret.map { Secret($0) }
         let shown = configuration.withoutSecret
         let old = runtime.configuration
         let securityRelevant = secret != runtime.clientSecret || shown.securityProfile != old.securityProfile
         guard securityRelevant || shown != old else {
             return AccountUpdateResult(outcome: .unchanged, account: accountStatus(runtime, configuration: true))
+        }
+        if dryRun {
+            let signsOut = securityRelevant && (runtime.machine.currentTokens != nil || runtime.machine.pendingLogin != nil)
+            return AccountUpdateResult(outcome: signsOut ? .signedOut : .updated, account: accountStatus(runtime, configuration: true))
         }
         let changed = shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
         let policy = (old: CallerPolicy(old), new: CallerPolicy(shown))
