@@ -32,7 +32,8 @@ extension AccountCommand {
             return failure.exitCode
         }
         if arguments.has("--dry-run") {
-            Output.line(plan.lines(done: false).joined(separator: "\n"))
+            let lines = plan.lines(done: false)
+            if !lines.isEmpty { Output.line(lines.joined(separator: "\n")) }
             plan.noteUnlisted(source: source)
             return ExitCode.success
         }
@@ -53,8 +54,9 @@ extension AccountCommand {
 struct ApplyPlan {
     enum Action: Equatable {
         case add, unchanged, remove, unlisted
-        /// An update; `signsOut`: the daemon said it deletes the account's tokens (or pending login).
-        case update(signsOut: Bool)
+        /// An update; `signsOut`: the daemon said it deletes the account's tokens (or pending login);
+        /// `tokens`: the account has tokens now (an update of one without keeps nothing, loses nothing).
+        case update(signsOut: Bool, tokens: Bool)
     }
 
     struct Step {
@@ -78,7 +80,9 @@ struct ApplyPlan {
                 if let old {
                     let result = try context.client.call(
                         .updateAccount(try context.checked(entry.name)), body: entry.configuration, query: [.dryRun: 1])
-                    let action: Action = result.outcome == .unchanged ? .unchanged : .update(signsOut: result.outcome == .signedOut)
+                    let signsOut = result.outcome == .signedOut
+                    let action: Action = result.outcome == .unchanged
+                        ? .unchanged : .update(signsOut: signsOut, tokens: signsOut || old.expiresAt != nil)
                     steps.append(Step(name: entry.name, action: action, entry: entry, old: old.configuration))
                 } else {
                     _ = try context.client.call(.addAccount, body: entry.configuration, query: [.dryRun: 1])
@@ -86,7 +90,7 @@ struct ApplyPlan {
                 }
             } catch let error as BrokerClientError {
                 throw ApplyCheckFailure(
-                    message: "\(source):\(entry.position): account '\(entry.name)': \(error.description) Nothing was changed.",
+                    message: "\(source):\(entry.position): account '\(entry.name)': \(sentence(error.description)) Nothing was changed.",
                     exitCode: error.exitCode)
             }
         }
@@ -96,13 +100,16 @@ struct ApplyPlan {
         return ApplyPlan(steps: steps)
     }
 
+    /// `text` ending in a full stop, so that another sentence can follow it.
+    static func sentence(_ text: String) -> String { text.hasSuffix(".") ? text : text + "." }
+
     /// The steps in the order they run: what cannot be undone last.
     var runOrder: [Step] {
         func rank(_ action: Action) -> Int {
             switch action {
             case .add: 0
-            case .update(signsOut: false): 1
-            case .update(signsOut: true): 2
+            case .update(signsOut: false, _): 1
+            case .update(signsOut: true, _): 2
             case .remove: 3
             case .unchanged, .unlisted: 4
             }
@@ -118,7 +125,8 @@ struct ApplyPlan {
             switch (step.action, done) {
             case (.add, false): "add \(step.name)"
             case (.add, true): "added \(step.name)"
-            case (.update(let signsOut), false): "update \(step.name) (\(signsOut ? "signs out" : "keeps tokens"))"
+            case (.update(let signsOut, let tokens), false):
+                "update \(step.name) (\(signsOut ? "signs out" : tokens ? "keeps tokens" : "no tokens"))"
             case (.update, true): "\(signedOut.contains(step.name) ? "signed-out" : "updated") \(step.name)"
             case (.remove, false): "remove \(step.name)"
             case (.remove, true): "removed \(step.name)"

@@ -82,7 +82,7 @@ extension AccountCommand {
         if planned.outcome == .signedOut {
             var changed = configuration.changedKeys(from: old).filter { !AccountConfiguration.tokenNeutralKeys.contains($0) }
             if configuration.clientSecret != nil || arguments.has("--no-client-secret") { changed.append("client_secret") }
-            let what = "changing \(changed.joined(separator: ", ")) signs '\(account)' out (its tokens are deleted; sign in again with: authctl login \(account))"
+            let what = "\(changed.isEmpty ? "this change" : "changing " + changed.joined(separator: ", ")) signs '\(account)' out (its tokens are deleted; sign in again with: authctl login \(account))"
             guard try ConfirmationPrompt.agreed(
                 "authctl: \(what). Continue? [y/N] ", yes: arguments.has("--yes"),
                 refusal: "\(what); nothing was changed: run again with --yes to do it")

@@ -131,8 +131,8 @@ enum AccountCommand: Command {
         left out takes its default. The whole file is checked first (an unknown key, a wrong type
         or a syntax error is reported as FILE:LINE:COLUMN, with "did you mean"), then every entry by
         the daemon; nothing changes unless all pass. --dry-run prints the plan and changes nothing:
-        add, update (keeps tokens), update (signs out), remove, unchanged or unlisted, then the
-        name. Otherwise it adds, updates and (with --prune) removes, and prints one line per account:
+        add, update (keeps tokens | signs out | no tokens), remove, unchanged or unlisted, then
+        the name. Otherwise it adds, updates and (with --prune) removes, and prints one line per account:
         added, updated, signed-out, removed, unchanged or unlisted. Accounts the file does not list
         are removed only with --prune; without it they are kept and listed as unlisted. When a step
         fails, the steps done are rolled back (added accounts removed, updated ones given their old
