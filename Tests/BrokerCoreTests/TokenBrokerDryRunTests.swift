@@ -35,6 +35,24 @@ struct TokenBrokerDryRunTests {
         var other = fixture.configuration()
         other.clientSecret = "another"
         #expect(try await fixture.broker.updateAccount(other, keepClientSecret: true).outcome == .updated, "a given secret replaces it")
+        // Never kept for another destination: the issuer, discovery URL, endpoints or client id.
+        var moved = fixture.configuration()
+        moved.endpoints = ManualEndpoints(authorization: "http://127.0.0.1:9/authorize", token: "http://127.0.0.1:9/token")
+        var renamedClient = fixture.configuration()
+        renamedClient.clientID = "another-client"
+        var otherIssuer = fixture.configuration()
+        otherIssuer.issuer = "http://127.0.0.1:9"
+        for changed in [moved, renamedClient, otherIssuer] {
+            for dryRun in [true, false] {
+                do {
+                    _ = try await fixture.broker.updateAccount(changed, keepClientSecret: true, dryRun: dryRun)
+                    Issue.record("the secret was kept for \(changed)")
+                } catch {
+                    #expect(error.code == .invalidRequest && error.message.contains("needs its client secret again"), "\(error)")
+                }
+            }
+        }
+        #expect(try await fixture.broker.account(named: "work").configuration?.clientID == "mock-client")
         await fixture.stop()
     }
 

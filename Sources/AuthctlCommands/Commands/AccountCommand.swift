@@ -114,30 +114,33 @@ enum AccountCommand: Command {
         field back to its default:
         \(updateClearingHelp)
         The client secret is kept unless --client-secret-file replaces it or --no-client-secret
-        removes it. A change to a field that is not token-neutral signs the account out (its tokens
-        were granted to the old configuration): authctl says so first, asks on a terminal ("[y/N]")
-        and elsewhere refuses unless --yes. Token-neutral fields (a change keeps the tokens):
+        removes it (one of them is needed with a new issuer, discovery URL, endpoint or client id:
+        the sealed secret is never sent to another provider). A change to a field that is not
+        token-neutral signs the account out (its tokens were granted to the old configuration):
+        authctl says so first, asks on a terminal ("[y/N]") and elsewhere refuses unless --yes.
+        Token-neutral fields (a change keeps the tokens):
         \(tokenNeutralHelp)
-        Not a sandbox: docs/security.md, "Caller policy". Loosening the caller policy of an account
-        that has one (a program added to --allow-exe, the list removed, --no-confirm) needs the
-        one-time code the daemon then shows in the notification (the notify hook's
+        Not a sandbox: docs/security.md, "Caller policy". Loosening the caller policy of an
+        account that has one (a program added to --allow-exe, the list removed, --no-confirm)
+        needs the one-time code the daemon then shows in the notification (the notify hook's
         AUTHBROKER_APPROVAL_CODE): authctl asks for it on the terminal, or run the same command
         again with --code CODE (`apply` too). Keeping only some entries of the list or turning
         --confirm on needs none.
 
         `apply` makes the accounts match FILE.json, or standard input for - ({"accounts": [CONFIG,
         ...]}, CONFIG as in POST /v1/accounts with client_secret_file instead of client_secret,
-        which is refused inline; see docs/guide.md). Each entry is the whole configuration: a field
-        left out takes its default. The whole file is checked first (an unknown key, a wrong type
-        or a syntax error is reported as FILE:LINE:COLUMN, with "did you mean"), then every entry by
-        the daemon; nothing changes unless all pass. --dry-run prints the plan and changes nothing:
-        add, update (keeps tokens | signs out | no tokens), remove, unchanged or unlisted, then
-        the name. Otherwise it adds, updates and (with --prune) removes, and prints one line per account:
-        added, updated, signed-out, removed, unchanged or unlisted. Accounts the file does not list
-        are removed only with --prune; without it they are kept and listed as unlisted. When a step
-        fails, the steps done are rolled back (added accounts removed, updated ones given their old
-        configuration) and authctl names the failing entry and what could not be undone (deleted
-        tokens, a removed account). Sign-outs follow the same token-neutral list as `update`.
+        which is refused inline; see docs/guide.md). Each entry is the whole configuration: a
+        field left out takes its default. The whole file is checked first (an unknown key, a wrong
+        type or a syntax error is reported as FILE:LINE:COLUMN, with "did you mean"), then every
+        entry by the daemon; nothing changes unless all pass. --dry-run prints the plan and
+        changes nothing: add, update (keeps tokens | signs out | no tokens), remove, unchanged or
+        unlisted, then the name. Otherwise it adds, updates and (with --prune) removes, and prints
+        one line per account: added, updated, signed-out, removed, unchanged or unlisted. Accounts
+        the file does not list are removed only with --prune; without it they are kept and listed
+        as unlisted. When a step fails, the steps done are rolled back (added accounts removed,
+        updated ones given their old configuration) and authctl names the failing entry and what
+        could not be undone (deleted tokens, a removed account). Sign-outs follow the same
+        token-neutral list as `update`.
 
         `show` prints the state, every configuration field that is set (never the client secret),
         the expiry and the subject.

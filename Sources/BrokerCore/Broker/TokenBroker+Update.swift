@@ -21,8 +21,20 @@ extension TokenBroker {
         var configuration = try AccountValidation.check(input).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
-        if keepClientSecret, configuration.clientSecret == nil {
-            configuration.clientSecret = runtime.clientSecret?.revealString()
+        if keepClientSecret, configuration.clientSecret == nil, let kept = runtime.clientSecret {
+            // The sealed secret goes only where it went before: kept for a new issuer, discovery
+            // URL, endpoints or client id, a same-uid program could have it sent to its own server.
+            let old = runtime.configuration
+            guard configuration.issuer == old.issuer, configuration.discoveryURL == old.discoveryURL,
+                configuration.withoutSecret.endpoints == old.endpoints, configuration.clientID == old.clientID
+            else {
+                throw fail(WireError(
+                    code: .invalidRequest,
+                    message: "A new issuer, discovery URL, endpoint or client id for '\(key.name)' needs its client "
+                        + "secret again (--client-secret-file FILE, or --no-client-secret for a public client): "
+                        + "the sealed one is never sent to another provider."))
+            }
+            configuration.clientSecret = kept.revealString()
         }
         let secret = configuration.clientSecret.map { Secret($0) }
         let shown = configuration.withoutSecret
