@@ -2,7 +2,7 @@
 public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
     /// The URLs, behind one reference: an account without manual endpoints holds nil, and one
     /// with them a pointer, where eight optional strings were 128 bytes of every account's
-    /// configuration (docs/BENCHMARKS.md, "Round 6").
+    /// configuration (docs/BENCHMARKS-archive.md, "The ID token out of memory").
     private struct URLs: Codable, Sendable, Equatable {
         var authorization: String?
         var token: String?

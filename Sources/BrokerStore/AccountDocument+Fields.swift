@@ -3,10 +3,10 @@ import BrokerProtocol
 /// The common case of `AccountDocument.decode`, read member by member instead of through the
 /// key-set checks and the generic `Decodable` machinery: every account's document is decoded at
 /// start-up, and with 1,000 accounts the generic path was about a quarter of the daemon's CPU until
-/// READY=1 (perf record; docs/BENCHMARKS.md, "Round 3"). It only ever *accepts*: anything it is not
-/// sure of — an unknown or missing key, a null, a value of another type, a number that is not a
-/// plain integer — makes it answer nil, and the caller runs the generic path, which gives the same
-/// error as before. A document it accepts decodes to exactly what the generic path returns
+/// READY=1 (perf record; docs/BENCHMARKS-archive.md, "READY=1 with 1,000 accounts"). It only ever *accepts*:
+/// anything it is not sure of — an unknown or missing key, a null, a value of another type, a number that is
+/// not a plain integer — makes it answer nil, and the caller runs the generic path, which gives the same error
+/// as before. A document it accepts decodes to exactly what the generic path returns
 /// (`AccountDocumentFieldsTests` checks both against each other for every key).
 extension AccountDocument {
     /// Every key `plainConfiguration(_:name:)` reads: `allowedKeys`, spelled out (a test checks they are equal,
@@ -44,7 +44,7 @@ extension AccountDocument {
                 guard case .object(let members) = value else { return nil }
                 var parameters: [String: String] = [:]
                 // Not for none: reserving 0 on the empty dictionary allocates a storage (104 bytes
-                // per account at rest, docs/BENCHMARKS.md "Round 5").
+                // per account at rest, docs/BENCHMARKS-archive.md, "Memory per account").
                 if !members.isEmpty { parameters.reserveCapacity(members.count) }
                 for (name, member) in members {
                     guard let text = string(member) else { return nil }
