@@ -64,6 +64,13 @@ struct TokenBrokerDryRunTests {
         #expect(status.name == "new" && status.state == .loggedOut)
         #expect(await fixture.broker.accounts().accounts.map(\.name) == ["work"])
         await #expect(throws: WireError.self) { try await fixture.broker.addAccount(fixture.configuration(), owner: testRequester.uid, dryRun: true) }
+        // Discovery runs as the change would: an issuer nothing answers at is refused.
+        new.issuer = "http://127.0.0.1:9"
+        await #expect(throws: WireError.self) { try await fixture.broker.addAccount(new, owner: testRequester.uid, dryRun: true) }
+        var moved = fixture.configuration()
+        moved.issuer = "http://127.0.0.1:9"
+        await #expect(throws: WireError.self) { try await fixture.broker.updateAccount(moved, dryRun: true) }
+        #expect(try await fixture.broker.account(named: "work").configuration?.issuer == fixture.provider.issuer)
         await fixture.stop()
     }
 }

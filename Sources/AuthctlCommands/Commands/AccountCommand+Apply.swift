@@ -4,8 +4,9 @@ import BrokerProtocol
 /// accounts match a file, all or nothing.
 ///
 /// 1. The whole file is checked (`AccountsFile`: syntax, unknown keys, types, names, secret files),
-///    then every entry is checked by the daemon without changing anything (`dry_run=1`), which also
-///    says whether an update keeps the tokens or signs the account out: that is the plan.
+///    then every entry is checked by the daemon without changing anything (`dry_run=1`, discovery
+///    included), which also says whether an update keeps the tokens or signs the account out: that
+///    is the plan.
 ///    `--dry-run` prints it and stops.
 /// 2. The plan runs in an order that keeps what cannot be undone last: additions, updates that keep
 ///    the tokens, updates that sign out, removals. A step that fails stops the run, and what was

@@ -49,10 +49,10 @@ extension TokenBroker {
         let configuration = try AccountValidation.check(configuration).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard accounts[key] == nil else { throw conflict(key.name) }
-        // `dry_run=1` (`authctl account apply --dry-run`, and its check before anything changes):
-        // the body is valid and the name free; discovery is not run.
-        if dryRun { return AccountStatus(name: key.name, state: .loggedOut, configuration: configuration.withoutSecret) }
         let metadata = try await resolveMetadata(for: configuration)
+        // `dry_run=1` (`authctl account apply`'s check before anything changes, and --dry-run):
+        // the body is valid, the name free and discovery works; nothing is kept.
+        if dryRun { return AccountStatus(name: key.name, state: .loggedOut, configuration: configuration.withoutSecret) }
         let stored: Account
         do {
             let time = now()

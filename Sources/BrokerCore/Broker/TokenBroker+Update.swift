@@ -12,8 +12,9 @@ extension TokenBroker {
     /// A change that widens the caller policy of an account that has one needs `confirmation`
     /// (`confirmPolicyChange`); every change is logged with its keys and `caller`.
     /// `keepClientSecret`: a body without `client_secret` keeps the sealed one (`authctl account
-    /// update` cannot send it back: it is never returned). `dryRun`: checks the body and answers the
-    /// outcome the change would have, changing nothing (no discovery, no code sent).
+    /// update` cannot send it back: it is never returned). `dryRun`: checks the body (and, for a new
+    /// issuer, discovery URL or endpoints, discovery) and answers the outcome the change would
+    /// have, changing nothing (no code sent).
     public func updateAccount(
         _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
         keepClientSecret: Bool = false, dryRun: Bool = false
@@ -45,6 +46,10 @@ extension TokenBroker {
         }
         if dryRun {
             let signsOut = securityRelevant && (runtime.machine.currentTokens != nil || runtime.machine.pendingLogin != nil)
+            if shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL || shown.endpoints != old.endpoints {
+                _ = try await resolveMetadata(for: configuration)  // as the change would: a failure is the answer
+            }
+            guard let runtime = accounts[key] else { throw unknownAccount(key) }  // removed while discovery ran
             return AccountUpdateResult(outcome: signsOut ? .signedOut : .updated, account: accountStatus(runtime, configuration: true))
         }
         let changed = shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
