@@ -81,9 +81,11 @@ _authctl() {
             return ;;
         --client-secret-file|apply)
             [[ $prev == apply && $command != account ]] && return
-            compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -f -- "$cur"))
-            return ;;
+            if [[ $prev != apply || $cur != -* ]]; then  # `apply --dry-run` completes as an option
+                compopt -o filenames 2>/dev/null
+                COMPREPLY=($(compgen -f -- "$cur"))
+                return
+            fi ;;
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
             return ;;
@@ -165,9 +167,18 @@ _authctl() {
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
                     --allow-resource --allow-audience" ;;
-                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces
-                    --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code"; accounts=yes ;;
-                apply) options="--code" ;;
+                update) options="--issuer --client-id --client-secret-file --no-client-secret --scope --audience
+                    --no-audience --redirect-host --no-redirect-host --redirect-port --no-redirect-port --redirect-path
+                    --no-redirect-path --redirect-uri --no-redirect-uri --param --no-param --authorization-endpoint
+                    --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
+                    --end-session-endpoint --jwks-uri --par-endpoint --no-endpoints --discovery-url --no-discovery-url
+                    --git-url-prefix --no-git-url-prefix --git-username --no-git-username --token-request-format
+                    --no-token-request-format --token-endpoint-auth-method --no-token-endpoint-auth-method --browser
+                    --no-browser --pin-sha256 --no-pin-sha256 --tenant-allow --no-tenant-allow --par --no-par --dpop
+                    --no-dpop --allow-narrowing --no-allow-narrowing --allow-exe --no-allow-exe --confirm --no-confirm
+                    --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource
+                    --allow-audience --no-allow-audience --yes --code"; accounts=yes ;;
+                apply) options="--dry-run --prune --code" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;

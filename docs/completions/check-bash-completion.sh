@@ -86,6 +86,8 @@ expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
 expect "--exe --code --deny --help" authctl approve work --
-expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code" authctl account update work --
+expect "--no-allow-narrowing --no-allow-exe --no-allow-other-namespaces --no-allow-resource --no-allow-audience" authctl account update work --no-allow
+expect "--dry-run" authctl account apply --d
+expect "--yes" authctl account update work --y
 [[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
 exit $((failures > 0))

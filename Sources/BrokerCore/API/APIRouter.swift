@@ -216,7 +216,8 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.listAccounts, await service.accounts(owner: peer.uid))
         case .addAccount:
             let body = try RouterBody.required(.addAccount, from: request)
-            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid), status: 201)
+            let dryRun = try query.integer(.dryRun) != nil
+            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid, dryRun: dryRun), status: dryRun ? 200 : 201)
         case .getAccount:
             return try Self.json(.account(name), await service.account(peer.account(name)))
         case .updateAccount:
@@ -230,7 +231,9 @@ public struct APIRouter: HTTPHandler {
             let confirmation = request.headers[ConfirmationCode.header]
             return try Self.json(
                 .updateAccount(name),
-                await service.updateAccount(body, owner: peer.uid, confirmation: confirmation, caller: requester(peer)))
+                await service.updateAccount(
+                    body, owner: peer.uid, confirmation: confirmation, caller: requester(peer),
+                    keepClientSecret: try query.integer(.keepClientSecret) != nil, dryRun: try query.integer(.dryRun) != nil))
         case .removeAccount:
             try await service.removeAccount(peer.account(name), caller: requester(peer))
             await configuration.sockets?.accountRemoved(peer.account(name))
