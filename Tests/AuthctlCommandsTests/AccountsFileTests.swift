@@ -74,13 +74,12 @@ import Testing
 
     @Test func theNearestNameIsATypoNotAnotherWord() {
         let keys = AccountConfiguration.jsonKeys
-        #expect(NearestName.suggestion(for: "scope", among: keys) == "scopes")
-        #expect(NearestName.suggestion(for: "redirect-port", among: keys) == "redirect_port")
-        #expect(NearestName.suggestion(for: "clientid", among: keys) == "client_id")
-        #expect(NearestName.suggestion(for: "Issuer", among: keys) == "issuer")
-        #expect(NearestName.suggestion(for: "x", among: keys) == nil)
-        #expect(NearestName.suggestion(for: "completely_different", among: keys) == nil)
-        #expect(NearestName.suggestion(for: String(repeating: "s", count: 100), among: keys) == nil)
-        #expect(NearestName.editDistance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)) == 3)
+        #expect(Suggestion.closest(to: "scope", among: Array(keys)) == "scopes")
+        #expect(Suggestion.closest(to: "redirect-port", among: Array(keys)) == "redirect_port")
+        #expect(Suggestion.closest(to: "clientid", among: Array(keys)) == "client_id")
+        #expect(Suggestion.closest(to: "Issuer", among: Array(keys)) == "issuer")
+        #expect(Suggestion.closest(to: "x", among: Array(keys)) == nil)
+        #expect(Suggestion.closest(to: "completely_different", among: Array(keys)) == nil)
+        #expect(Suggestion.closest(to: String(repeating: "s", count: 100), among: Array(keys)) == nil)
     }
 }

@@ -103,8 +103,8 @@ enum AccountsFile {
     }
 
     static func unknownKeyMessage(_ key: String, known: Set<String>) -> String {
-        let shown = "\"" + ShownText.escaped(key.count > 64 ? String(key.prefix(60)) + "…" : key) + "\""
-        guard let nearest = NearestName.suggestion(for: key, among: known) else {
+        let shown = "\"" + ShownText.argument(key) + "\""
+        guard let nearest = Suggestion.closest(to: key, among: Array(known)) else {
             return "unknown key \(shown) (known: \(known.sorted().joined(separator: ", ")))"
         }
         return "unknown key \(shown); did you mean \"\(nearest)\"?"
