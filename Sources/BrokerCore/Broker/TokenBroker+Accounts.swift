@@ -46,8 +46,11 @@ extension TokenBroker {
     public func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
         -> AccountStatus
     {
-        let configuration = try AccountValidation.check(configuration).get()
         let key = AccountKey(owner: owner, name: configuration.name)
+        guard accounts[key] == nil else { throw conflict(key.name) }
+        // A resource's URL alone: discover its server and obtain a client before the usual checks.
+        let completed = try await completeProtectedResource(configuration, owner: owner)
+        let configuration = try AccountValidation.check(completed).get()
         guard accounts[key] == nil else { throw conflict(key.name) }
         let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
@@ -91,6 +94,7 @@ extension TokenBroker {
         sync(key, now: now())
         // Removing drops the caller policy too (and the tokens): say which, and who asked.
         let configuration = removed.configuration
+        await releaseRegistration(of: configuration, owner: key.owner)
         let policy = [("allow_exe", !(configuration.allowExe ?? []).isEmpty), ("confirm_callers", configuration.confirmCallers == true)]
             .filter(\.1).map(\.0).joined(separator: ",")
         logger.with(key).with(policy.isEmpty ? [:] : ["policy": policy])
