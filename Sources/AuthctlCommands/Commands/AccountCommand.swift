@@ -220,8 +220,8 @@ enum AccountCommand: Command {
         }
         // With a preset the issuer may come from it (`apply`, below): empty until then.
         guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) ?? (fromResource ? "" : nil) else {
-            throw UsageError("'authctl account add' needs --issuer URL, --resource-url URL, or --provider PRESET "
-                + "(see: authctl account add --provider help)")
+            throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add "
+                + "--provider help), or --resource-url URL")
         }
         var configuration = AccountConfiguration(
             name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
