@@ -123,6 +123,12 @@ struct ProtectedResourceAccountTests {
 
     @Test func aServerWithoutS256IsRefused() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {"withoutS256": true}}"#)
+        // What the daemon can judge alone is judged before the resource is asked anything.
+        let early = try await harness.authctl([
+            "account", "add", "mcp", "--resource-url", provider.origin + "/mcp", "--redirect-host", "example.com",
+        ])
+        #expect(early.status != 0 && early.stderr.contains("redirect host"), "\(early)")
+        #expect(try await provider.protectedResourceStats.challenges == 0)
         let add = try await harness.authctl(["account", "add", "mcp", "--resource-url", provider.origin + "/mcp"])
         #expect(add.status != 0 && add.stderr.contains("does not list S256 in code_challenge_methods_supported"), "\(add)")
         #expect(try await provider.protectedResourceStats.registrations == 0)

@@ -50,6 +50,17 @@ extension TokenBroker {
         guard accounts[key] == nil else { throw conflict(key.name) }
         // A resource's URL alone: discover its server and obtain a client before the usual checks.
         let completed = try await completeProtectedResource(configuration, owner: owner)
+        do throws(WireError) {
+            return try await addCompleted(completed, key: key)
+        } catch {
+            // A client registered for this account only is not left behind at the server.
+            if configuration.clientID.isEmpty { await releaseRegistration(of: completed, owner: owner) }
+            throw error
+        }
+    }
+
+    private func addCompleted(_ completed: AccountConfiguration, key: AccountKey) async throws(WireError) -> AccountStatus {
+        let owner = key.owner
         let configuration = try AccountValidation.check(completed).get()
         guard accounts[key] == nil else { throw conflict(key.name) }
         let metadata = try await resolveMetadata(for: configuration)

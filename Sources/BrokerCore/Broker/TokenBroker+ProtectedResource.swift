@@ -18,6 +18,11 @@ extension TokenBroker {
             }
             return input
         }
+        // Everything else is checked before anything is fetched or registered (with stand-ins
+        // for what discovery fills in).
+        var provisional = input
+        (provisional.issuer, provisional.clientID) = ("https://resource.invalid", input.clientID.isEmpty ? "pending" : input.clientID)
+        _ = try AccountValidation.check(provisional).get()
         var configuration = input
         let oidc = oidcClient(for: input)
         let discovery: ProtectedResourceDiscovery
