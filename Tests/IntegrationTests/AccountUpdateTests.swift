@@ -102,7 +102,7 @@ import Testing
         #expect(try await harness.authctl(["account", "update", "conf", "--git-username", "alice"]).status == 0)
         #expect(harness.daemonLog.contains(" changed=git_username tokens=kept "), "\(harness.daemonLog)")
         let moved = try await harness.authctl(["account", "update", "conf", "--client-id", "other-client"])
-        #expect(moved.status == 1 && moved.stderr.contains("needs its client secret again (--client-secret-file FILE"), "\(moved)")
+        #expect(moved.status == 64 && moved.stderr.contains("needs its client secret again (--client-secret-file FILE"), "\(moved)")
         #expect(try await harness.authctl(["account", "update", "conf", "--no-client-secret"]).status == 0)
         #expect(harness.daemonLog.contains(" changed=client_secret "), "\(harness.daemonLog)")
         #expect(!harness.daemonLog.contains("s3cret-value"))

@@ -166,7 +166,7 @@ _authctl() {
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
-                    --allow-resource --allow-audience" ;;
+                    --allow-resource --allow-audience --resource-url --no-resource-parameter --client-metadata-url" ;;
                 update) options="--issuer --client-id --client-secret-file --no-client-secret --scope --audience
                     --no-audience --redirect-host --no-redirect-host --redirect-port --no-redirect-port --redirect-path
                     --no-redirect-path --redirect-uri --no-redirect-uri --param --no-param --authorization-endpoint

@@ -198,6 +198,9 @@ complete -c authctl -n '__authctl_account_sub update' -l yes -d 'sign the accoun
 complete -c authctl -n '__authctl_account_sub apply' -l dry-run -d 'print the plan, change nothing'
 complete -c authctl -n '__authctl_account_sub apply' -l prune -d 'also remove accounts the file does not list'
 complete -c authctl -n '__authctl_account_sub add update' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
+complete -c authctl -n '__authctl_account_sub add' -l resource-url -r -f -d 'the protected resource (MCP server) the tokens are for'
+complete -c authctl -n '__authctl_account_sub add' -l no-resource-parameter -d 'send no RFC 8707 resource parameter'
+complete -c authctl -n '__authctl_account_sub add' -l client-metadata-url -r -f -d 'a Client ID Metadata Document URL as the client id'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add update' -l $endpoint -x -d 'manual endpoint URL'
 end

@@ -19,7 +19,11 @@ extension TokenBroker {
         _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
         keepClientSecret: Bool = false, dryRun: Bool = false
     ) async throws(WireError) -> AccountUpdateResult {
-        var configuration = try AccountValidation.check(input).get()
+        guard let existing = accounts[AccountKey(owner: owner, name: input.name)] else {
+            throw unknownAccount(AccountKey(owner: owner, name: input.name))
+        }
+        let completed = try await completeUpdate(input, of: existing.configuration, owner: owner, dryRun: dryRun)
+        var configuration = try AccountValidation.check(completed).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         if keepClientSecret, configuration.clientSecret == nil, let kept = runtime.clientSecret {
