@@ -7,7 +7,7 @@ enum AccountCommand: Command {
     static let summary = "add, list, show, remove or apply (declarative) accounts"
     static let help = """
         usage: authctl account add NAME --issuer URL --client-id ID [options]
-               authctl account add NAME --resource-url URL [--client-id ID|--client-metadata-url URL] [options]
+               authctl account add NAME --resource-url URL [--client-id ID | --client-metadata-url URL]
                authctl account add NAME --provider PRESET --client-id ID [preset options] [options]
                authctl account add --provider help
                authctl account list [--json]
