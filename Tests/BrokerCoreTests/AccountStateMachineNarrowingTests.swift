@@ -45,17 +45,71 @@ import Testing
         #expect(machine.lastError == nil, "no scope in the answer means the grant is unchanged")
     }
 
+    /// `held` with the rotated refresh token `refresh`, as the broker commits it.
+    func rotated(_ held: TokenSet, to refresh: String) -> TokenSet {
+        var tokens = held
+        tokens.refreshToken = Secret(refresh)
+        return tokens
+    }
+
     @Test func aRotatedRefreshTokenReplacesOnlyTheRefreshToken() {
         let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let updated = machine.refreshTokenRotated(Secret("refresh-2"))
-        #expect(updated?.refreshToken == Secret("refresh-2"))
+        let saved = rotated(held, to: "refresh-2")
+        let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
+        #expect(actions.isEmpty, "committed already: nothing to save, nobody to answer")
         #expect(machine.currentTokens?.accessToken == Secret("access-1"))
         #expect(machine.currentTokens?.refreshToken == Secret("refresh-2"))
         // The next plain refresh presents the rotated token.
         #expect(machine.timerFired(now: 1_280).contains(.startRefresh(refreshToken: Secret("refresh-2"), generation: 0, attempt: 1)))
         var empty = Fixture.machine()
-        #expect(empty.refreshTokenRotated(Secret("refresh-3")) == nil)
+        #expect(empty.refreshTokenRotated(Secret("refresh-3"), saved: saved, kept: saved, generation: 0, now: 1_001).isEmpty)
+        #expect(empty.currentTokens == nil)
+    }
+
+    @Test func aRotationCommittedAsAnotherSetIsHeldAsThatSet() {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let saved = rotated(held, to: "refresh-2")
+        var kept = saved
+        kept.idToken = .stored(identity: IDTokenIdentity(subject: "alice", tenantID: nil))
+        _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: kept, generation: 0, now: 1_001)
+        #expect(machine.currentTokens == kept)
+    }
+
+    @Test func aRotationUnderAnOlderGenerationChangesNothing() {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let saved = rotated(held, to: "refresh-2")
+        #expect(machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 7, now: 1_001).isEmpty)
+        #expect(machine.currentTokens == held)
+    }
+
+    @Test func aRotationThatCouldNotBeSavedIsKeptInMemoryAndSavedAgain() {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let saved = rotated(held, to: "refresh-2")
+        let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: nil, generation: 0, now: 1_001)
+        #expect(machine.currentTokens == saved)
+        #expect(machine.lastError?.code == .storageFailed)
+        #expect(machine.unsaved?.failures == 1)
+        #expect(actions.notifications.count == 1)
+        #expect(actions.wakeUps == [1_002])
+        #expect(machine.timerFired(now: 1_002).first == .persistTokens(saved))
+        _ = machine.tokensStored(saved, keptAs: saved, now: 1_003)
+        #expect(machine.unsaved == nil)
+        #expect(machine.lastError == nil)
+    }
+
+    @Test func aCommittedRotationEndsAnEarlierFailedSave() {
+        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        _ = machine.tokensNotStored(held, reason: "full", now: 1_000)
+        #expect(machine.unsaved != nil)
+        let saved = rotated(held, to: "refresh-2")
+        _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
+        #expect(machine.unsaved == nil, "the rotated set, committed, is the current one")
+        #expect(machine.lastError == nil)
     }
 
     @Test func entraResourcesBecomeDefaultScopesAndOthersAreRFC8707Resources() throws {
