@@ -96,15 +96,22 @@ let package = Package(
         .target(name: "HTTPCodec", swiftSettings: startUpSettings),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
         .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"], swiftSettings: [functionSections]),
-        // The domain: OIDC engine, accounts, socket API routes.
+        // The domain: OIDC engine, accounts, socket API routes. Touches no files, signals or
+        // processes: what it learns of other processes is injected (BrokerProcesses).
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"],
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits"],
+            swiftSettings: [functionSections]),
+        // The daemon's reads of other processes (/proc: a peer's identity, the file it runs, its
+        // namespaces, its ancestors) and the notify hook's spawn, for BrokerCore's injection points.
+        // A module of its own so BrokerCore's tests can use the real ones without the daemon.
+        .target(
+            name: "BrokerProcesses", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "SystemCalls"],
             swiftSettings: [functionSections]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(
             name: "BrokerDaemon",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
             swiftSettings: [functionSections]),
 
         .executableTarget(
@@ -141,9 +148,10 @@ let package = Package(
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [
-                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "TestSupport", "MockProvider",
-                "mock-oidc-provider",
+                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "TestSupport",
+                "MockProvider", "mock-oidc-provider",
             ]),
+        .testTarget(name: "BrokerProcessesTests", dependencies: ["BrokerCore", "BrokerProcesses", "TestSupport"]),
 
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.

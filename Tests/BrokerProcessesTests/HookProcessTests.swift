@@ -1,8 +1,7 @@
+@testable import BrokerProcesses
 import Foundation
 import Testing
 import TestSupport
-
-@testable import BrokerCore
 
 /// The notify hook runs the user's shell command: it must not inherit the daemon's descriptors.
 @Test func notifyHookDoesNotInheritDescriptors() throws {
@@ -12,7 +11,7 @@ import TestSupport
     try #require(leaked > 2)
     defer { close(leaked) }
     let output = directory.appending("fds")
-    let status = NotifyHook.run(["/bin/sh", "-c", "ls /proc/$$/fd > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
+    let status = HookProcess.run(["/bin/sh", "-c", "ls /proc/$$/fd > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
     #expect(status == 0)
     let listed = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
     #expect(listed.contains(0) && listed.contains(1))
@@ -33,7 +32,7 @@ import TestSupport
     var before = sigset_t()
     pthread_sigmask(SIG_BLOCK, &blocked, &before)
     defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
-    let status = NotifyHook.run(["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
+    let status = HookProcess.run(["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
     #expect(status == 0)
     let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 2)
