@@ -1,5 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.3
 // authbroker: a local OAuth 2.0 / OpenID Connect token broker for Linux.
+// Swift 6.3 or later: the daemon's executor (Sources/BrokerDaemon/DaemonExecutor.swift) is built on
+// the toolchain's `@_spi(ExperimentalCustomExecutors)` executor factory, new in 6.3 (tested: 6.3.1).
 // No package dependencies, ever: only the toolchain and the system libraries
 // libsqlite3 and OpenSSL 3 through the system-library targets below.
 import Foundation  // the manifest only: locating the toolchain's resource directory and this package
