@@ -2,6 +2,7 @@
 # does), starts mock-oidc-provider and authbrokerd in a temporary directory with its own XDG
 # directories, and signs in account "bench" (the script plays the browser). Cleans up on exit.
 # Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon(), seed_accounts().
+# BENCH_CONFIG=debug uses the debug build instead (bench/instruction-budgets.sh in CI).
 # AUTHBROKERD=PATH runs that daemon binary instead of this build's (a saved "before" build, so two
 # binaries can be compared in consecutive runs of the same script).
 set -euo pipefail
@@ -12,13 +13,19 @@ cleanup() {
     local pid
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    rm -rf "$work"
+    [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
 cd "$root"
-swift build -c release --static-swift-stdlib >&2
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# BENCH_CONFIG=debug: the debug build `make test` made (built here only when missing).
+if [ "${BENCH_CONFIG:-release}" = debug ]; then
+    bin=$(swift build --show-bin-path)
+    [ -x "$bin/authbrokerd" ] && [ -x "$bin/socket-bench" ] && [ -x "$bin/mock-oidc-provider" ] || swift build >&2
+else
+    swift build -c release --static-swift-stdlib >&2
+    bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+fi
 mkdir -m 0700 "$work/run"
 export HOME=$work XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config
 socket=$work/run/authbroker.sock
