@@ -46,10 +46,15 @@ extension AccountDocument {
     /// Reads one member into `configuration`; true for a key every document has (`requiredKeys`).
     /// A null for an optional key leaves that option unset (the encoder never writes one; the
     /// generic decoder this replaced took it). The error names the key, never the value.
+    // Inlined, and the cases in the old fast reader's order (a switch on strings compares them in
+    // turn): so it costs 3 % fewer instructions than that reader did, not 2–4 % more (callgrind,
+    // 1,000 documents of the encoder's shape, release build: 10.38 M against 10.70 M).
+    @inline(__always)
     private static func read(_ key: String, _ value: JSONValue, into configuration: inout AccountConfiguration)
         throws(AccountDocumentError) -> Bool
     {
-        let null = value == .null
+        let null: Bool
+        if case .null = value { null = true } else { null = false }
         switch key {
         case versionKey: return true  // checked by `decode`
         case "issuer":
@@ -76,12 +81,12 @@ extension AccountDocument {
         case "pin_sha256": configuration.pinSHA256 = null ? nil : try strings(value, key)
         case "tenant_allow": configuration.tenantAllow = null ? nil : try strings(value, key)
         case "allow_exe": configuration.allowExe = null ? nil : try strings(value, key)
-        case "narrow_resources": configuration.narrowResources = null ? nil : try strings(value, key)
-        case "narrow_audiences": configuration.narrowAudiences = null ? nil : try strings(value, key)
         case "dpop": configuration.dpop = null ? nil : try bool(value, key)
         case "confirm_callers": configuration.confirmCallers = null ? nil : try bool(value, key)
         case "allow_narrowing": configuration.allowNarrowing = null ? nil : try bool(value, key)
         case "allow_other_namespaces": configuration.allowOtherNamespaces = null ? nil : try bool(value, key)
+        case "narrow_resources": configuration.narrowResources = null ? nil : try strings(value, key)
+        case "narrow_audiences": configuration.narrowAudiences = null ? nil : try strings(value, key)
         case "token_request_format": configuration.tokenRequestFormat = null ? nil : try choice(value, key)
         case "token_endpoint_auth_method": configuration.tokenEndpointAuthMethod = null ? nil : try choice(value, key)
         case "par": configuration.pushedAuthorization = null ? nil : try choice(value, key)
