@@ -19,18 +19,13 @@ export BENCH_CONFIG=${BENCH_CONFIG:-release}
 source "$(dirname "$0")/lib/broker-setup.sh"
 budgets=$root/bench/instruction-budgets.txt
 toolchain=$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)
-tokens=${BENCH_TOKENS:-100} proofs=200 refreshes=3
+tokens=100 proofs=200 refreshes=3
 profiles=$work/profiles
 mkdir "$profiles"
 
 # The measured account's mock: hour-long tokens, so nothing refreshes while the counts run.
 start_mock '{"clientAuthentication": "client_secret_basic", "clientSecret": "s3cret", "accessTokenLifetime": 3600, "dpop": "accepted"}'
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$profiles/daemon.out" "$bin/authbrokerd" --socket "$socket" \
-    >>"$work/daemon.log" 2>&1 &
-daemon_pid=$!
-pids+=($daemon_pid)
-for _ in $(seq 1200); do authctl ping >/dev/null 2>&1 && break; sleep 0.05; done
-authctl ping >/dev/null || { echo "authbrokerd did not start under valgrind:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+start_callgrind_daemon "$bin/authbrokerd" "$profiles/daemon.out"
 sign_in
 account=bound sign_in --dpop
 # A second mock with 20-second tokens for the forced refreshes: a token younger than a tenth of

@@ -45,17 +45,16 @@ import Testing
         #expect(machine.lastError == nil, "no scope in the answer means the grant is unchanged")
     }
 
-    /// `held` with the rotated refresh token `refresh`, as the broker commits it.
-    func rotated(_ held: TokenSet, to refresh: String) -> TokenSet {
+    /// The account's tokens, and the same with the rotated refresh token "refresh-2" (as the broker commits it).
+    var held: TokenSet { tokens("access-1", scope: "openid", obtainedAt: 1_000) }
+    var saved: TokenSet {
         var tokens = held
-        tokens.refreshToken = Secret(refresh)
+        tokens.refreshToken = Secret("refresh-2")
         return tokens
     }
 
     @Test func aRotatedRefreshTokenReplacesOnlyTheRefreshToken() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let saved = rotated(held, to: "refresh-2")
         let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
         #expect(actions.isEmpty, "committed already: nothing to save, nobody to answer")
         #expect(machine.currentTokens?.accessToken == Secret("access-1"))
@@ -68,9 +67,7 @@ import Testing
     }
 
     @Test func aRotationCommittedAsAnotherSetIsHeldAsThatSet() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let saved = rotated(held, to: "refresh-2")
         var kept = saved
         kept.idToken = .stored(identity: IDTokenIdentity(subject: "alice", tenantID: nil))
         _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: kept, generation: 0, now: 1_001)
@@ -78,17 +75,13 @@ import Testing
     }
 
     @Test func aRotationUnderAnOlderGenerationChangesNothing() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let saved = rotated(held, to: "refresh-2")
         #expect(machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 7, now: 1_001).isEmpty)
         #expect(machine.currentTokens == held)
     }
 
     @Test func aRotationThatCouldNotBeSavedIsKeptInMemoryAndSavedAgain() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let saved = rotated(held, to: "refresh-2")
         let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: nil, generation: 0, now: 1_001)
         #expect(machine.currentTokens == saved)
         #expect(machine.lastError?.code == .storageFailed)
@@ -102,11 +95,9 @@ import Testing
     }
 
     @Test func aCommittedRotationEndsAnEarlierFailedSave() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
         _ = machine.tokensNotStored(held, reason: "full", now: 1_000)
         #expect(machine.unsaved != nil)
-        let saved = rotated(held, to: "refresh-2")
         _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
         #expect(machine.unsaved == nil, "the rotated set, committed, is the current one")
         #expect(machine.lastError == nil)

@@ -13,7 +13,7 @@ cleanup() {
     local pid
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"
+    rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -46,6 +46,16 @@ start_daemon() {
     pids+=($daemon_pid)
     for _ in $(seq 200); do authctl ping >/dev/null 2>&1 && return; sleep 0.01; done
     echo "authbrokerd did not start:" >&2; cat "$work/daemon.log" >&2; exit 1
+}
+
+# Starts this build's authbrokerd (or $1) under callgrind with instrumentation off (turn it on with
+# callgrind_control -i on "$daemon_pid"), profile in $2; valgrind starts slowly: up to 60 s.
+start_callgrind_daemon() {
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$2" "$1" --socket "$socket" >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+    pids+=($daemon_pid)
+    for _ in $(seq 1200); do authctl ping >/dev/null 2>&1 && return; sleep 0.05; done
+    echo "authbrokerd did not start under valgrind:" >&2; cat "$work/daemon.log" >&2; exit 1
 }
 
 stop_daemon() { kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; }
