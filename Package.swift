@@ -43,7 +43,8 @@ let toolchainResourceDirectory: [String] = {
 // 11 MB of text kept 1.8 MB more of it resident (docs/BENCHMARKS.md, "Daemon idle", round 3).
 // The daemon's modules put each function in a section of its own so the linker can move it;
 // the static stdlib's C++ runtime and Foundation already do (its Swift half is one section).
-// A name the file has and the binary lacks is skipped: a stale file costs memory, not a build.
+// A name the file has and the binary lacks is skipped: a stale file costs memory, not a build
+// (DaemonLinkTests.theOrderFileIsNotStale says when it is stale).
 let authbrokerdDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/authbrokerd"
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
