@@ -28,7 +28,7 @@ let toolchainResourceDirectory: [String] = {
     }
     return []
 }()
-// The daemon's link (docs/BENCHMARKS.md, "Daemon idle"): lld, because gold cannot pack relative
+// The daemon's link (docs/BENCHMARKS-archive.md, "Daemon idle: the link"): lld, because gold cannot pack relative
 // relocations — the PIE daemon has ~41,000 of them, 980 KB of `.rela.dyn` that ld.so reads at
 // every start (RSS) and that RELR (glibc ≥ 2.36) packs into 8 KB; and no `-export-dynamic`
 // (the static stdlib's link file adds it), which put ~4,500 of our symbols in the dynamic
@@ -40,7 +40,8 @@ let toolchainResourceDirectory: [String] = {
 // And the functions the daemon runs (start-up, serving tokens and proofs, a refresh) laid out
 // together at the start of its text (`authbrokerd.order`, made by bench/order-file.sh from
 // callgrind): the kernel maps file pages 64 KB around each one touched, so code spread over
-// 11 MB of text kept 1.8 MB more of it resident (docs/BENCHMARKS.md, "Daemon idle", round 3).
+// 11 MB of text kept 1.8 MB more of it resident (docs/BENCHMARKS-archive.md,
+// "Daemon idle: the code laid out together").
 // The daemon's modules put each function in a section of its own so the linker can move it;
 // the static stdlib's C++ runtime and Foundation already do (its Swift half is one section).
 // A name the file has and the binary lacks is skipped: a stale file costs memory, not a build

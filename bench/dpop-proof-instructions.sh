@@ -1,5 +1,6 @@
 #!/bin/bash
-# Instructions per DPoP proof (docs/BENCHMARKS.md, "DPoP proofs", round 4): the daemon runs under
+# Instructions per DPoP proof (docs/BENCHMARKS.md, "Instruction counts"; its history in
+# docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of the proof's own CPU"): the daemon runs under
 # valgrind's callgrind with instrumentation off; after 200 warm-up proofs it is switched on for
 # PROOFS proofs on one keep-alive connection (bench/socket-bench --dpop … proofs-only), then off.
 # Prints instructions per proof, the ES256 signature's share (EVP_DigestSign, inclusive) and the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Instruction-count budgets (docs/BENCHMARKS.md, "Instruction budgets"): counts of the hot paths under
+# Instruction-count budgets (docs/BENCHMARKS.md, "Instruction counts"): counts of the hot paths under
 # valgrind's callgrind, which — unlike latency — do not move with the machine's load, checked
 # against bench/instruction-budgets.txt (per toolchain and build configuration, ~10 % above the
 # recorded figure, like swift-nio's benchmark thresholds). Fails when a count is over its budget.

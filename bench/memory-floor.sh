@@ -1,6 +1,6 @@
 #!/bin/bash
 # The memory floor under authbrokerd's idle RSS, measured in the same run as the daemon
-# (docs/BENCHMARKS.md, "Daemon idle", round 4): VmRSS 5 s after start of
+# (docs/BENCHMARKS-archive.md, "Daemon idle: the code laid out together"): VmRSS 5 s after start of
 #   - bench/lib/sleeper.swift: a static Swift program that starts one task and sleeps (the Swift
 #     runtime, Dispatch and the concurrency runtime: what any daemon written this way carries);
 #   - bench/floor/vault-libraries.c: one AES-256-GCM operation with libcrypto and a SQLite

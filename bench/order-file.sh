@@ -2,7 +2,8 @@
 # Regenerates Sources/authbrokerd/authbrokerd.order: the functions of the release daemon that run
 # when it is used — a first start, two logins (one DPoP), tokens, a forced refresh, proofs, status,
 # then a restart that restores those accounts and serves again — so the link lays them out together
-# (Package.swift, `daemonLinkerSettings`; docs/BENCHMARKS.md, "Daemon idle", round 3).
+# (Package.swift, `daemonLinkerSettings`; docs/BENCHMARKS-archive.md,
+# "Daemon idle: the code laid out together").
 # The daemon runs under valgrind's callgrind (every function executed, not a sample); names are kept
 # mangled, as the linker wants them, and only those the binary defines are written, sorted.
 # Run it after changes that add or rename much of the daemon's code, then relink: SwiftPM does not

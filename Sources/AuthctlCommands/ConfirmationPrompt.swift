@@ -21,7 +21,7 @@ enum ConfirmationPrompt {
 
     /// Asks on the terminal, reading /dev/tty; nil when authctl does not run on one (stdin is not a
     /// terminal, or there is no controlling terminal), or nothing was typed.
-    static func ask() -> String? {
+    static func ask(_ question: String = question) -> String? {
         guard isatty(STDIN_FILENO) == 1 else { return nil }
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { return nil }
@@ -36,6 +36,16 @@ enum ConfirmationPrompt {
         }
         let typed = String(decoding: line, as: UTF8.self).trimmingSpaces
         return typed.isEmpty ? nil : typed
+    }
+
+    /// Whether a change that signs an account out may go ahead: yes with `--yes`; otherwise asked
+    /// on the terminal (`question` ends in "[y/N] "; only y or yes agrees). Without a terminal it
+    /// is refused with `refusal`, before anything is changed.
+    static func agreed(_ question: String, yes: Bool, refusal: String) throws(UsageError) -> Bool {
+        if yes { return true }
+        guard isatty(STDIN_FILENO) == 1 else { throw UsageError(refusal) }
+        let answer = ask(question)?.lowercased()
+        return answer == "y" || answer == "yes"
     }
 
     /// Runs `attempt` with `given`; when the daemon answers `confirmation_required` (it has just

@@ -27,7 +27,8 @@ enum Invocation {
             return
         }
         guard let found = command(named: name) else {
-            throw UsageError("unknown command '\(name)'; see: authctl help")
+            let guess = Suggestion.phrase(for: name, among: commands.map { $0.name })
+            throw UsageError("unknown command '\(ShownText.argument(name))'\(guess); see: authctl help")
         }
         let rest = Array(global.positionals.dropFirst())
         // `--help` after `--` belongs to the program `authctl exec` runs, not to authctl.
@@ -36,8 +37,18 @@ enum Invocation {
             self = .help(found)
             return
         }
-        let parsed = try CommandLineArguments(
-            rest, command: "authctl \(name)", options: found.options, stopAtFirstPositional: found == AccountCommand.self || found == SocketCommand.self || found == CurlCommand.self)
+        let parsed: CommandLineArguments
+        do {
+            parsed = try CommandLineArguments(
+                rest, command: "authctl \(name)", options: found.options,
+                stopAtFirstPositional: found == AccountCommand.self || found == SocketCommand.self || found == CurlCommand.self)
+        } catch {
+            // `authctl exec work ls -l`: '-l' is the program's, but without `--` authctl reads it as its own.
+            if found == ExecCommand.self, !rest.contains("--"), rest.filter({ !$0.hasPrefix("-") }).count > 1 {
+                throw UsageError("'authctl exec' needs '--' before the command (\(error.message)): authctl exec NAME [OPTIONS] -- CMD [ARGS...]")
+            }
+            throw error
+        }
         self = .run(found, parsed, global: global)
     }
 }

@@ -4,8 +4,8 @@ import COpenSSL
 /// opening (`AESGCM.open` makes one for a single envelope). A context per open — allocating it,
 /// fetching the cipher (OpenSSL 3 looks it up by name each time) and expanding the key — was most
 /// of the cost of opening a 64-byte token, and start-up opens three or four values per account
-/// (docs/BENCHMARKS.md, "Round 3"), so the vault keeps one: the cipher and key are set once; each
-/// open only sets the nonce, which resets GCM's state.
+/// (docs/BENCHMARKS-archive.md, "READY=1 with 1,000 accounts"), so the vault keeps one: the cipher and key are
+/// set once; each open only sets the nonce, which resets GCM's state.
 ///
 /// Not Sendable: the context is mutable state; one owner (the vault) uses it.
 public final class AESGCMOpener {

@@ -4,7 +4,8 @@ import COpenSSL
 /// sealing (`AESGCM.seal` makes one for a single value). Like `AESGCMOpener`, the cipher and key
 /// are set once; each seal only sets a fresh nonce, which starts a new GCM operation. A token save
 /// seals three or four fields inside the commit window, where a context each (allocate, fetch the
-/// cipher by name, expand the key) was most of their cost (docs/BENCHMARKS.md, forced refresh, round 4).
+/// cipher by name, expand the key) was most of their cost
+/// (docs/BENCHMARKS-archive.md, "Forced refresh: the commit's mechanics").
 ///
 /// Not Sendable: the context is mutable state; one owner (the vault) uses it.
 public final class AESGCMSealer {

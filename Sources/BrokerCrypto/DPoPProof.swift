@@ -93,7 +93,8 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     public var customMirror: Mirror { Mirror(self, children: []) }
 
     // The header and claims are written directly, members sorted by name as JSONEncoder's
-    // `.sortedKeys` would: the encoder cost about a fifth of a proof (docs/BENCHMARKS.md).
+    // `.sortedKeys` would: the encoder cost about a fifth of a proof (docs/BENCHMARKS-archive.md,
+    // "DPoP proofs: on the connection thread").
 
     /// `{"alg":"ES256","jwk":{crv,kty,x,y},"typ":"dpop+jwt"}`: only the public members, a proof's
     /// header is readable by anyone on the path.

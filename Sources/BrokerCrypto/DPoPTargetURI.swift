@@ -12,7 +12,8 @@ public enum DPoPTargetURI {
 
     // Everything works on the URL's UTF-8 bytes (all visible ASCII once the first check passed):
     // the String, Substring and Character operations this replaced were a sixth of a resource
-    // proof's cost (docs/BENCHMARKS.md, "DPoP proofs", round 4).
+    // proof's cost (docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of
+    // the proof's own CPU").
     public static func normalize(_ url: String) throws(DPoPError) -> String {
         var url = url
         return try url.withUTF8 { bytes in Result { () throws(DPoPError) in try normalize(bytes[...]) } }.get()

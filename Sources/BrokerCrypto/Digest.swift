@@ -30,10 +30,10 @@ public enum SHA512 {
 /// One-shot `EVP_Digest` shared by the SHA-2 functions.
 private enum EVPDigest {
     // Fetched once: `EVP_sha256()` makes OpenSSL 3 fetch the algorithm from the provider store
-    // on every digest, two thirds of hashing a DPoP proof's access token (docs/BENCHMARKS.md,
-    // "DPoP proofs"). A fetched EVP_MD is immutable and may be used by many threads at once; it
-    // lives as long as the process. A failed fetch (no default provider) stops the process at
-    // the first digest, as a failed EVP_Digest does.
+    // on every digest, two thirds of hashing a DPoP proof's access token (docs/BENCHMARKS-archive.md,
+    // "DPoP proofs: where a proof's CPU went"). A fetched EVP_MD is immutable and may be used by many threads
+    // at once; it lives as long as the process. A failed fetch (no default provider) stops the process at the
+    // first digest, as a failed EVP_Digest does.
     nonisolated(unsafe) static let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
     nonisolated(unsafe) static let sha384 = EVP_MD_fetch(nil, "SHA384", nil)
     nonisolated(unsafe) static let sha512 = EVP_MD_fetch(nil, "SHA512", nil)

@@ -24,8 +24,9 @@ public final class ECSigningKey: @unchecked Sendable, CustomStringConvertible, C
     public let publicJWK: ECPublicJWK
     /// An `EVP_MD_CTX` set up once by `EVP_DigestSignInit` for this key; each signature works on a
     /// copy. Why: OpenSSL 3's init fetches the signature and digest algorithms from the provider
-    /// store on every call, a large share of a DPoP proof's cost (docs/BENCHMARKS.md, "DPoP
-    /// proofs"). `templateLock` serialises the copies, the only use of the template after init.
+    /// store on every call, a large share of a DPoP proof's cost (docs/BENCHMARKS-archive.md,
+    /// "DPoP proofs: on the connection thread"). `templateLock` serialises the copies, the only use of the
+    /// template after init.
     private let signTemplate: OpaquePointer
     private let templateLock = Mutex(())
     /// The base64url JOSE header of this key's DPoP proofs (`DPoPProof.headerJSON`): the same for

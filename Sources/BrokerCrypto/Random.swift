@@ -5,8 +5,8 @@ import Glibc
 ///
 /// Why not OpenSSL's DRBG (`RAND_bytes`): it is seeded from the same source, and it cost ≈ 3× a
 /// getrandom call per draw — a tenth of a DPoP proof's CPU for its 16-byte `jti`
-/// (docs/BENCHMARKS.md, "DPoP proofs"). getrandom blocks only until the kernel's pool is
-/// initialised at boot; a draw of up to 256 bytes is filled by one call, a longer one may come
+/// (docs/BENCHMARKS-archive.md, "DPoP proofs: where a proof's CPU went"). getrandom blocks only until the
+/// kernel's pool is initialised at boot; a draw of up to 256 bytes is filled by one call, a longer one may come
 /// back short or be interrupted by a signal, which the loop covers.
 public enum Random {
     public static func bytes(_ count: Int) throws -> [UInt8] {

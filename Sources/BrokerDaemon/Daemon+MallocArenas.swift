@@ -9,8 +9,8 @@ extension Daemon {
     /// cooperative pool threads, so the accounts' memory ended up split over two arenas of ≈ 1.7 MB
     /// each with free space in both. With one arena the same 1,000 accounts took 0.35 MB less
     /// anonymous memory at idle, every run; with two, only in some runs (which thread got which
-    /// arena varied) (docs/BENCHMARKS.md, "Round 5"). One lock is no bottleneck here: small blocks
-    /// come from each thread's tcache without taking it, and the machine has two cores.
+    /// arena varied) (docs/BENCHMARKS-archive.md, "Memory per account"). One lock is no bottleneck
+    /// here: small blocks come from each thread's tcache without taking it, and the machine has two cores.
     static func mallocArenaLimit(environment: [String: String]) -> Int32? {
         environment["MALLOC_ARENA_MAX"] == nil ? 1 : nil
     }

@@ -12,8 +12,8 @@ import SystemCalls
 ///
 /// Why not libdispatch's pool, the default on Linux: its internal workqueue arms a one-second
 /// timer on its manager thread when the first worker starts and never disarms it, so an idle
-/// daemon woke 60 times a minute although nothing of ours was due (docs/BENCHMARKS.md, "Daemon
-/// idle"). Here an idle daemon sleeps until its next refresh timer. CLOCK_BOOTTIME, as
+/// daemon woke 60 times a minute although nothing of ours was due (docs/BENCHMARKS-archive.md,
+/// "Daemon idle: what the memory is"). Here an idle daemon sleeps until its next refresh timer. CLOCK_BOOTTIME, as
 /// `ContinuousClock` on Linux: a sleep across a suspend fires at resume, not a suspend later.
 ///
 /// What it leaves out, on purpose: task priorities (jobs run first in, first out — the daemon

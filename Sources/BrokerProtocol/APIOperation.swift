@@ -73,7 +73,9 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .idToken: [.minTTL]
         case .loginStatus: [.wait]
         case .loginCallback, .discovery, .dpopProof: []
-        case .addAccount, .getAccount, .updateAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
+        case .addAccount: [.dryRun]
+        case .updateAccount: [.dryRun, .keepClientSecret]
+        case .getAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
         }
     }
 
@@ -114,13 +116,17 @@ public enum APIQueryParameter: String, CaseIterable, Sendable {
     case audience
     /// `refresh=1`: refresh now and answer with the new token (`authctl refresh`), whatever is left.
     case refresh
+    /// `dry_run=1` on `POST`/`PUT /v1/accounts`: check and answer the outcome, change nothing.
+    case dryRun = "dry_run"
+    /// `keep_client_secret=1` on `PUT /v1/accounts/{name}`: a body without `client_secret` keeps the sealed one.
+    case keepClientSecret = "keep_client_secret"
 
     public var range: ClosedRange<Int> {
         switch self {
         case .minTTL: 0...86_400
         case .wait: 0...60
         case .scope, .resource, .audience: 0...0
-        case .refresh: 1...1
+        case .refresh, .dryRun, .keepClientSecret: 1...1
         }
     }
 }

@@ -120,7 +120,8 @@ public enum APIRoute: Equatable, Sendable {
     /// The segments between the slashes of `path` ("/v1/ping" → ["v1", "ping"]), nil unless it
     /// starts with "/", has no empty segment and at most `limit` of them. Cut on UTF-8 bytes
     /// ('/' is ASCII) and kept as Substrings: a Character split, a key path and a String per
-    /// segment were most of the token route's routing cost (docs/BENCHMARKS.md, "Token route").
+    /// segment were most of the token route's routing cost (docs/BENCHMARKS-archive.md,
+    /// "Token route: the remaining daemon CPU").
     static func pathSegments(of path: Substring, limit: Int) -> [Substring]? {
         let bytes = path.utf8
         guard bytes.first == UInt8(ascii: "/") else { return nil }

@@ -11,8 +11,16 @@ extension AccountConfiguration {
     /// security profile (fail closed). The client secret is compared separately by the daemon (it
     /// is never returned to clients, so a re-applied file could not carry it for comparison).
     public static let tokenNeutralKeys: Set<String> = Set(
-        [CodingKeys.name, .gitURLPrefix, .gitUsername, .browser, .pinSHA256, .pushedAuthorization, .allowExe, .confirmCallers,
-         .allowOtherNamespaces, .allowNarrowing, .narrowResources, .narrowAudiences, .clientSecret].map(\.stringValue))
+        tokenNeutralFields + [CodingKeys.name, .clientSecret].map(\.stringValue))
+
+    /// The fields a user can change while keeping the tokens, in the order `authctl account
+    /// --help`, docs/authctl.1, docs/guide.md and docs/api.md list them (a test holds each of
+    /// those lists to this one): `tokenNeutralKeys` without `name` (never changed by an update)
+    /// and `client_secret` (a new secret signs the account out: compared by the daemon).
+    public static let tokenNeutralFields: [String] = [
+        CodingKeys.browser, .gitURLPrefix, .gitUsername, .pinSHA256, .pushedAuthorization, .allowExe, .confirmCallers,
+        .allowOtherNamespaces, .allowNarrowing, .narrowResources, .narrowAudiences,
+    ].map(\.stringValue)
 
     /// The part of a configuration that tokens were granted for: when it changes, the old tokens
     /// must not be served for the new configuration (pizauth's rule). Derived from the model's own

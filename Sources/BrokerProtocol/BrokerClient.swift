@@ -136,11 +136,16 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
     case api(WireError)
     case timeout(socket: String)
     case protocolError(String)
+    /// The socket path does not fit a `sockaddr_un` (a usage error: it came from `--socket` or AUTHBROKER_SOCKET).
+    case socketPathTooLong(socket: String, limit: Int)
 
     public var description: String {
         switch self {
+        case .socketPathTooLong(let socket, let limit):
+            "the socket path is longer than \(limit) bytes (\(socket.utf8.count)): \(ShownText.argument(socket)); "
+                + "use a shorter --socket or AUTHBROKER_SOCKET"
         case .daemonNotRunning(let socket, let reason):
-            "authbrokerd is not running (\(reason) at \(socket)). Start it with: systemctl --user start authbrokerd.socket (or run authbrokerd)"
+            "authbrokerd is not running (\(reason) at \(socket)). " + Self.startHint(socket)
         case .api(let error):
             // The wire message points at authorization_url; on a terminal, show the URL itself.
             if let url = error.authorizationURL {
@@ -156,8 +161,21 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// How to get a daemon on `socket`: the user unit listens on the default path only, so another
+    /// path (`--socket`, AUTHBROKER_SOCKET) gets the command that starts a daemon on that one.
+    public static func startHint(_ socket: String) -> String {
+        if socket.contains("/restricted/") {
+            return "A restricted socket ends with its ttl, `authctl socket remove` or the daemon; its owner lists them with: authctl socket list"
+        }
+        if socket.hasSuffix("/authbroker/\(SocketPath.fileName)") {
+            return "Start it with: systemctl --user start authbrokerd.socket (or run authbrokerd)"
+        }
+        return "Start one there with: authbrokerd --socket \(ShownText.shellWord(socket)) (or leave out --socket and AUTHBROKER_SOCKET to use the default socket)"
+    }
+
     public var exitCode: Int32 {
         switch self {
+        case .socketPathTooLong: ExitCode.usage
         case .daemonNotRunning: ExitCode.daemonUnavailable
         case .api(let error): error.code.exitCode
         case .timeout: ExitCode.temporaryFailure

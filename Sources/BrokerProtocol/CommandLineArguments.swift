@@ -51,7 +51,8 @@ public struct CommandLineArguments: Sendable {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = byName[name] else {
-                throw UsageError("unknown option '\(name)' for '\(command)'; see: \(command) --help")
+                let guess = Suggestion.phrase(for: name, among: options.map(\.name))
+                throw UsageError("unknown option '\(ShownText.argument(name))' for '\(command)'\(guess); see: \(command) --help")
             }
             guard option.takesValue else {
                 if inlineValue != nil { throw UsageError("'\(name)' takes no value (in '\(command)')") }
@@ -81,7 +82,8 @@ public struct CommandLineArguments: Sendable {
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+            throw UsageError(
+                "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(ShownText.argument(text))'")
         }
         return number
     }

@@ -29,9 +29,9 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
 
     /// The request read straight from a parsed body of the usual shape — an object whose members
     /// are all among the six names and strings — without the generic `Decoder` (a proof's hot
-    /// path, docs/BENCHMARKS.md); nil for anything else, which the caller then decodes generically
-    /// (to the same value, or to its error message). `DPoPProofRequestPlainJSONTests` holds the two
-    /// to the same results.
+    /// path, docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of the proof's own CPU"); nil for anything
+    /// else, which the caller then decodes generically (to the same value, or to its error message).
+    /// `DPoPProofRequestPlainJSONTests` holds the two to the same results.
     public init?(plainJSON json: JSONValue) {
         guard case .object(let members) = json, members.count <= 6, case .string(let method)? = members["method"],
             case .string(let url)? = members["url"]
@@ -63,7 +63,8 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
 
     /// The URL's origin (`origin(of:)`) once the whole request is known signable, or the sentence
     /// `problem` gives. Why one call: the daemon checks the request and audits its origin with one
-    /// pass over the URL on the proof route's hot path (docs/BENCHMARKS.md, "DPoP proofs").
+    /// pass over the URL on the proof route's hot path (docs/BENCHMARKS-archive.md,
+    /// "DPoP proofs: where a proof's CPU went").
     public func checkedOrigin() -> Result<String, Problem> {
         if !Self.isToken(method) {
             return .failure(Problem(

@@ -2,7 +2,7 @@
 public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
     /// The URLs, behind one reference: an account without manual endpoints holds nil, and one
     /// with them a pointer, where eight optional strings were 128 bytes of every account's
-    /// configuration (docs/BENCHMARKS.md, "Round 6").
+    /// configuration (docs/BENCHMARKS-archive.md, "The ID token out of memory").
     private struct URLs: Codable, Sendable, Equatable {
         var authorization: String?
         var token: String?
@@ -13,7 +13,7 @@ public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
         var jwksURI: String?
         var pushedAuthorizationRequest: String?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case authorization = "authorization_endpoint"
             case token = "token_endpoint"
             case revocation = "revocation_endpoint"
@@ -81,6 +81,9 @@ public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
     public var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: urls).children, displayStyle: .struct) }
 
     public var isEmpty: Bool { self == ManualEndpoints() }
+
+    /// Every JSON key of the object (an accounts file's `endpoints` may use only these).
+    public static let jsonKeys: Set<String> = Set(URLs.CodingKeys.allCases.map(\.rawValue))
 
     /// The endpoints that are set, as (JSON key, URL) sorted by key: derived from the encoding, so
     /// a new endpoint is validated without another list to update.

@@ -5,7 +5,8 @@
 /// per copy and per dictionary slot. `AccountRuntime` keeps everything in one box (its dictionary
 /// has up to two slots per account); a `TokenSet`, held by the state machine, the last-saved copy
 /// and the token cache, shares one box among them; `ManualEndpoints`, set for few accounts, is a
-/// pointer for the rest (docs/BENCHMARKS.md, "Daemon idle", rounds 5 and 6). Here, in the lowest
+/// pointer for the rest (docs/BENCHMARKS-archive.md, "Memory per account", and
+/// "The ID token out of memory"). Here, in the lowest
 /// module the models share, so each model can use it.
 ///
 /// `@unchecked Sendable`: the box is written in place only when `isKnownUniquelyReferenced`

@@ -40,6 +40,17 @@ public enum ShownText {
         return quoted + "'"
     }
 
+    /// A command-line argument echoed in an error: escaped, and when longer than 80 characters
+    /// its first 60 and "…" — a pasted token or a runaway variable should not fill the screen.
+    public static func argument(_ text: String) -> String {
+        let shown = escaped(text)
+        guard shown.count > maximumArgumentLength else { return shown }
+        return String(shown.prefix(shortenedArgumentLength)) + "…"
+    }
+
+    public static let maximumArgumentLength = 80
+    public static let shortenedArgumentLength = 60
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\\"
     }

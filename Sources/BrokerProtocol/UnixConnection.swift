@@ -30,7 +30,7 @@ struct UnixConnection {
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard connectPath.utf8.count < capacity else {
-            throw .protocolError("socket path is longer than \(capacity - 1) bytes: \(path)")
+            throw .socketPathTooLong(socket: path, limit: capacity - 1)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: connectPath.utf8)

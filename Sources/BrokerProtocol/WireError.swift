@@ -66,13 +66,15 @@ public enum WireErrorCode: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// The `authctl` exit code for this error (sysexits-style; see authctl(1)). A request the daemon
-    /// refuses (bad issuer, discovery failed) is a failure (1); 64 is kept for authctl's own usage errors.
+    /// The `authctl` exit code for this error (sysexits-style; authctl(1)'s EXIT STATUS table): a
+    /// request the daemon refuses as invalid (a bad issuer, a malformed value) is a usage error, 64,
+    /// like authctl's own.
     public var exitCode: Int32 {
         switch self {
         case .loginRequired, .loginPending, .approvalRequired, .scopeLost, .confirmationRequired: ExitCode.loginRequired
         case .providerUnavailable, .storageFailed, .rateLimited: ExitCode.temporaryFailure
-        case .invalidRequest, .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
+        case .invalidRequest: ExitCode.usage
+        case .unknownAccount, .forbidden, .conflict, .internal, .configurationUnreadable, .tlsPinMismatch,
             .notDPoP, .callerNotAllowed, .scopeNotGranted, .scopeNarrowingUnsafe, .narrowingNotAllowed, .narrowingRefused,
             .confirmationFailed:
             ExitCode.failure
@@ -92,6 +94,15 @@ public enum ExitCode {
     public static let temporaryFailure: Int32 = 75
     /// EX_NOPERM: a login is required (no tokens, refresh rejected, or a login pending).
     public static let loginRequired: Int32 = 77
+    /// The program `authctl exec` or `authctl curl` was to run could not be run (the shell's code).
+    public static let cannotRun: Int32 = 127
+    /// `login` stopped with Ctrl-C (128 + SIGINT, the shell's code for it).
+    public static let interrupted: Int32 = 130
+
+    /// Every code above: authctl(1)'s EXIT STATUS table lists exactly these (ExitCodeTableTests).
+    public static let all: [Int32] = [
+        success, failure, usage, daemonUnavailable, temporaryFailure, loginRequired, cannotRun, interrupted,
+    ]
 }
 
 /// An API error: `{"error": {"code": "...", "message": "...", "authorization_url": "..."}}`.

@@ -25,8 +25,9 @@ public struct DPoPProofGrant: Codable, Sendable, Equatable {
     }
 
     /// What `encode(to:)` produces, built without the Encoder: the proof route serializes it
-    /// directly, where the generic encoder cost ≈ 6 µs of a proof (docs/BENCHMARKS.md, "DPoP
-    /// proofs"). The same names, and `expires_at` left out when nil, as the synthesized encoding does.
+    /// directly, where the generic encoder cost ≈ 6 µs of a proof (docs/BENCHMARKS-archive.md,
+    /// "DPoP proofs: where a proof's CPU went"). The same names, and `expires_at` left out when nil, as the
+    /// synthesized encoding does.
     public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
             CodingKeys.accessToken.rawValue: .string(accessToken),

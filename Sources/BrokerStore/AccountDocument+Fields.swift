@@ -2,7 +2,7 @@ import BrokerProtocol
 
 /// The one reader of a version-1 document's members, member by member: every account's document is
 /// decoded at start-up, and with 1,000 accounts the generic key-set checks and `Decodable` it
-/// replaced were about a quarter of the daemon's CPU until READY=1 (perf record; docs/BENCHMARKS.md,
+/// replaced were about a quarter of the daemon's CPU until READY=1 (perf record; docs/BENCHMARKS-archive.md,
 /// "READY=1 with 1,000 accounts"). One pass over the parsed object's members; only a document with
 /// a problem is looked at again, in key order, so the error it reports does not depend on the order
 /// a dictionary happens to hold its members in.
@@ -149,7 +149,7 @@ extension AccountDocument {
         guard case .object(let members) = value else { throw .malformed("the value of '\(key)' is not an object of strings") }
         var parameters: [String: String] = [:]
         // Not for none: reserving 0 on the empty dictionary allocates a storage (104 bytes per
-        // account at rest, docs/BENCHMARKS.md "Round 5").
+        // account at rest, docs/BENCHMARKS-archive.md, "Memory per account").
         if !members.isEmpty { parameters.reserveCapacity(members.count) }
         for (name, member) in members {
             guard case .string(let text) = member else { throw .malformed("the value of '\(key)' is not an object of strings") }

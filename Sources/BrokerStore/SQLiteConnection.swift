@@ -72,7 +72,8 @@ public final class SQLiteConnection {
 
     /// Frees the page cache's unused pages (`sqlite3_db_release_memory`); later reads load what
     /// they need again. Start-up reads every row once: the cache then holds up to
-    /// `cacheKibibytes` of pages nothing reads again until a write (docs/BENCHMARKS.md, "Round 5").
+    /// `cacheKibibytes` of pages nothing reads again until a write (docs/BENCHMARKS-archive.md,
+    /// "Memory per account").
     func releaseCache() {
         sqlite3_db_release_memory(handle)
     }

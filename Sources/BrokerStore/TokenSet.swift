@@ -12,7 +12,7 @@ import BrokerProtocol
 public struct TokenSet: Sendable, Equatable {
     /// The fields, behind one copy-on-write reference: the state machine, the broker's last-saved
     /// copy and the token cache each hold the same set, and share one box instead of three
-    /// 96-byte copies (docs/BENCHMARKS.md, "Round 6").
+    /// 96-byte copies (docs/BENCHMARKS-archive.md, "The ID token out of memory").
     private struct Fields: Sendable, Equatable {
         var accessToken: Secret
         var refreshToken: Secret?
@@ -87,8 +87,8 @@ extension TokenSet: CustomReflectable {
 
 /// How a `TokenSet` holds its ID token. Nothing on the token path reads it (callers get access
 /// tokens), and at ≈ 0.7 KB it was the largest part of an account's memory, so once a set is
-/// committed the broker keeps it in the vault only (docs/BENCHMARKS.md, "Round 6") and reads it back
-/// for the few actions that hand it out or check it.
+/// committed the broker keeps it in the vault only (docs/BENCHMARKS-archive.md, "The ID token out of
+/// memory") and reads it back for the few actions that hand it out or check it.
 public enum IDTokenHolding: Sendable, Equatable {
     /// The token itself: just received, or read back from the vault for the action that needs it.
     case token(Secret)

@@ -88,8 +88,8 @@ extension Vault {
 
     /// Throws `unknownAccountID` unless the account exists. Token and status writes check only
     /// that: decoding the configuration document there (what `account(id:)` does) cost every
-    /// refresh a JSON decode between the provider's answer and the commit (docs/BENCHMARKS.md,
-    /// "Forced refresh"), and a rotated refresh token must be stored even when that document
+    /// refresh a JSON decode between the provider's answer and the commit (docs/BENCHMARKS-archive.md,
+    /// "Forced refresh: wake-ups and parsing"), and a rotated refresh token must be stored even when that document
     /// cannot be read.
     func requireAccount(id: Int64) throws(StoreError) {
         let found = try connection.query("SELECT 1 FROM accounts WHERE id = ?", [.integer(id)]) { $0.int64(0) }

@@ -3,8 +3,9 @@ import BrokerCrypto
 /// Start-up's read of every account: one statement for all of them (accounts, their sealed values
 /// and status) instead of an account list and three look-ups per account — with 1,000 accounts
 /// those 3,000 statement runs were most of the daemon's SQLite time before READY=1
-/// (docs/BENCHMARKS.md, "Round 3"). The sealed values are opened afterwards, each with its own
-/// error, exactly as `loadTokens`, `clientSecret(for:)` and `status(accountID:)` open and read them.
+/// (docs/BENCHMARKS-archive.md, "READY=1 with 1,000 accounts"). The sealed values are opened afterwards, each
+/// with its own error, exactly as `loadTokens`, `clientSecret(for:)` and `status(accountID:)` open and read
+/// them.
 extension Vault {
     /// An account row with its sealed values and token status, not yet opened.
     public struct SealedAccount {

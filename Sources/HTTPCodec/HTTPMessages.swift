@@ -23,7 +23,8 @@ public struct HTTPRequest: Sendable, Equatable {
     /// The path part of `target`, before any `?`.
     public var path: Substring {
         // Found in the UTF-8 view: a Character search (or a split into an array) cost more than
-        // the rest of routing on the token route (docs/BENCHMARKS.md, "Token route").
+        // the rest of routing on the token route (docs/BENCHMARKS-archive.md,
+        // "Token route: the remaining daemon CPU").
         guard let mark = queryMark else { return target[...] }
         return target[..<mark]
     }

@@ -18,8 +18,9 @@ func authctlMain(
     _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
     _ environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int32 {
-    if let request = TokenFastPath.Request(argc: Int(argc), argv: argv), TokenFastPath.run(request) {
+    let request = TokenFastPath.Request(argc: Int(argc), argv: argv)
+    if let request, TokenFastPath.run(request) {
         return 0
     }
-    return FullCLI.replaceProcess(argv: argv, environment: environment)
+    return FullCLI.replaceProcess(argv: argv, environment: environment, tokenRequest: request)
 }

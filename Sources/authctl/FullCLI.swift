@@ -5,7 +5,8 @@ enum FullCLI {
     /// Runs authctl-full in this process with the same arguments; returns only when it cannot
     /// (then with a message saying what is wrong and exit status 1).
     static func replaceProcess(
-        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        tokenRequest: TokenFastPath.Request? = nil
     ) -> Int32 {
         guard var path = ownDirectory() else {
             Stream.standardError.write("authctl: cannot find its own directory (/proc/self/exe); run authctl-full directly\n")
@@ -20,6 +21,10 @@ enum FullCLI {
             }
         }
         path.removeLast()
+        if code == LibC.enoent {
+            if let tokenRequest { return LoneFront.tokenFailure(tokenRequest, fullPath: path) }
+            return LoneFront.answer(arguments(argv), fullPath: path)
+        }
         var message = Array("authctl: cannot run ".utf8)
         message.append(contentsOf: path)
         message.append(contentsOf: ": ".utf8)
@@ -29,6 +34,18 @@ enum FullCLI {
         message.append(contentsOf: " (authctl and authctl-full are installed in the same directory; reinstall authbroker)\n".utf8)
         Stream.standardError.write(message)
         return 1
+    }
+
+    /// argv[1…] as byte arrays.
+    private static func arguments(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [[UInt8]] {
+        var words: [[UInt8]] = []
+        guard argv[0] != nil else { return words }
+        var index = 1
+        while let word = argv[index] {
+            words.append(TokenFastPath.Request.bytes(UnsafePointer(word)))
+            index += 1
+        }
+        return words
     }
 
     /// The directory of the running executable, without a trailing slash.

@@ -27,6 +27,7 @@ enum LibC {
     static let soPeercred: Int32 = 17
     static let soRcvtimeo: Int32 = 20
     static let eintr: Int32 = 4
+    static let enoent: Int32 = 2
     /// A daemon that refuses our uid answers at accept and closes: a write must fail, not kill.
     static let msgNosignal: Int32 = 0x4000
     /// sizeof(struct sockaddr_un) and of its sun_path.

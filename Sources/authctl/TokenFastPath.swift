@@ -60,7 +60,23 @@ enum TokenFastPath {
 
     /// True when the token was printed; false hands the request to the full CLI.
     static func run(_ request: Request) -> Bool {
-        guard let connection = DaemonConnection(path: request.socketPath) else { return false }
+        guard case .answered(let answer) = ask(request), let token = TokenAnswer.token(in: answer) else { return false }
+        var line = token
+        line.append(10)
+        return Stream.standardOutput.write(line)
+    }
+
+    enum Outcome {
+        /// No daemon of ours at the socket (nothing there, or another uid's).
+        case noDaemon
+        /// It closed, timed out or sent more than the front reads.
+        case unreadable
+        case answered([UInt8])
+    }
+
+    /// Sends the token request and reads the whole answer.
+    static func ask(_ request: Request) -> Outcome {
+        guard let connection = DaemonConnection(path: request.socketPath) else { return .noDaemon }
         defer { connection.close() }
         var wire = Array("GET /v1/accounts/".utf8)
         wire.append(contentsOf: request.account)
@@ -70,12 +86,8 @@ enum TokenFastPath {
             wire.append(contentsOf: minTTL)
         }
         wire.append(contentsOf: " HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n".utf8)
-        guard connection.send(wire), let answer = connection.receiveAnswer(limit: maximumAnswerBytes),
-            let token = TokenAnswer.token(in: answer)
-        else { return false }
-        var line = token
-        line.append(10)
-        return Stream.standardOutput.write(line)
+        guard connection.send(wire), let answer = connection.receiveAnswer(limit: maximumAnswerBytes) else { return .unreadable }
+        return .answered(answer)
     }
 }
 

@@ -4,7 +4,7 @@ import Glibc
 import SystemCalls
 import Testing
 
-/// Which browser `authctl login` runs, and how its failure is seen (docs/guide.md, "The browser").
+/// Which browser `authctl login` runs, and how its failure is seen (docs/guide.md, "Signing in: which browser").
 @Suite struct BrowserChoiceTests {
     static let everything = ["AUTHBROKER_BROWSER": "env-browser", "BROWSER": "one:two %s", "DISPLAY": ":0"]
 

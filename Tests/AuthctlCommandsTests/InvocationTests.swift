@@ -75,6 +75,33 @@ import Testing
         #expect(usageError("token", "work", "--bogus") == "unknown option '--bogus' for 'authctl token'; see: authctl token --help")
     }
 
+    @Test func aTypoGetsOneSuggestion() {
+        #expect(usageError("stauts") == "unknown command 'stauts' (did you mean 'status'?); see: authctl help")
+        #expect(usageError("tokne", "work") == "unknown command 'tokne' (did you mean 'token'?); see: authctl help")
+        #expect(
+            usageError("token", "work", "--min-tt", "5")
+                == "unknown option '--min-tt' for 'authctl token' (did you mean '--min-ttl'?); see: authctl token --help")
+        #expect(
+            usageError("--sockt", "/x", "status")
+                == "unknown option '--sockt' for 'authctl' (did you mean '--socket'?); see: authctl --help")
+        // Nothing close: no guess.
+        #expect(usageError("deploy") == "unknown command 'deploy'; see: authctl help")
+    }
+
+    @Test func aHugeArgumentIsEchoedShortened() throws {
+        let huge = String(repeating: "x", count: 5000)
+        let message = try #require(usageError(huge))
+        #expect(message == "unknown command '\(String(repeating: "x", count: 60))…'; see: authctl help")
+        let option = try #require(usageError("status", "--" + huge))
+        #expect(option.count < 200 && option.contains("…'"), "\(option)")
+    }
+
+    @Test func execWithoutDoubleDashSaysSo() throws {
+        let message = try #require(usageError("exec", "work", "ls", "-l"))
+        #expect(message.hasPrefix("'authctl exec' needs '--' before the command (unknown option '-l' for 'authctl exec'"), "\(message)")
+        #expect(message.hasSuffix("): authctl exec NAME [OPTIONS] -- CMD [ARGS...]"))
+    }
+
     @Test func missingValuesAreUsageErrors() {
         #expect(usageError("--socket") == "'--socket' needs a value (in 'authctl')")
         #expect(usageError("token", "work", "--min-ttl") == "'--min-ttl' needs a value (in 'authctl token')")

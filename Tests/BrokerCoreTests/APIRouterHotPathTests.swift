@@ -43,7 +43,8 @@ import Testing
         #expect(APIRouter.wantsPlainText(RouterFixture.request("GET", "/")) == false)
     }
 
-    /// A JSON body's `Content-Type` (read on bytes since the proof route's round 4): the media type
+    /// A JSON body's `Content-Type` (read on bytes, docs/BENCHMARKS-archive.md,
+    /// "DPoP proofs: the rest of the proof's own CPU"): the media type
     /// before any parameter, case and blanks aside; no list, so a `,` is part of the type.
     @Test(arguments: [
         ("application/json", true), ("Application/JSON; charset=utf-8", true), (" application/json\t", true),

@@ -79,8 +79,8 @@ final class FakeBrokerService: BrokerService {
         return AccountStatus(name: key.name, state: .loggedOut)
     }
 
-    func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus {
-        try record("addAccount(\(label(configuration.name, owner: owner)),\(configuration.issuer))")
+    func addAccount(_ configuration: AccountConfiguration, owner: UInt32, dryRun: Bool) async throws(WireError) -> AccountStatus {
+        try record("addAccount(\(label(configuration.name, owner: owner)),\(configuration.issuer)\(dryRun ? ",dry_run" : ""))")
         return AccountStatus(name: configuration.name, state: .loggedOut)
     }
 
@@ -89,9 +89,11 @@ final class FakeBrokerService: BrokerService {
     }
 
     func updateAccount(
-        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
+        keepClientSecret: Bool, dryRun: Bool
     ) async throws(WireError) -> AccountUpdateResult {
-        let code = confirmation.map { ",code=\($0)" } ?? ""
+        let code = (confirmation.map { ",code=\($0)" } ?? "") + (keepClientSecret ? ",keep_client_secret" : "")
+            + (dryRun ? ",dry_run" : "")
         try record("updateAccount(\(label(configuration.name, owner: owner)),\(configuration.gitUsername ?? "nil")\(code))")
         return AccountUpdateResult(outcome: .updated, account: AccountStatus(name: configuration.name, state: .active))
     }

@@ -74,7 +74,8 @@ import Testing
 @Suite struct AccountRuntimeStorageTests {
     /// The accounts dictionary holds one runtime-sized slot per bucket (up to 2 per account):
     /// inline the runtime was 1,264 bytes, then 232 with its large parts in boxes of their own;
-    /// now one reference (docs/BENCHMARKS.md, "Daemon idle" and "Round 5").
+    /// now one reference (docs/BENCHMARKS-archive.md, "Daemon idle: the link", and
+    /// "Memory per account").
     @Test func theRuntimeIsOneReferenceWide() {
         #expect(MemoryLayout<AccountRuntime>.size == MemoryLayout<AnyObject>.size)
     }
@@ -101,10 +102,10 @@ import Testing
         #expect(!copy.metadataStorage.sharesStorage(with: original.metadataStorage))
     }
 
-    /// What stays inline in every account's runtime box (docs/BENCHMARKS.md, "Round 6"): a token
-    /// set and the manual endpoints are one reference each, and the machine keeps its rarely set
-    /// fields (pending login, last error, failing save) out of line. Bounds, not exact sizes: a new
-    /// field fits, a regression to the inline layouts (96, 128 and 40 bytes) does not.
+    /// What stays inline in every account's runtime box (docs/BENCHMARKS-archive.md, "The ID token out of
+    /// memory"): a token set and the manual endpoints are one reference each, and the machine keeps its rarely
+    /// set fields (pending login, last error, failing save) out of line. Bounds, not exact sizes: a new field
+    /// fits, a regression to the inline layouts (96, 128 and 40 bytes) does not.
     @Test func theLargeRarelySetPartsAreOutOfLine() {
         #expect(MemoryLayout<TokenSet>.size == MemoryLayout<AnyObject>.size)
         #expect(MemoryLayout<ManualEndpoints?>.size == MemoryLayout<AnyObject>.size)

@@ -3,8 +3,8 @@ import BrokerProtocol
 import TestSupport
 import Testing
 
-/// docs/security.md "Certificate pinning" at the broker: an account's pins go with its requests;
-/// a chain without them is `tls_pin_mismatch` at `account add`, and at refresh a transient
+/// Certificate pinning (docs/security.md, "Outbound HTTPS") at the broker: an account's pins go with its
+/// requests; a chain without them is `tls_pin_mismatch` at `account add`, and at refresh a transient
 /// failure that keeps the tokens (the fake provider fails pinned requests as HTTPClient does).
 @Suite struct TokenBrokerPinningTests {
     /// base64 of 32 bytes of 1 (the fake's chain key) and of 32 bytes of 2.

@@ -4,7 +4,7 @@ import BrokerStore
 import FoundationEssentials
 import Testing
 
-/// What a restart leaves in memory per account (docs/BENCHMARKS.md, "Round 5"): accounts of one
+/// What a restart leaves in memory per account (docs/BENCHMARKS-archive.md, "Memory per account"): accounts of one
 /// provider source hold one metadata box between them, every machine the broker's one refresh
 /// settings object, and the restore's page cache is given back.
 @Suite struct TokenBrokerRestoreMemoryTests {

@@ -6,9 +6,9 @@ import MockProvider
 import TestSupport
 import Testing
 
-/// Committed ID tokens live in the vault only (`IDTokenHolding.stored`, docs/BENCHMARKS.md "Round
-/// 6"): nothing in memory holds one, and every action that needs one reads it back — the same-user
-/// check of a refresh, the id-token route, logout's `id_token_hint` — after a restart too, and a
+/// Committed ID tokens live in the vault only (`IDTokenHolding.stored`, docs/BENCHMARKS-archive.md,
+/// "The ID token out of memory"): nothing in memory holds one, and every action that needs one reads it back —
+/// the same-user check of a refresh, the id-token route, logout's `id_token_hint` — after a restart too, and a
 /// set saved without its ID token in memory never erases the stored one.
 @Suite(.timeLimit(.minutes(1)))
 struct TokenBrokerStoredIDTokenTests {

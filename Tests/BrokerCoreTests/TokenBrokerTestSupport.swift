@@ -315,9 +315,12 @@ extension TokenBroker {
     func removeAccount(named name: String) async throws(WireError) { try await removeAccount(Self.key(name)) }
     func updateAccount(
         _ configuration: BrokerProtocol.AccountConfiguration, confirmation: String? = nil,
-        caller: ChangeRequester = ChangeRequester(pid: 4242, executable: "/usr/bin/test-caller")
+        caller: ChangeRequester = ChangeRequester(pid: 4242, executable: "/usr/bin/test-caller"),
+        keepClientSecret: Bool = false, dryRun: Bool = false
     ) async throws(WireError) -> AccountUpdateResult {
-        try await updateAccount(configuration, owner: testRequester.uid, confirmation: confirmation, caller: caller)
+        try await updateAccount(
+            configuration, owner: testRequester.uid, confirmation: confirmation, caller: caller,
+            keepClientSecret: keepClientSecret, dryRun: dryRun)
     }
     nonisolated func cachedToken(account name: String, now: Double) -> TokenGrant? {
         cachedToken(account: Self.key(name), now: now)

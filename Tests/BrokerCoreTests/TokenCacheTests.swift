@@ -12,7 +12,7 @@ import Testing
 /// memory"): nothing that prints or reflects a cached entry shows the token; a hit reveals it.
 @Suite struct TokenCacheTests {
     /// The entries dictionary has up to two slots per account: a pointer each, not the entry
-    /// (docs/BENCHMARKS.md, "Round 5").
+    /// (docs/BENCHMARKS-archive.md, "Memory per account").
     @Test func anEntryIsAReference() {
         #expect((TokenCache.Entry.self as Any.Type) is AnyObject.Type)
     }

@@ -2,9 +2,10 @@ import BrokerCrypto
 import TestSupport
 import Testing
 
-/// `DPoPTargetURI.normalize` works on bytes since round 4 of the proof route's profile
-/// (docs/BENCHMARKS.md); `ReferenceTargetURI` below is the String-based implementation it replaced,
-/// kept as the oracle: on every generated URL both give the same `htu` or the same refusal.
+/// `DPoPTargetURI.normalize` works on bytes
+/// (docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of the proof's own CPU"); `ReferenceTargetURI` below is
+/// the String-based implementation it replaced, kept as the oracle: on every generated URL both give the same
+/// `htu` or the same refusal.
 @Suite struct DPoPTargetURIReferenceTests {
     @Test func theByteNormaliserAgreesWithTheReferenceOnGeneratedURLs() {
         var random = SplitMix64(seed: 7638)

@@ -65,7 +65,8 @@ struct DaemonAccountApplyTests {
         #expect(try await harness.authctl(["token", "work"]).status == 77)
 
         try #"{"accounts": []}"#.write(toFile: file, atomically: true, encoding: .utf8)
-        let removed = try await harness.authctl(["account", "apply", file])
+        #expect(try await harness.authctl(["account", "apply", file]).stdout == "unlisted work\n", "kept without --prune")
+        let removed = try await harness.authctl(["account", "apply", file, "--prune"])
         #expect(removed.status == 0 && removed.stdout == "removed work\n", "\(removed.stderr)")
         #expect(try await status() == [])
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Package.swift's `daemonLinkerSettings` (docs/BENCHMARKS.md, "Daemon idle"): the daemon's
+/// Package.swift's `daemonLinkerSettings` (docs/BENCHMARKS-archive.md, "Daemon idle: the link"): the daemon's
 /// relative relocations are packed (DT_RELR) instead of 41,000 24-byte RELA entries that ld.so
 /// reads at every start, and it exports none of its own symbols (the dynamic string table held
 /// the names of 4,500 of them), and libstdc++ is linked in, not loaded — while it stays a

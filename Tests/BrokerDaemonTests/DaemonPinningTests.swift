@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// docs/security.md "Certificate pinning": with `--pin-sha256` the real daemon's discovery at
-/// `account add` goes over TLS only when the provider's verified chain (root → intermediate →
+/// Certificate pinning (docs/security.md, "Outbound HTTPS"): with `--pin-sha256` the real daemon's
+/// discovery at `account add` goes over TLS only when the provider's verified chain (root → intermediate →
 /// leaf, made by the test) carries a pinned key; pins computed by the openssl command line.
 @Suite struct DaemonPinningTests {
     @Test func anAccountPinnedToTheIntermediateReadsItsProvider() async throws {

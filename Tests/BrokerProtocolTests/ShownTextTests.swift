@@ -20,4 +20,11 @@ import Testing
         #expect(ShownText.shellWord("/tmp/a\u{1B}b") == "'/tmp/a\\x1bb'")
         #expect(ShownText.shellWord("") == "''")
     }
+
+    @Test func longArgumentsAreShortenedAndShortOnesKept() {
+        let eighty = String(repeating: "a", count: 80)
+        #expect(ShownText.argument(eighty) == eighty)
+        #expect(ShownText.argument(eighty + "b") == String(repeating: "a", count: 60) + "…")
+        #expect(ShownText.argument("x\u{1B}y") == "x\\x1by")
+    }
 }

@@ -18,6 +18,7 @@ import Testing
     #expect(WireErrorCode.providerUnavailable.exitCode == 75)
     #expect(WireErrorCode.storageFailed.exitCode == 75)
     #expect(WireErrorCode.tlsPinMismatch.exitCode == 1)
+    #expect(WireErrorCode.invalidRequest.exitCode == 64, "authctl(1): a request the daemon refused as invalid")
     #expect(WireErrorCode.callerNotAllowed.exitCode == 1)
     #expect(WireErrorCode.approvalRequired.exitCode == 77)
     #expect(WireErrorCode.scopeLost.exitCode == 77, "scope_lost needs a login")

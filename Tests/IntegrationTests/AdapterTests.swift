@@ -104,9 +104,13 @@ import TestSupport
                "git_url_prefix": "https://git.example/"}
             ]}
             """.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try await fixture.authctl(["account", "apply", file])
+        let kept = try await fixture.authctl(["account", "apply", file])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.stdout == "unchanged keep\nadded new\nunlisted old\n")
+        #expect(kept.stderr.contains("kept: 'old'") && kept.stderr.contains("--prune"), "\(kept.stderr)")
+        let result = try await fixture.authctl(["account", "apply", "--prune", file])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "unchanged keep\nadded new\nremoved old\n")
+        #expect(result.stdout == "unchanged keep\nunchanged new\nremoved old\n")
         let list = try await fixture.authctl(["account", "list", "--json"])
         #expect(list.stdout.contains("\"git_url_prefix\""))
         #expect(!list.stdout.contains("s3cret"))

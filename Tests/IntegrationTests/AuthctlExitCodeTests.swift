@@ -39,6 +39,9 @@ import Testing
         let login = try await harness.login("work", provider: provider)
         #expect(login.status == 1, "\(login)")
         #expect(login.stderr.contains("access_denied") || login.stderr.contains("denied the request"), "\(login.stderr)")
+        // One sentence, said once: not "login to 'work' failed: The login for 'work' failed: …".
+        #expect(login.stderr.contains("authctl: The login for 'work' failed: the provider refused it: access_denied"), "\(login.stderr)")
+        #expect(login.stderr.components(separatedBy: "failed").count == 2, "\(login.stderr)")
         let token = try await harness.authctl(["token", "work"])
         #expect(token.status == 77, "\(token)")
         #expect(await harness.stopDaemon() == 0)

@@ -90,17 +90,51 @@ import TestSupport
         #expect(await harness.stopDaemon() == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aFrontWithoutAuthctlFullBesideItSaysWhatIsWrong() async throws {
+    /// authctl copied alone (docs/remote.md has users scp it to an SSH host): the token still
+    /// comes, `--help` and `--version` are answered, anything else names what is missing.
+    @Test(.timeLimit(.minutes(2)))
+    func aLoneFrontServesTokensAndAnswersHelpAndVersion() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        try await harness.signIn("work", provider: provider)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let lone = directory.path + "/authctl"
         try ProductBinary.copyExecutable(try BrokerHarness.binary("authctl"), to: lone)
-        let process = try SpawnedProcess(
-            [lone, "version"], environment: ["PATH": "/usr/bin:/bin"],
-            stdoutPath: directory.path + "/out", stderrPath: directory.path + "/err")
-        #expect(await process.waitForExit(timeout: 30) == 1)
-        #expect(process.stdout.isEmpty)
-        #expect(process.stderr.contains("cannot run \(directory.path)/authctl-full") && process.stderr.contains("reinstall"), "\(process.stderr)")
+        let run = { (arguments: [String]) async throws -> BrokerHarness.Run in
+            try await harness.authctl(arguments, authctlPath: lone)
+        }
+
+        let token = try await run(["token", "work"])
+        #expect(token.status == 0 && !token.line.isEmpty && token.stderr.isEmpty, "\(token)")
+        #expect(Self.tokenAudits(harness).last == URL(fileURLWithPath: lone).resolvingSymlinksInPath().path)
+        // The version is the full CLI's, character for character (the front keeps its own copy).
+        let version = try await run(["--version"])
+        let fullVersion = try await harness.authctl(["--version"], authctlPath: Self.full)
+        #expect(version.status == 0 && version.stdout == fullVersion.stdout, "\(version) \(fullVersion)")
+        for help in [["--help"], ["help"], ["status", "--help"]] {
+            let answer = try await run(help)
+            #expect(answer.status == 0 && answer.stdout.hasPrefix("usage: authctl [--socket PATH] token NAME"), "\(help): \(answer)")
+            #expect(answer.stdout.contains("copy authctl-full into the same\ndirectory"), "\(answer)")
+        }
+        let status = try await run(["status"])
+        #expect(status.status == 1 && status.stdout.isEmpty, "\(status)")
+        #expect(status.stderr.contains("'status' needs authctl-full, which is not at \(directory.path)/authctl-full"), "\(status)")
+        // A token that does not come: why, briefly, with the full CLI's exit code.
+        let unknown = try await run(["token", "nobody"])
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("authctl: the daemon has no account 'nobody'; "), "\(unknown)")
+        #expect(unknown.stderr.contains("authctl-full, which says more, is not at \(directory.path)/authctl-full"), "\(unknown)")
+        try await harness.addAccount("spare", provider: provider)
+        let login = try await run(["token", "spare"])
+        #expect(login.status == 77 && login.stderr.hasPrefix("authctl: 'spare' needs a login"), "\(login)")
+        let away = try SpawnedProcess(
+            [lone, "--socket", harness.runtime + "/none.sock", "token", "work"], environment: ["PATH": "/usr/bin:/bin"],
+            stdoutPath: directory.path + "/away.out", stderrPath: directory.path + "/away.err")
+        #expect(await away.waitForExit(timeout: 30) == 69, "\(away.stderr)")
+        #expect(away.stderr.hasPrefix("authctl: no authbrokerd of yours answers at \(harness.runtime)/none.sock"), "\(away.stderr)")
+        // Alone, without --socket: the usage, on stderr, as a usage error.
+        let bare = try SpawnedProcess(
+            [lone], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: directory.path + "/out", stderrPath: directory.path + "/err")
+        #expect(await bare.waitForExit(timeout: 30) == 64 && bare.stdout.isEmpty && bare.stderr.hasPrefix("usage: "), "\(bare.stderr)")
+        #expect(await harness.stopDaemon() == 0)
     }
 }

@@ -56,4 +56,34 @@ import TestSupport
         let store = try await fixture.authctl(["git-credential", "store"], stdin: "protocol=https\nhost=git.example\npassword=x\n\n")
         #expect(store.status == 0 && store.stdout.isEmpty)
     }
+
+    /// git 2.46 and later offer `capability[]=authtype` (git-credential(1)): the token goes back as
+    /// `credential` with `authtype=Bearer`, the capability line first; `erase` then names the token
+    /// in `credential`. The Debian git here (2.39) sends no capability, so the lines are written
+    /// as a newer git writes them; `gitRoundTripAndEraseRefreshes` runs the real git on the old path.
+    @Test func aGitWithTheAuthtypeCapabilityGetsABearerCredential() async throws {
+        let fixture = try await AdapterTests.Fixture.start()
+        defer { fixture.stop() }
+        try await fixture.addAccount("forge", ["--git-url-prefix", "https://git.example/", "--git-username", "alice"])
+        let request = "capability[]=authtype\ncapability[]=state\nprotocol=https\nhost=git.example\n"
+            + "wwwauth[]=Bearer realm=\"git\"\n\n"
+        let bearer = try await fixture.authctl(["git-credential", "get"], stdin: request)
+        #expect(bearer.status == 0, "\(bearer)")
+        #expect(
+            bearer.stdout
+                == "capability[]=authtype\nauthtype=Bearer\ncredential=tok-1\nephemeral=1\npassword_expiry_utc=1893456000\n")
+        // Without the capability (git before 2.46): username and password, as before.
+        let basic = try await fixture.authctl(["git-credential", "get"], stdin: "protocol=https\nhost=git.example\n\n")
+        #expect(basic.stdout == "username=alice\npassword=tok-1\npassword_expiry_utc=1893456000\n")
+        // A capability authctl does not know changes nothing.
+        let unknown = try await fixture.authctl(
+            ["git-credential", "get"], stdin: "capability[]=future\nprotocol=https\nhost=git.example\n\n")
+        #expect(unknown.stdout.hasPrefix("username=alice\npassword=tok-1\n"), "\(unknown)")
+
+        let erase = try await fixture.authctl(
+            ["git-credential", "erase"],
+            stdin: "capability[]=authtype\nprotocol=https\nhost=git.example\nauthtype=Bearer\ncredential=tok-1\n\n")
+        #expect(erase.status == 0, "\(erase)")
+        #expect(try await fixture.stats()["rejections"] == ["tok-1"])
+    }
 }

@@ -45,7 +45,8 @@ import Testing
         #expect(await login.waitForExit(timeout: 30) == 69, "\(login.stderr)")
         #expect(
             login.stderr.contains(
-                "the daemon stopped during the login; start it (systemctl --user start authbrokerd.socket) and run: authctl login work"),
+                "the daemon stopped during the login. Start one there with: authbrokerd --socket \(harness.socket)")
+                && login.stderr.contains("Then run: authctl login work"),
             "\(login.stderr)")
     }
 

@@ -139,7 +139,7 @@ import Testing
         #expect(try await provider.accepts(try await harness.token("work", ["--min-ttl", "86400"])))
 
         let unknown = try await harness.authctl(["token", "work", "--resource", "https://other.example.test/"])
-        #expect(unknown.status == 1, "\(unknown)")
+        #expect(unknown.status == 64, "invalid_request: \(unknown)")
         #expect(unknown.stderr.contains("invalid_target"), "\(unknown.stderr)")
         // The refusal did not cost the account its refresh token: the next refresh works.
         let next = try await harness.authctl(["token", "work", "--resource", Self.resourceA, "--min-ttl", "700"])

@@ -84,7 +84,7 @@ import TestSupport
         // The issuer's origin serves no discovery in Shopify mode: not the shop's domain.
         let origin = "http://127.0.0.1:\(provider.port)"
         let wrong = try await harness.authctl(base + ["--provider", "shopify", "--shop-domain", origin])
-        #expect(wrong.status == 1, "\(wrong)")
+        #expect(wrong.status == 64, "invalid_request: \(wrong)")
         #expect(
             wrong.stderr.contains("could not read \(origin)/.well-known/openid-configuration: HTTP 404, no discovery document there")
                 && wrong.stderr.contains("; is --shop-domain the shop's domain?"), "\(wrong)")

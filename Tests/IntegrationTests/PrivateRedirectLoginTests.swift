@@ -78,7 +78,7 @@ import Testing
             #expect(run.status == 64 && run.stderr.contains("redirect URI"), "\(uri): \(run)")
         }
         let both = try await harness.authctl(base + ["--redirect-uri", Self.redirect, "--redirect-port", "8080"])
-        #expect(both.status == 1 && both.stderr.contains("--redirect-uri replaces the loopback redirect"), "\(both)")
+        #expect(both.status == 64 && both.stderr.contains("--redirect-uri replaces the loopback redirect"), "\(both)")
         let dotless = try await harness.authctl(base + ["--redirect-uri", "myapp://auth/callback"])
         #expect(dotless.status == 0 && dotless.stderr.contains("warning: ") && dotless.stderr.contains("no dot"), "\(dotless)")
         #expect(await harness.stopDaemon() == 0)

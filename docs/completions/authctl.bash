@@ -10,6 +10,20 @@ _authctl_accounts() {
         | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
 }
 
+# Prints the names of your restricted sockets (`authctl socket list --json`), one a line.
+_authctl_sockets() {
+    local -a socket_args=()
+    [[ -n $1 ]] && socket_args=(--socket "$1")
+    timeout 2 authctl "${socket_args[@]}" socket list --json 2>/dev/null \
+        | sed -n 's/^ *"name" *: *"\([a-z0-9_-]*\)".*/\1/p' | sort -u
+}
+
+# curl's options offered after `authctl curl NAME` (those authctl curl refuses are left out).
+_authctl_curl_options="-X --request -H --header -d --data --data-raw --data-binary --data-urlencode --json -F --form
+    -G --get -I --head -i --include -o --output -O --remote-name -s --silent -S --show-error -f --fail -v --verbose
+    -w --write-out -T --upload-file -A --user-agent --compressed --max-time --connect-timeout --retry"
+_authctl_curl_options=$(echo $_authctl_curl_options)
+
 # Options that take a value (the next word is not a command or account name).
 _authctl_value_options="--socket --timeout --min-ttl --issuer --client-id --client-secret-file --scope
     --audience --redirect-host --redirect-port --redirect-path --param --authorization-endpoint
@@ -67,9 +81,11 @@ _authctl() {
             return ;;
         --client-secret-file|apply)
             [[ $prev == apply && $command != account ]] && return
-            compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -f -- "$cur"))
-            return ;;
+            if [[ $prev != apply || $cur != -* ]]; then  # `apply --dry-run` completes as an option
+                compopt -o filenames 2>/dev/null
+                COMPREPLY=($(compgen -f -- "$cur"))
+                return
+            fi ;;
         --redirect-host)
             COMPREPLY=($(compgen -W "127.0.0.1 localhost ::1" -- "$cur"))
             return ;;
@@ -118,7 +134,16 @@ _authctl() {
         status) options="--json --help"; accounts=yes ;;
         exec) options="--env --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         header) options="--header-name --scheme --min-ttl --method --url --nonce --scope --resource --audience --help"; accounts=yes ;;
-        curl) options="--help"; accounts=yes ;;
+        curl)
+            # After NAME every word is curl's.
+            if [[ $positionals -ge 1 ]]; then
+                case $prev in
+                    -X|--request) COMPREPLY=($(compgen -W "GET POST PUT PATCH DELETE HEAD OPTIONS" -- "$cur")) ;;
+                    *) [[ $cur == -* ]] && COMPREPLY=($(compgen -W "$_authctl_curl_options" -- "$cur")) ;;
+                esac
+                return
+            fi
+            options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         approve) options="--exe --code --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;
@@ -142,9 +167,18 @@ _authctl() {
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
                     --allow-resource --allow-audience" ;;
-                update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces
-                    --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code"; accounts=yes ;;
-                apply) options="--code" ;;
+                update) options="--issuer --client-id --client-secret-file --no-client-secret --scope --audience
+                    --no-audience --redirect-host --no-redirect-host --redirect-port --no-redirect-port --redirect-path
+                    --no-redirect-path --redirect-uri --no-redirect-uri --param --no-param --authorization-endpoint
+                    --token-endpoint --revocation-endpoint --userinfo-endpoint --device-authorization-endpoint
+                    --end-session-endpoint --jwks-uri --par-endpoint --no-endpoints --discovery-url --no-discovery-url
+                    --git-url-prefix --no-git-url-prefix --git-username --no-git-username --token-request-format
+                    --no-token-request-format --token-endpoint-auth-method --no-token-endpoint-auth-method --browser
+                    --no-browser --pin-sha256 --no-pin-sha256 --tenant-allow --no-tenant-allow --par --no-par --dpop
+                    --no-dpop --allow-narrowing --no-allow-narrowing --allow-exe --no-allow-exe --confirm --no-confirm
+                    --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource
+                    --allow-audience --no-allow-audience --yes --code"; accounts=yes ;;
+                apply) options="--dry-run --prune --code" ;;
                 list) options="--json" ;;
                 show) options="--json"; accounts=yes ;;
                 remove|register-handler) accounts=yes ;;
@@ -154,6 +188,9 @@ _authctl() {
                 "") COMPREPLY=($(compgen -W "add list remove" -- "$cur")); return ;;
                 add) options="--account --ttl --persist --narrowing" ;;
                 list) options="--json" ;;
+                remove)
+                    [[ $positionals -eq 0 && $cur != -* ]] && COMPREPLY=($(compgen -W "$(_authctl_sockets "$socket")" -- "$cur"))
+                    return ;;
             esac ;;
         *) options="--help" ;;
     esac

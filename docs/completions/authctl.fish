@@ -4,16 +4,32 @@
 
 set -l __authctl_commands login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
 
-function __authctl_accounts
-    set -l socket_args
+# `--socket PATH` when the command line gives one (one word a line), else nothing.
+function __authctl_socket_args
     set -l tokens (commandline -opc)
     for i in (seq (count $tokens))
         if test "$tokens[$i]" = --socket; and test $i -lt (count $tokens)
-            set socket_args --socket $tokens[(math $i + 1)]
+            printf '%s\n' --socket $tokens[(math $i + 1)]
         end
     end
-    timeout 2 authctl $socket_args account list --json 2>/dev/null \
+end
+
+function __authctl_accounts
+    timeout 2 authctl (__authctl_socket_args) account list --json 2>/dev/null \
         | sed -n 's/^ *"name" *: *"\([A-Za-z0-9._-]*\)".*/\1/p' | sort -u
+end
+
+# Your restricted sockets' names (`authctl socket list --json`).
+function __authctl_sockets
+    timeout 2 authctl (__authctl_socket_args) socket list --json 2>/dev/null \
+        | sed -n 's/^ *"name" *: *"\([a-z0-9_-]*\)".*/\1/p' | sort -u
+end
+
+# True after `authctl curl NAME`: the words from there on are curl's.
+function __authctl_curl_args
+    set -l tokens (commandline -opc)
+    set -l index (contains -i -- curl $tokens); or return 1
+    test (count $tokens) -gt $index
 end
 
 # True when the command line's command (first word after the global options) is one of $argv.
@@ -118,19 +134,19 @@ complete -c authctl -n '__authctl_using account; and __authctl_account_sub' -a '
 complete -c authctl -n '__authctl_account_sub apply' -F -d 'accounts file'
 complete -c authctl -n '__authctl_account_sub show update remove register-handler' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_account_sub list show' -l json -d 'print JSON'
-complete -c authctl -n '__authctl_account_sub add' -l issuer -x -d "the provider's issuer URL"
-complete -c authctl -n '__authctl_account_sub add' -l client-id -x -d 'the OAuth client id'
+complete -c authctl -n '__authctl_account_sub add update' -l issuer -x -d "the provider's issuer URL"
+complete -c authctl -n '__authctl_account_sub add update' -l client-id -x -d 'the OAuth client id'
 complete -c authctl -n '__authctl_account_sub add' -l client-secret-file -r -F -d 'a file holding the client secret'
-complete -c authctl -n '__authctl_account_sub add' -l scope -x -a 'openid profile email offline_access' -d 'a scope to request'
-complete -c authctl -n '__authctl_account_sub add' -l audience -x -d 'the audience authorization parameter'
-complete -c authctl -n '__authctl_account_sub add' -l redirect-host -x -a '127.0.0.1 localhost ::1' -d 'loopback redirect host'
-complete -c authctl -n '__authctl_account_sub add' -l redirect-port -x -d 'fixed redirect port'
-complete -c authctl -n '__authctl_account_sub add' -l redirect-path -x -d 'redirect path'
-complete -c authctl -n '__authctl_account_sub add' -l redirect-uri -x -d 'private-use scheme redirect URI'
-complete -c authctl -n '__authctl_account_sub add' -l token-request-format -x -a 'form json' -d 'token request encoding'
-complete -c authctl -n '__authctl_account_sub add' -l token-endpoint-auth-method -x -a 'client_secret_basic client_secret_post' -d 'how the client secret is sent'
-complete -c authctl -n '__authctl_account_sub add' -l par -x -a 'auto always never' -d 'pushed authorization requests (RFC 9126)'
-complete -c authctl -n '__authctl_account_sub add' -l dpop -d 'sender-constrained tokens (RFC 9449 DPoP)'
+complete -c authctl -n '__authctl_account_sub add update' -l scope -x -a 'openid profile email offline_access' -d 'a scope to request'
+complete -c authctl -n '__authctl_account_sub add update' -l audience -x -d 'the audience authorization parameter'
+complete -c authctl -n '__authctl_account_sub add update' -l redirect-host -x -a '127.0.0.1 localhost ::1' -d 'loopback redirect host'
+complete -c authctl -n '__authctl_account_sub add update' -l redirect-port -x -d 'fixed redirect port'
+complete -c authctl -n '__authctl_account_sub add update' -l redirect-path -x -d 'redirect path'
+complete -c authctl -n '__authctl_account_sub add update' -l redirect-uri -x -d 'private-use scheme redirect URI'
+complete -c authctl -n '__authctl_account_sub add update' -l token-request-format -x -a 'form json' -d 'token request encoding'
+complete -c authctl -n '__authctl_account_sub add update' -l token-endpoint-auth-method -x -a 'client_secret_basic client_secret_post' -d 'how the client secret is sent'
+complete -c authctl -n '__authctl_account_sub add update' -l par -x -a 'auto always never' -d 'pushed authorization requests (RFC 9126)'
+complete -c authctl -n '__authctl_account_sub add update' -l dpop -d 'sender-constrained tokens (RFC 9449 DPoP)'
 complete -c authctl -n '__authctl_account_sub add' -l provider -x -a 'help shopify workos workos-connect github gitlab google microsoft keycloak okta auth0 dex django-oauth-toolkit' -d 'a provider preset'
 complete -c authctl -n '__authctl_account_sub add' -l shop-domain -x -d "with --provider shopify: the shop's domain"
 complete -c authctl -n '__authctl_account_sub add' -l authkit-domain -x -d 'with --provider workos-connect: the AuthKit domain'
@@ -141,12 +157,12 @@ complete -c authctl -n '__authctl_account_sub add' -l okta-domain -x -d 'with --
 complete -c authctl -n '__authctl_account_sub add' -l auth0-domain -x -d 'with --provider auth0: the tenant domain'
 complete -c authctl -n '__authctl_account_sub add' -l dex-url -x -d 'with --provider dex: the issuer URL'
 complete -c authctl -n '__authctl_account_sub add' -l dot-url -x -d 'with --provider django-oauth-toolkit: its URL prefix'
-complete -c authctl -n '__authctl_account_sub add' -l param -x -d 'extra authorization parameter KEY=VALUE'
-complete -c authctl -n '__authctl_account_sub add' -l git-url-prefix -x -d 'git remotes this account answers for'
-complete -c authctl -n '__authctl_account_sub add' -l git-username -x -d 'username for git-credential'
-complete -c authctl -n '__authctl_account_sub add' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
-complete -c authctl -n '__authctl_account_sub add' -l pin-sha256 -x -d 'key the provider chain must carry (base64 SHA-256 of an SPKI)'
-complete -c authctl -n '__authctl_account_sub add' -l tenant-allow -x -d 'Entra tenant (tid GUID) allowed to log in, multi-tenant issuers only'
+complete -c authctl -n '__authctl_account_sub add update' -l param -x -d 'extra authorization parameter KEY=VALUE'
+complete -c authctl -n '__authctl_account_sub add update' -l git-url-prefix -x -d 'git remotes this account answers for'
+complete -c authctl -n '__authctl_account_sub add update' -l git-username -x -d 'username for git-credential'
+complete -c authctl -n '__authctl_account_sub add update' -l browser -x -a '(__fish_complete_command)' -d 'command that opens the login page'
+complete -c authctl -n '__authctl_account_sub add update' -l pin-sha256 -x -d 'key the provider chain must carry (base64 SHA-256 of an SPKI)'
+complete -c authctl -n '__authctl_account_sub add update' -l tenant-allow -x -d 'Entra tenant (tid GUID) allowed to log in, multi-tenant issuers only'
 complete -c authctl -n '__authctl_account_sub add update' -l allow-exe -r -F -d 'only this program (absolute path) gets the tokens'
 complete -c authctl -n '__authctl_account_sub add update' -l confirm -d 'each new program must be approved once per daemon boot'
 complete -c authctl -n '__authctl_account_sub update' -l no-allow-exe -d 'any program of the user gets the tokens'
@@ -159,9 +175,31 @@ complete -c authctl -n '__authctl_account_sub add update' -l allow-other-namespa
 complete -c authctl -n '__authctl_account_sub update' -l no-allow-other-namespaces -d 'refuse programs in other namespaces'
 complete -c authctl -n '__authctl_account_sub update' -l client-secret-file -r -F -d 'a file holding the client secret'
 complete -c authctl -n '__authctl_account_sub update apply' -l code -r -f -d 'the one-time code the notification showed'
-complete -c authctl -n '__authctl_account_sub add' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
+complete -c authctl -n '__authctl_account_sub update' -l no-audience -d 'no audience parameter'
+complete -c authctl -n '__authctl_account_sub update' -l no-redirect-host -d 'default redirect host'
+complete -c authctl -n '__authctl_account_sub update' -l no-redirect-port -d 'any redirect port'
+complete -c authctl -n '__authctl_account_sub update' -l no-redirect-path -d 'default redirect path'
+complete -c authctl -n '__authctl_account_sub update' -l no-redirect-uri -d 'loopback redirect'
+complete -c authctl -n '__authctl_account_sub update' -l no-param -d 'no extra parameters'
+complete -c authctl -n '__authctl_account_sub update' -l no-endpoints -d 'no manual endpoints'
+complete -c authctl -n '__authctl_account_sub update' -l no-discovery-url -d 'discovery under the issuer'
+complete -c authctl -n '__authctl_account_sub update' -l no-git-url-prefix -d 'no git remotes'
+complete -c authctl -n '__authctl_account_sub update' -l no-git-username -d 'default git username'
+complete -c authctl -n '__authctl_account_sub update' -l no-token-request-format -d 'form token requests'
+complete -c authctl -n '__authctl_account_sub update' -l no-token-endpoint-auth-method -d 'auth method from the metadata'
+complete -c authctl -n '__authctl_account_sub update' -l no-par -d 'pushed authorization: auto'
+complete -c authctl -n '__authctl_account_sub update' -l no-dpop -d 'Bearer tokens'
+complete -c authctl -n '__authctl_account_sub update' -l no-browser -d 'default browser'
+complete -c authctl -n '__authctl_account_sub update' -l no-pin-sha256 -d 'no key pinning'
+complete -c authctl -n '__authctl_account_sub update' -l no-tenant-allow -d 'any tenant'
+complete -c authctl -n '__authctl_account_sub update' -l no-allow-narrowing -d 'no narrowed tokens'
+complete -c authctl -n '__authctl_account_sub update' -l no-client-secret -d 'a public client'
+complete -c authctl -n '__authctl_account_sub update' -l yes -d 'sign the account out without asking when the change needs it'
+complete -c authctl -n '__authctl_account_sub apply' -l dry-run -d 'print the plan, change nothing'
+complete -c authctl -n '__authctl_account_sub apply' -l prune -d 'also remove accounts the file does not list'
+complete -c authctl -n '__authctl_account_sub add update' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
-    complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
+    complete -c authctl -n '__authctl_account_sub add update' -l $endpoint -x -d 'manual endpoint URL'
 end
 
 complete -c authctl -n '__authctl_using socket; and __authctl_sub_of socket' -a 'add list remove'
@@ -170,3 +208,6 @@ complete -c authctl -n '__authctl_sub_of socket add' -l ttl -x -d 'remove the so
 complete -c authctl -n '__authctl_sub_of socket add' -l persist -d 'keep it across daemon restarts'
 complete -c authctl -n '__authctl_sub_of socket add' -l narrowing -x -d 'a narrowed token it also serves: scope=S resource=URI audience=A (repeatable)'
 complete -c authctl -n '__authctl_sub_of socket list' -l json -d 'print JSON'
+complete -c authctl -n '__authctl_sub_of socket remove' -f -a '(__authctl_sockets)' -d 'restricted socket'
+# After `authctl curl NAME`: curl's own completions.
+complete -c authctl -n __authctl_curl_args -f -a '(complete -C "curl "(commandline -ct))'

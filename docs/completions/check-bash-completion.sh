@@ -8,6 +8,11 @@ trap 'rm -rf "$fake"' EXIT
 cat > "$fake/authctl" <<'FAKE'
 #!/bin/sh
 [ "$1" = --socket ] && [ "$2" != /up.sock ] && exit 69
+[ "$1" = --socket ] && shift 2
+if [ "$1" = socket ]; then
+    printf '{\n  "sockets" : [\n    {\n      "accounts" : [\n        "work"\n      ],\n      "name" : "remote"\n    },\n    {\n      "name" : "ci"\n    }\n  ]\n}\n'
+    exit 0
+fi
 printf '{\n  "accounts" : [\n    {\n      "name" : "work"\n    },\n    {\n      "name" : "git.example"\n    }\n  ]\n}\n'
 FAKE
 chmod +x "$fake/authctl"
@@ -42,6 +47,14 @@ expect "--account --ttl --persist --narrowing" authctl socket add remote --
 expect "git.example work" authctl socket add remote --account ""
 expect "" authctl socket add remote --ttl ""
 expect "--json" authctl socket list --
+expect "ci remote" authctl socket remove ""
+expect "remote" authctl --socket /up.sock socket remove r
+expect "" authctl --socket /down.sock socket remove ""
+expect "" authctl socket remove remote ""
+expect "git.example work" authctl curl ""
+expect "--header --head" authctl curl work --hea
+expect "GET" authctl curl work -X G
+expect "" authctl curl work https://api.example.com/ 
 expect "form json" authctl account add x --token-request-format ""
 expect "client_secret_basic client_secret_post" authctl account add x --token-endpoint-auth-method ""
 expect "auto always never" authctl account add x --par ""
@@ -73,6 +86,8 @@ expect "127.0.0.1 localhost ::1" authctl account add work --redirect-host ""
 expect "" authctl account add work --issuer ""
 expect "login logout" authctl help lo
 expect "--exe --code --deny --help" authctl approve work --
-expect "--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code" authctl account update work --
+expect "--no-allow-narrowing --no-allow-exe --no-allow-other-namespaces --no-allow-resource --no-allow-audience" authctl account update work --no-allow
+expect "--dry-run" authctl account apply --d
+expect "--yes" authctl account update work --y
 [[ $failures -eq 0 ]] && echo "authctl.bash: all completion checks passed"
 exit $((failures > 0))

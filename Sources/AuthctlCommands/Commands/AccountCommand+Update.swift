@@ -7,10 +7,10 @@ extension AccountCommand {
         .repeated("--allow-exe"), .flag("--confirm"), .flag("--allow-other-namespaces"),
         .repeated("--allow-resource"), .repeated("--allow-audience"),
     ]
-    static let updateOptions: [CommandLineArguments.Option] = callerPolicyOptions + [
-        .flag("--no-allow-exe"), .flag("--no-confirm"), .flag("--no-allow-other-namespaces"),
-        .flag("--no-allow-resource"), .flag("--no-allow-audience"), .value("--client-secret-file"), ConfirmationPrompt.option,
-    ]
+    /// Every field option of `account add`, the client secret, a `--no-*` for each optional field,
+    /// `--yes` and the one-time code.
+    static let updateOptions: [CommandLineArguments.Option] = fieldOptions + [.value("--client-secret-file")]
+        + clearingOptions.map { .flag($0.flag) } + [.flag("--yes"), ConfirmationPrompt.option]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
     static func applyCallerPolicy(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration)
@@ -47,48 +47,51 @@ extension AccountCommand {
         }
     }
 
-    /// Reads the account's configuration, changes the caller policy and writes it back (`PUT`). The
-    /// daemon never returns the client secret, so a confidential client needs --client-secret-file
-    /// again: without it the update would remove the secret (and sign the account out).
-    /// `PUT` with the one-time code when given; loosening the policy of an account that has one is
-    /// answered `confirmation_required` (the daemon sends a code) and, on a terminal, asked for.
-    static func update(_ configuration: AccountConfiguration, code: String?, _ context: CommandContext) throws
-        -> AccountUpdateResult
-    {
+    /// `PUT`s `configuration` with the one-time code when given; loosening the policy of an account
+    /// that has one is answered `confirmation_required` (the daemon sends a code) and, on a
+    /// terminal, asked for. `query`: `keep_client_secret`, `dry_run` (`account update`, `apply`).
+    static func update(
+        _ configuration: AccountConfiguration, code: String?, query: [APIQueryParameter: Int] = [:], _ context: CommandContext
+    ) throws -> AccountUpdateResult {
         try ConfirmationPrompt.confirming(code) { code in
             try context.client.call(
-                .updateAccount(try context.checked(configuration.name)), body: configuration,
+                .updateAccount(try context.checked(configuration.name)), body: configuration, query: query,
                 headers: code.map { [(ConfirmationCode.header, $0)] } ?? [])
         }
     }
 
+    /// Reads the account's configuration, changes the fields the options name and writes it back
+    /// (`PUT ?keep_client_secret=1`: the sealed secret stays unless --client-secret-file or
+    /// --no-client-secret). A change that would sign the account out (asked of the daemon first,
+    /// `dry_run=1`) is said before it is made: asked on a terminal, refused elsewhere without --yes.
     static func update(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
         let account = try context.checked(try requireAccountName(arguments, command: "authctl account update"))
-        guard var configuration = try context.client.call(.account(account)).configuration else {
+        guard let old = try context.client.call(.account(account)).configuration else {
             throw UsageError("the configuration of '\(account)' cannot be read; set the account up again")
         }
-        if arguments.has("--no-allow-exe") {
-            guard arguments.all("--allow-exe").isEmpty else { throw UsageError("--no-allow-exe and --allow-exe conflict") }
-            configuration.allowExe = nil
+        var configuration = old
+        try clearFields(arguments, on: &configuration)
+        try setFields(arguments, on: &configuration)
+        let keep: [APIQueryParameter: Int] = arguments.has("--no-client-secret") ? [:] : [.keepClientSecret: 1]
+        let planned = try context.client.call(
+            .updateAccount(account), body: configuration, query: keep.merging([.dryRun: 1]) { $1 })
+        if planned.outcome == .unchanged {
+            Output.note("'\(account)' is unchanged.")
+            return ExitCode.success
         }
-        if arguments.has("--no-confirm") {
-            guard !arguments.has("--confirm") else { throw UsageError("--no-confirm and --confirm conflict") }
-            configuration.confirmCallers = nil
-        }
-        if arguments.has("--no-allow-other-namespaces") {
-            guard !arguments.has("--allow-other-namespaces") else {
-                throw UsageError("--no-allow-other-namespaces and --allow-other-namespaces conflict")
+        if planned.outcome == .signedOut {
+            var changed = configuration.changedKeys(from: old).filter { !AccountConfiguration.tokenNeutralKeys.contains($0) }
+            if configuration.clientSecret != nil || arguments.has("--no-client-secret") { changed.append("client_secret") }
+            let what = "\(changed.isEmpty ? "this change" : "changing " + changed.joined(separator: ", ")) signs '\(account)' out (its tokens are deleted; sign in again with: authctl login \(account))"
+            guard try ConfirmationPrompt.agreed(
+                "authctl: \(what). Continue? [y/N] ", yes: arguments.has("--yes"),
+                refusal: "\(what); nothing was changed: run again with --yes to do it")
+            else {
+                Output.note("Nothing was changed.")
+                return ExitCode.failure
             }
-            configuration.allowOtherNamespaces = nil
         }
-        for (flag, list) in [("--allow-resource", \AccountConfiguration.narrowResources), ("--allow-audience", \.narrowAudiences)]
-        where arguments.has("--no-" + flag.dropFirst(2)) {
-            guard arguments.all(flag).isEmpty else { throw UsageError("--no-\(flag.dropFirst(2)) and \(flag) conflict") }
-            configuration[keyPath: list] = nil
-        }
-        try applyCallerPolicy(arguments, to: &configuration)
-        if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
-        let result = try update(configuration, code: try ConfirmationPrompt.given(arguments), context)
+        let result = try update(configuration, code: try ConfirmationPrompt.given(arguments), query: keep, context)
         switch result.outcome {
         case .unchanged: Output.note("'\(account)' is unchanged.")
         case .updated: Output.note("Updated '\(account)'; its tokens are kept.")

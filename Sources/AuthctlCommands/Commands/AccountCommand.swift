@@ -11,12 +11,11 @@ enum AccountCommand: Command {
                authctl account add --provider help
                authctl account list [--json]
                authctl account show NAME [--json]
-               authctl account update NAME [--allow-exe PATH ...|--no-allow-exe] [--confirm|--no-confirm]
-                                      [--allow-other-namespaces|--no-allow-other-namespaces]
-                                      [--client-secret-file FILE] [--code CODE]
+               authctl account update NAME [add options] [--no-FIELD ...] [--client-secret-file FILE|
+                                      --no-client-secret] [--yes] [--code CODE]
                authctl account remove NAME
                authctl account register-handler NAME
-               authctl account apply FILE.json [--code CODE]
+               authctl account apply FILE.json|- [--dry-run] [--prune] [--code CODE]
 
         add options:
           --provider PRESET            fill in a provider's issuer, scopes, endpoints, parameters and
@@ -109,25 +108,39 @@ enum AccountCommand: Command {
                                        container, unshare) by the file they run; without it
                                        they are refused as undetermined
 
-        `update` changes the caller policy (--allow-exe, --allow-resource and --allow-audience
-        replace their list, --no-allow-exe, --no-confirm, --no-allow-other-namespaces,
-        --no-allow-resource and --no-allow-audience remove it); the tokens are kept. The daemon never returns the client
-        secret: a confidential client needs --client-secret-file again, or the update removes
-        the secret and signs the account out. Not a sandbox: docs/security.md, "Caller policy".
-        Loosening the caller policy of an account that has one (a program added to --allow-exe,
-        the list removed, --no-confirm) needs the one-time code the daemon then shows in the
-        notification (the notify hook's AUTHBROKER_APPROVAL_CODE): authctl asks for it on the
-        terminal, or run the same command again with --code CODE (`apply` too). Keeping only
-        some entries of the list or turning --confirm on needs none.
+        `update` changes the fields its options name and keeps the others: every add option but
+        --provider and the preset options (--scope, --param, --allow-exe and the other repeatable
+        options replace their list; an endpoint option sets that endpoint), and these clear a
+        field back to its default:
+        \(updateClearingHelp)
+        The client secret is kept unless --client-secret-file replaces it or --no-client-secret
+        removes it (one of them is needed with a new issuer, discovery URL, endpoint or client id:
+        the sealed secret is never sent to another provider). A change to a field that is not
+        token-neutral signs the account out (its tokens were granted to the old configuration):
+        authctl says so first, asks on a terminal ("[y/N]") and elsewhere refuses unless --yes.
+        Token-neutral fields (a change keeps the tokens):
+        \(tokenNeutralHelp)
+        Not a sandbox: docs/security.md, "Caller policy". Loosening the caller policy of an
+        account that has one (a program added to --allow-exe, the list removed, --no-confirm)
+        needs the one-time code the daemon then shows in the notification (the notify hook's
+        AUTHBROKER_APPROVAL_CODE): authctl asks for it on the terminal, or run the same command
+        again with --code CODE (`apply` too). Keeping only some entries of the list or turning
+        --confirm on needs none.
 
-        `apply` makes the accounts match FILE.json ({"accounts": [CONFIG, ...]}, CONFIG as in
-        POST /v1/accounts with client_secret_file instead of client_secret, which is refused
-        inline; see docs/guide.md): adds, updates and removes accounts and prints one line per
-        account (added, updated, signed-out, removed, unchanged). A change to any field but
-        git_url_prefix, git_username, browser, pin_sha256, par, allow_exe, confirm_callers,
-        allow_narrowing, narrow_resources and narrow_audiences (issuer, client id or secret, scopes,
-        audience, redirect, parameters, endpoints, discovery URL) signs the account out; those keep
-        its tokens.
+        `apply` makes the accounts match FILE.json, or standard input for - ({"accounts": [CONFIG,
+        ...]}, CONFIG as in POST /v1/accounts with client_secret_file instead of client_secret,
+        which is refused inline; see docs/guide.md). Each entry is the whole configuration: a
+        field left out takes its default. The whole file is checked first (an unknown key, a wrong
+        type or a syntax error is reported as FILE:LINE:COLUMN, with "did you mean"), then every
+        entry by the daemon; nothing changes unless all pass. --dry-run prints the plan and
+        changes nothing: add, update (keeps tokens | signs out | no tokens), remove, unchanged or
+        unlisted, then the name. Otherwise it adds, updates and (with --prune) removes, and prints
+        one line per account: added, updated, signed-out, removed, unchanged or unlisted. Accounts
+        the file does not list are removed only with --prune; without it they are kept and listed
+        as unlisted. When a step fails, the steps done are rolled back (added accounts removed,
+        updated ones given their old configuration) and authctl names the failing entry and what
+        could not be undone (deleted tokens, a removed account). Sign-outs follow the same
+        token-neutral list as `update`.
 
         `show` prints the state, every configuration field that is set (never the client secret),
         the expiry and the subject.
@@ -140,16 +153,23 @@ enum AccountCommand: Command {
         scheme when no other account uses that scheme. The client secret is sealed by the daemon and
         never shown again.
         """
-    static let addOptions: [CommandLineArguments.Option] = presetOptions + [
-        .value("--issuer"), .value("--client-id"), .value("--client-secret-file"), .repeated("--scope"),
-        .value("--audience"), .value("--redirect-host"), .value("--redirect-port"), .value("--redirect-path"),
-        .value("--redirect-uri"), .repeated("--param"), .value("--authorization-endpoint"), .value("--token-endpoint"),
-        .value("--revocation-endpoint"), .value("--userinfo-endpoint"), .value("--device-authorization-endpoint"),
-        .value("--end-session-endpoint"), .value("--jwks-uri"), .value("--discovery-url"),
-        .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
-        .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
-        .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
-    ] + callerPolicyOptions
+    /// `update`'s clearing options, wrapped for the help text.
+    static var updateClearingHelp: String { helpList(clearingOptions.map(\.flag)) }
+    /// `AccountConfiguration.tokenNeutralFields`, wrapped for the help text (the one list).
+    static var tokenNeutralHelp: String { helpList(AccountConfiguration.tokenNeutralFields) }
+
+    /// `words` joined with commas, wrapped to 80 columns.
+    static func helpList(_ words: [String]) -> String {
+        var lines = [""]
+        for (index, word) in words.enumerated() {
+            let item = word + (index == words.count - 1 ? "." : ",")
+            if !lines[lines.count - 1].isEmpty, lines[lines.count - 1].count + 1 + item.count > 80 { lines.append("") }
+            lines[lines.count - 1] += (lines[lines.count - 1].isEmpty ? "" : " ") + item
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static let addOptions: [CommandLineArguments.Option] = presetOptions + fieldOptions + [.value("--client-secret-file")]
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
 
@@ -178,7 +198,7 @@ enum AccountCommand: Command {
             try HandlerRegistration.ensure(configuration, context: context, explicit: true)
             return ExitCode.success
         case "apply":
-            let parsed = try CommandLineArguments(rest, command: "authctl account apply", options: [ConfirmationPrompt.option])
+            let parsed = try CommandLineArguments(rest, command: "authctl account apply", options: applyOptions)
             return try apply(parsed, context)
         default:
             throw UsageError("unknown subcommand 'account \(sub)'; see: authctl account --help")
@@ -200,48 +220,9 @@ enum AccountCommand: Command {
         guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) else {
             throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add --provider help)")
         }
-        var configuration = AccountConfiguration(
-            name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
-            audience: arguments.value("--audience"), redirectHost: arguments.value("--redirect-host"),
-            redirectPort: try arguments.integer("--redirect-port", in: 1...65_535),
-            redirectPath: arguments.value("--redirect-path"), redirectURI: try redirectURI(arguments))
-        for pair in arguments.all("--param") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("--param takes KEY=VALUE, got '\(pair)'")
-            }
-            configuration.extraParameters[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
-        let endpoints = ManualEndpoints(
-            authorization: arguments.value("--authorization-endpoint"), token: arguments.value("--token-endpoint"),
-            revocation: arguments.value("--revocation-endpoint"), userinfo: arguments.value("--userinfo-endpoint"),
-            deviceAuthorization: arguments.value("--device-authorization-endpoint"),
-            endSession: arguments.value("--end-session-endpoint"), jwksURI: arguments.value("--jwks-uri"),
-            pushedAuthorizationRequest: arguments.value("--par-endpoint"))
-        if !endpoints.isEmpty { configuration.endpoints = endpoints }
-        configuration.discoveryURL = arguments.value("--discovery-url")
-        if let prefix = arguments.value("--git-url-prefix") {
-            guard GitRemote(url: prefix) != nil else {
-                throw UsageError("--git-url-prefix needs an http(s) URL such as https://git.example.com/, got '\(prefix)'")
-            }
-            configuration.gitURLPrefix = prefix
-        }
-        if let username = arguments.value("--git-username") {
-            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-                throw UsageError("--git-username needs a plain user name, got '\(username)'")
-            }
-            configuration.gitUsername = username
-        }
-        configuration.tokenRequestFormat = try choice("--token-request-format", arguments)
-        configuration.tokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments)
-        configuration.pushedAuthorization = try choice("--par", arguments)
-        if arguments.has("--dpop") { configuration.dpop = true }
-        configuration.browser = try arguments.value("--browser").map { try BrowserCommand($0).template }
-        configuration.pinSHA256 = try pins(arguments)
-        configuration.tenantAllow = try tenants(arguments)
-        try applyCallerPolicy(arguments, to: &configuration)
-        if arguments.has("--allow-narrowing") { configuration.allowNarrowing = true }
+        var configuration = AccountConfiguration(name: account, issuer: issuer, clientID: clientID)
+        try setFields(arguments, on: &configuration)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
-        if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
         let added = try context.client.call(.addAccount, body: configuration)
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")

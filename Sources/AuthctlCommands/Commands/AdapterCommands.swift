@@ -26,6 +26,12 @@ enum ExecCommand: Command {
     static let options: [CommandLineArguments.Option] = [.value("--env"), .value("--min-ttl")] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
+        if arguments.passthrough == nil, arguments.positionals.count > 1 {
+            // `authctl exec work env`: the command is there, the `--` that marks it is not.
+            let name = ShownText.argument(arguments.positionals[0])
+            let program = arguments.positionals.dropFirst().map { ShownText.argument($0) }.joined(separator: " ")
+            throw UsageError("'authctl exec' needs '--' before the command: authctl exec \(name) -- \(program)")
+        }
         let account = try requireAccountName(arguments, command: "authctl exec")
         guard let program = arguments.passthrough, let executable = program.first else {
             throw UsageError("'authctl exec' needs a command after '--'; see: authctl exec --help")
@@ -41,7 +47,7 @@ enum ExecCommand: Command {
         let argv: [UnsafeMutablePointer<CChar>?] = program.map { strdup($0) } + [nil]
         execvp(executable, argv)
         Output.error("cannot run '\(executable)': \(Errno.current)")
-        return 127
+        return ExitCode.cannotRun
     }
 
     static func isEnvironmentName(_ name: String) -> Bool {

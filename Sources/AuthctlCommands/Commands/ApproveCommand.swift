@@ -58,8 +58,9 @@ enum ApprovalsCommand: Command {
     static let help = """
         usage: authctl approvals [--json]
 
-        One line per program waiting for a --confirm account's token: ACCOUNT, executable (control
-        characters shown as \\xNN), the first waiting pid and how many requests wait. Decide with:
+        A header, then one tab-separated line per program waiting for a --confirm account's
+        token: ACCOUNT, PROGRAM (control characters shown as \\xNN), the first waiting PID and
+        how many requests wait; with none, a note on stderr and no output. Decide with:
         authctl approve NAME --exe PATH --code CODE (the code is in the notification, not here)
         """
     static let options: [CommandLineArguments.Option] = [.flag("--json")]
@@ -71,6 +72,11 @@ enum ApprovalsCommand: Command {
             Output.line(CommandContext.json(list))
             return ExitCode.success
         }
+        guard !list.approvals.isEmpty else {
+            Output.note("No program is waiting for approval.")
+            return ExitCode.success
+        }
+        Output.line("ACCOUNT\tPROGRAM\tPID\tWAITING")
         for pending in list.approvals {
             // The path is the waiting program's choice: escaped, so it cannot drive the terminal.
             let program = ShownText.escaped(pending.executable)

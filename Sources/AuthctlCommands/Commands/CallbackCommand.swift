@@ -50,7 +50,7 @@ enum CallbackCommand: Command {
         case .succeeded:
             return (ExitCode.success, "Signed in to '\(account)'" + (status.subject.map { " as \($0)" } ?? "") + ".")
         case .failed, .timedOut:
-            return (ExitCode.failure, "login to '\(account)' failed: \(status.error?.message ?? "no reason given")")
+            return (ExitCode.failure, LoginWait.failure(of: account, status.error))
         case .pending:
             return (ExitCode.failure, "login to '\(account)' is still completing; check with: authctl status \(account)")
         }

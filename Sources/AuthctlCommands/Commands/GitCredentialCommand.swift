@@ -17,8 +17,11 @@ enum GitCredentialCommand: Command {
 
         A git credential helper. For a remote under an account's --git-url-prefix, `get`
         answers username (the account's --git-username, default oauth2), password (the access
-        token) and password_expiry_utc. `store` does nothing (the daemon keeps the tokens);
-        `erase` — git's reaction to a rejected password — tells the daemon the token was
+        token) and password_expiry_utc (the token's expiry, unix seconds). When git offers
+        capability[]=authtype (git 2.46 and later), it answers authtype=Bearer and
+        credential=TOKEN instead of username and password, so git sends
+        "Authorization: Bearer TOKEN". `store` does nothing (the daemon keeps the tokens);
+        `erase` — git's reaction to a rejected token — tells the daemon the token was
         refused, so the next `get` refreshes it (it never logs the account out).
 
           git config --global credential.https://git.example.com.helper '!authctl git-credential'
@@ -63,17 +66,31 @@ enum GitCredentialCommand: Command {
         }
         let grant = try context.client.call(
             .token(account: try context.checked(account.name)), query: [.minTTL: minTTL], narrowing: narrowing)
-        let password = try grant.bareToken(account: account.name, adapter: "authctl git-credential (git)")
-        var lines = [
-            "username=\(account.configuration?.gitUsername ?? "oauth2")", "password=\(password)",
-        ]
-        if let expiry = grant.expiresAt.flatMap(RFC3339.parse) { lines.append("password_expiry_utc=\(Int64(expiry))") }
+        let token = try grant.bareToken(account: account.name, adapter: "authctl git-credential (git)")
+        let expiry = grant.expiresAt.flatMap(RFC3339.parse).map { Int64($0) }
+        let lines = answer(
+            token: token, expiry: expiry, username: account.configuration?.gitUsername ?? "oauth2",
+            bearer: input.capabilities.contains("authtype"))
         Output.write(lines.joined(separator: "\n") + "\n", to: STDOUT_FILENO)
         return ExitCode.success
     }
 
+    /// The `get` answer. With git's `authtype` capability the token goes as `credential` with
+    /// `authtype=Bearer` (git then sends it as a Bearer token, not as Basic's password); the
+    /// capability line comes first, as git-credential(1) asks of anything that depends on it.
+    /// `ephemeral=1`: storage helpers must not keep it — it expires, and the daemon keeps it anyway.
+    static func answer(token: String, expiry: Int64?, username: String, bearer: Bool) -> [String] {
+        var lines =
+            bearer
+            ? ["capability[]=authtype", "authtype=Bearer", "credential=\(token)", "ephemeral=1"]
+            : ["username=\(username)", "password=\(token)"]
+        if let expiry { lines.append("password_expiry_utc=\(expiry)") }
+        return lines
+    }
+
     static func erase(_ input: GitCredentialInput, context: CommandContext) throws -> Int32 {
-        guard let remote = input.remote, let password = input.values["password"],
+        // With the authtype capability git hands back the token as `credential`, not `password`.
+        guard let remote = input.remote, let password = input.values["credential"] ?? input.values["password"],
             let account = try matchingAccount(remote, context: context)
         else { return ExitCode.success }
         let result = try context.client.call(
@@ -95,10 +112,12 @@ enum GitCredentialCommand: Command {
     }
 }
 
-/// The attributes git sent: `key=value` lines up to a blank line or EOF (array keys such as
-/// `capability[]` keep their last value; authctl needs none of them).
+/// The attributes git sent: `key=value` lines up to a blank line or EOF. Array keys (`name[]`)
+/// may repeat: `capability[]` values are collected in `capabilities`; the others keep their last value.
 struct GitCredentialInput {
     var values: [String: String] = [:]
+    /// What git announced it understands (`capability[]=authtype`, `capability[]=state`).
+    var capabilities: Set<String> = []
 
     init(text: String) {
         // Split on the byte: "\r\n" is one Character, so a String split on "\n" never sees it.
@@ -106,8 +125,9 @@ struct GitCredentialInput {
             let line = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
             if line.isEmpty { break }
             guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            values[String(decoding: line[..<equals], as: UTF8.self)] =
-                String(decoding: line[line.index(after: equals)...], as: UTF8.self)
+            let key = String(decoding: line[..<equals], as: UTF8.self)
+            let value = String(decoding: line[line.index(after: equals)...], as: UTF8.self)
+            if key == "capability[]" { capabilities.insert(value) } else { values[key] = value }
         }
     }
 

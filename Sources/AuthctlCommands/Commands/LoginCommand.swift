@@ -56,7 +56,8 @@ enum LoginCommand: Command {
         Ctrl-C while waiting cancels the login in the daemon too (no pending login is left
         behind) and exits 130.
 
-        exit codes: 0 signed in, 1 denied or invalid, 64 usage (an unusable browser command),
+        exit codes: 0 signed in, 1 denied or failed, 64 usage (an unusable browser command, or a
+        login the daemon refused as invalid),
         69 daemon not running (or it stopped during the login: start it and log in again),
         75 timed out, 130 cancelled with Ctrl-C (--cancel: 0, 1 when no login was pending)
         """

@@ -5,6 +5,13 @@ import BrokerProtocol
 /// most a second apart), watches the browser it started and reads what the user pastes. One
 /// thread, no blocking read: `PastedLines` polls stdin, `BrowserLaunch` reaps with WNOHANG.
 struct LoginWait {
+    /// One sentence for a failed login: the daemon's own when it names the account already
+    /// ("The login for 'work' failed: …"), else the reason after that phrase — never both.
+    static func failure(of account: String, _ error: WireError?) -> String {
+        guard let message = error?.message, !message.isEmpty else { return "The login for '\(account)' failed (no reason given)." }
+        return message.contains("'\(account)'") ? message : "The login for '\(account)' failed: \(message)"
+    }
+
     let started: LoginStarted
     let account: String
     let context: CommandContext
@@ -76,7 +83,7 @@ struct LoginWait {
                 return ExitCode.success
             case .failed:
                 spinner.finish()
-                Output.error("login to '\(account)' failed: \(status.error?.message ?? "no reason given")")
+                Output.error(Self.failure(of: account, status.error))
                 return ExitCode.failure
             case .timedOut:
                 spinner.finish()
@@ -97,7 +104,7 @@ struct LoginWait {
         } catch {
             Output.error("stopped waiting, but could not cancel the login (\(error)); it ends by itself at its timeout.")
         }
-        return 128 + SIGINT
+        return ExitCode.interrupted
     }
 
     /// A status poll that failed: a daemon that stopped (not running now, or restarted by socket
@@ -114,8 +121,7 @@ struct LoginWait {
             return error.exitCode
         }
         Output.error(
-            "the daemon stopped during the login; start it (systemctl --user start authbrokerd.socket) "
-                + "and run: authctl login \(account)")
+            "the daemon stopped during the login. \(BrokerClientError.startHint(context.socketPath)) Then run: authctl login \(account)")
         return ExitCode.daemonUnavailable
     }
 

@@ -88,12 +88,19 @@ enum SocketCommand: Command {
             Output.line(CommandContext.json(list))
             return ExitCode.success
         }
+        guard !list.sockets.isEmpty else {
+            // On stderr: stdout stays empty for scripts that count lines.
+            Output.note("No restricted sockets. Make one with: authctl socket add NAME --account A")
+            return ExitCode.success
+        }
+        // Tab-separated with one header line; every row has every column ("-" for none).
+        Output.line("NAME\tACCOUNTS\tEXPIRES\tPERSIST\tPATH\tNARROWINGS")
         for socket in list.sockets {
-            let expiry = socket.expiresAt.map { "until \($0)" } ?? "no ttl"
-            let narrowed = socket.narrowings.map { "\tnarrowings: " + $0.joined(separator: "; ") } ?? ""
-            Output.line(
-                "\(socket.name)\t\(socket.accounts.joined(separator: ","))\t\(expiry)\(socket.persist ? "\tpersist" : "")\t\(socket.path)"
-                    + narrowed)
+            let columns = [
+                socket.name, socket.accounts.joined(separator: ","), socket.expiresAt ?? "no ttl", socket.persist ? "yes" : "no",
+                socket.path, socket.narrowings.map { $0.joined(separator: "; ") } ?? "-",
+            ]
+            Output.line(columns.joined(separator: "\t"))
         }
         return ExitCode.success
     }

@@ -13,7 +13,7 @@ enum CurlRun {
         let words: [UnsafeMutablePointer<CChar>?] = (argv + ["-H", "@/dev/fd/\(pipe)"]).map { strdup($0) } + [nil]
         execvp("curl", words)
         Output.error("cannot run 'curl': \(Errno.current); install curl or put it on PATH")
-        return 127
+        return ExitCode.cannotRun
     }
 
     /// Runs curl to its end with its stdout and the response headers (`-D`) in unlinked files.

@@ -218,7 +218,8 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.listAccounts, await service.accounts(owner: peer.uid))
         case .addAccount:
             let body = try RouterBody.required(.addAccount, from: request)
-            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid), status: 201)
+            let dryRun = try query.integer(.dryRun) != nil
+            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid, dryRun: dryRun), status: dryRun ? 200 : 201)
         case .getAccount:
             return try Self.json(.account(name), await service.account(peer.account(name)))
         case .updateAccount:
@@ -232,7 +233,9 @@ public struct APIRouter: HTTPHandler {
             let confirmation = request.headers[ConfirmationCode.header]
             return try Self.json(
                 .updateAccount(name),
-                await service.updateAccount(body, owner: peer.uid, confirmation: confirmation, caller: requester(peer)))
+                await service.updateAccount(
+                    body, owner: peer.uid, confirmation: confirmation, caller: requester(peer),
+                    keepClientSecret: try query.integer(.keepClientSecret) != nil, dryRun: try query.integer(.dryRun) != nil))
         case .removeAccount:
             try await service.removeAccount(peer.account(name), caller: requester(peer))
             await configuration.sockets?.accountRemoved(peer.account(name))
@@ -243,6 +246,9 @@ public struct APIRouter: HTTPHandler {
             let narrowing = try query.narrowing()
             try checkRestrictedNarrowing(narrowing)
             let refresh = try query.integer(.refresh) != nil
+            if refresh, case .restricted(let grant) = configuration.scope {
+                throw WireError(code: .forbidden, message: RestrictedRouteFilter.refreshRefusal(grant))
+            }
             if refresh, minTTL != nil || !narrowing.isEmpty {
                 throw WireError(code: .invalidRequest, message: "'refresh' takes no min_ttl, scope, resource or audience.")
             }

@@ -8,8 +8,8 @@ import BrokerProtocol
 ///
 /// Built here in one String and logged as the message, rather than as a chain of `Logger.with`
 /// copies plus eight metadata pairs: the line is written synchronously for every token served,
-/// and those copies and the growing string were most of its cost (docs/BENCHMARKS.md, "Token
-/// route"). The logger's own base metadata, if any, follows the line.
+/// and those copies and the growing string were most of its cost (docs/BENCHMARKS-archive.md,
+/// "Token route: the audit line built as bytes"). The logger's own base metadata, if any, follows the line.
 enum AuditLine {
     static func format(
         _ kind: String, account: AccountKey, request: KeyValuePairs<String, String>, narrowing: TokenNarrowing = .none,
@@ -17,7 +17,7 @@ enum AuditLine {
     ) -> String {
         // Bytes first, one String at the end: a String append cost ≈ 500 instructions, and the line
         // has thirty pieces — a third of a served token's user-space work (callgrind, token route;
-        // docs/BENCHMARKS.md, "Token route", 2026-12-03).
+        // docs/BENCHMARKS-archive.md, "Token route: the audit line built as bytes").
         var line: [UInt8] = []
         line.reserveCapacity(192 + identity.executable.utf8.count + account.name.utf8.count)
         append(&line, "audit: ")

@@ -16,7 +16,8 @@ public protocol BrokerService: Sendable {
     /// `GET /v1/accounts/{name}`.
     func account(_ key: AccountKey) async throws(WireError) -> AccountStatus
     /// `POST /v1/accounts`: a new account of `owner`; runs discovery at once unless manual endpoints are given.
-    func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError) -> AccountStatus
+    /// `dryRun`: only checks (body, name free).
+    func addAccount(_ configuration: AccountConfiguration, owner: UInt32, dryRun: Bool) async throws(WireError) -> AccountStatus
     /// `DELETE /v1/accounts/{name}`: logs out first (best effort), then forgets the account; the log
     /// line names `caller` (its caller policy goes with it: docs/security.md, "Caller policy").
     func removeAccount(_ key: AccountKey, caller: ChangeRequester) async throws(WireError)
@@ -24,8 +25,10 @@ public protocol BrokerService: Sendable {
     /// A change to its security profile (or client secret) logs the account out; others keep the tokens.
     /// A change that loosens the caller policy of an account that has one needs `confirmation`, the
     /// one-time code sent through the notification (`confirmation_required` sends one).
+    /// `keepClientSecret`: a body without a secret keeps the sealed one; `dryRun`: the outcome only.
     func updateAccount(
-        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+        _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
+        keepClientSecret: Bool, dryRun: Bool
     ) async throws(WireError) -> AccountUpdateResult
 
     /// The synchronous fast path for `GET /v1/accounts/{name}/token` without `min_ttl`: a token that is

@@ -1,7 +1,7 @@
 /// The first media type named by an `Accept` or `Content-Type` value, compared on the header's
 /// UTF-8 bytes with no split or lowercased copy: both are read on hot routes (every plain-text
 /// token and every proof body; the Character-based split was ≈ 7,000 instructions a request,
-/// docs/BENCHMARKS.md, "DPoP proofs", round 4).
+/// docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of the proof's own CPU").
 enum MediaType {
     /// True when the media type before the first `;` (and, for a `list` such as `Accept`, the
     /// first `,`) is `expected`, blanks around it ignored and ASCII case folded: a media type is a

@@ -95,6 +95,15 @@ enum RestrictedRouteFilter {
             + "Create a socket for it with: authctl socket add NAME --account A --narrowing '\(narrowing.description)'"
     }
 
+    /// The 403 message for `refresh=1` (a forced refresh) on a restricted socket. A forced refresh
+    /// is capped only at one a second per account: a peer that may read the token must not be able
+    /// to keep the provider busy with the owner's refresh token (or burn a rotating one) — the
+    /// daemon refreshes on its own schedule, and `authctl refresh` on the main socket forces one.
+    static func refreshRefusal(_ grant: RestrictedGrant) -> String {
+        "This socket ('\(grant.name)') is restricted: it serves tokens but does not force a refresh (refresh=1); "
+            + "the daemon refreshes on its own, or the owner runs: authctl refresh NAME"
+    }
+
     static func message(_ grant: RestrictedGrant) -> String {
         let accounts = grant.accounts
         let served = accounts.isEmpty ? "no account any more" : "only the token of " + accounts.map { "'\($0)'" }.joined(separator: ", ")

@@ -25,13 +25,15 @@ public struct AccountStateMachine: Sendable {
     /// The account's name, used in messages for people ("authctl login NAME").
     public let account: String
     /// One object for every account's machine when the broker makes them (`init(account:settings:jitter:)`):
-    /// inline, the policy and backoff were 104 bytes per account (docs/BENCHMARKS.md, "Round 5").
+    /// inline, the policy and backoff were 104 bytes per account (docs/BENCHMARKS-archive.md,
+    /// "Memory per account").
     let settings: Settings
     public var policy: RefreshPolicy { settings.policy }
     public var backoff: RefreshBackoff { settings.backoff }
     public internal(set) var state: State = .loggedOut
     // The three below are nil for an account that is signed in and well, which is most of them:
-    // out of line, they are 8 bytes each instead of 40 (docs/BENCHMARKS.md, "Round 6").
+    // out of line, they are 8 bytes each instead of 40 (docs/BENCHMARKS-archive.md,
+    // "The ID token out of memory").
     @OutOfLineIfPresent public internal(set) var pendingLogin: PendingLogin? = nil
     public internal(set) var generation: UInt64 = 0
     /// When the last refresh succeeded, for `authctl status`.

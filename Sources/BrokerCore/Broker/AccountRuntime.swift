@@ -10,7 +10,8 @@ import FoundationEssentials
 ///
 /// One reference wide: every stored property lives in one copy-on-write box (`OutOfLine`), so the
 /// accounts dictionary's slots — up to two per account — are a pointer each, not the runtime's
-/// ≈ 230 bytes with its configuration and machine in further boxes (docs/BENCHMARKS.md, "Round 5").
+/// ≈ 230 bytes with its configuration and machine in further boxes (docs/BENCHMARKS-archive.md,
+/// "Memory per account").
 struct AccountRuntime: Sendable {
     /// The stored properties, kept together out of line.
     private struct Stored: Sendable {

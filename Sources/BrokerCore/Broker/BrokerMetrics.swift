@@ -20,8 +20,8 @@ final class BrokerMetrics: Sendable {
         var logins: [LoginOutcome: Int] = [:]
         var errors: [WireErrorCode: Int] = [:]
         /// Accounts per owner and state. Counts, not a state per account: a dictionary slot per
-        /// account was 51 kB with 1,000 (docs/BENCHMARKS.md, "Round 6"); each account's runtime
-        /// remembers the state it last reported (`AccountRuntime.reportedState`).
+        /// account was 51 kB with 1,000 (docs/BENCHMARKS-archive.md, "The ID token out of
+        /// memory"); each account's runtime remembers the state it last reported (`AccountRuntime.reportedState`).
         var states: [OwnerState: Int] = [:]
         var narrowedKeys: [AccountKey: Int] = [:]
         var narrowedRefreshes = 0

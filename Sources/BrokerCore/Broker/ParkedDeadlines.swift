@@ -4,7 +4,8 @@
 ///
 /// A task per parked request — sleeping on the clock, cancelled when the answer came — woke a pool
 /// thread and Dispatch's timer thread as the request parked and again as it was answered: beside
-/// every forced refresh, on the cores the refresh needs (docs/BENCHMARKS.md, forced refresh, round 4).
+/// every forced refresh, on the cores the refresh needs
+/// (docs/BENCHMARKS-archive.md, "Forced refresh: the commit's mechanics").
 /// Every deadline is "now + the same timeout", so a request parked after another never needs an
 /// earlier watchdog than the one already sleeping, and an answered request only leaves the table.
 struct ParkedDeadlines: Sendable {

@@ -6,7 +6,7 @@ import FoundationEssentials
 /// instead of once per account: the discovery document URL (deriving it parses the issuer as a
 /// URL), the cached document (a vault read) and the metadata decoded from it. Accounts of one
 /// source get the same value. Measured with 1,000 accounts of one provider: the per-account
-/// look-ups were about a fifth of the start-up's CPU (docs/BENCHMARKS.md, "Daemon idle").
+/// look-ups were about a fifth of the start-up's CPU (docs/BENCHMARKS-archive.md, "Daemon idle: the link").
 struct ProviderSources {
     /// What the document URL follows for an account without manual endpoints.
     private struct Source: Hashable {
@@ -15,7 +15,7 @@ struct ProviderSources {
     }
 
     /// One box per source: every account of the source holds the same one (`OutOfLine`), not a
-    /// copy of the ≈ 230-byte value each (docs/BENCHMARKS.md, "Round 5").
+    /// copy of the ≈ 230-byte value each (docs/BENCHMARKS-archive.md, "Memory per account").
     private var resolved: [Source: OutOfLine<CachedProviderMetadata?>] = [:]
 
     /// The cached metadata of `configuration`'s discovery source; `read(issuer, documentURL)`
@@ -47,7 +47,7 @@ struct ProviderSources {
 
     /// Makes `configuration`'s issuer and scopes the same instances as an earlier account's equal
     /// ones, so 1,000 accounts of one provider hold one copy (each decoded document made its own:
-    /// a 64-byte string and a 64-byte array per account; docs/BENCHMARKS.md, "Round 5").
+    /// a 64-byte string and a 64-byte array per account; docs/BENCHMARKS-archive.md, "Memory per account").
     mutating func share(_ configuration: inout AccountConfiguration) {
         configuration.issuer = issuers.insert(configuration.issuer).memberAfterInsert
         configuration.scopes = scopeLists.insert(configuration.scopes).memberAfterInsert

@@ -43,13 +43,16 @@ extension TokenBroker {
 
     /// Validates the configuration, runs discovery (unless endpoints are given manually), stores the
     /// account (client secret sealed) as `owner`'s, and its metadata.
-    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
+    public func addAccount(_ configuration: AccountConfiguration, owner: UInt32, dryRun: Bool = false) async throws(WireError)
         -> AccountStatus
     {
         let configuration = try AccountValidation.check(configuration).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard accounts[key] == nil else { throw conflict(key.name) }
         let metadata = try await resolveMetadata(for: configuration)
+        // `dry_run=1` (`authctl account apply`'s check before anything changes, and --dry-run):
+        // the body is valid, the name free and discovery works; nothing is kept.
+        if dryRun { return AccountStatus(name: key.name, state: .loggedOut, configuration: configuration.withoutSecret) }
         let stored: Account
         do {
             let time = now()

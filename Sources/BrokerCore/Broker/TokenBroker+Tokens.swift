@@ -39,7 +39,7 @@ extension TokenBroker {
     /// account's single in-flight refresh (bounded by `Options.tokenWaitTimeout`). The wait is off
     /// the actor: the refresh's answer resumes the caller where it runs (a socket request: its
     /// connection thread) instead of queueing it behind the refresh that still holds the actor
-    /// (docs/BENCHMARKS.md, forced refresh, round 5).
+    /// (docs/BENCHMARKS-archive.md, "Forced refresh: the URL parses").
     nonisolated func answer(
         account key: AccountKey,
         _ request: @escaping @Sendable (inout AccountStateMachine, AccountRequestID, Double) -> [AccountStateMachine.Action]

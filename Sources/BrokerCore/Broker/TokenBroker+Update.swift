@@ -11,18 +11,46 @@ extension TokenBroker {
     /// Discovery runs again when the issuer, discovery URL or endpoints change; a failure changes nothing.
     /// A change that widens the caller policy of an account that has one needs `confirmation`
     /// (`confirmPolicyChange`); every change is logged with its keys and `caller`.
+    /// `keepClientSecret`: a body without `client_secret` keeps the sealed one (`authctl account
+    /// update` cannot send it back: it is never returned). `dryRun`: checks the body (and, for a new
+    /// issuer, discovery URL or endpoints, discovery) and answers the outcome the change would
+    /// have, changing nothing (no code sent).
     public func updateAccount(
-        _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
+        _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
+        keepClientSecret: Bool = false, dryRun: Bool = false
     ) async throws(WireError) -> AccountUpdateResult {
-        let configuration = try AccountValidation.check(input).get()
+        var configuration = try AccountValidation.check(input).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
+        if keepClientSecret, configuration.clientSecret == nil, let kept = runtime.clientSecret {
+            // The sealed secret goes only where it went before: kept for a new issuer, discovery
+            // URL, endpoints or client id, a same-uid program could have it sent to its own server.
+            let old = runtime.configuration
+            guard configuration.issuer == old.issuer, configuration.discoveryURL == old.discoveryURL,
+                configuration.withoutSecret.endpoints == old.endpoints, configuration.clientID == old.clientID
+            else {
+                throw fail(WireError(
+                    code: .invalidRequest,
+                    message: "A new issuer, discovery URL, endpoint or client id for '\(key.name)' needs its client "
+                        + "secret again (--client-secret-file FILE, or --no-client-secret for a public client): "
+                        + "the sealed one is never sent to another provider."))
+            }
+            configuration.clientSecret = kept.revealString()
+        }
         let secret = configuration.clientSecret.map { Secret($0) }
         let shown = configuration.withoutSecret
         let old = runtime.configuration
         let securityRelevant = secret != runtime.clientSecret || shown.securityProfile != old.securityProfile
         guard securityRelevant || shown != old else {
             return AccountUpdateResult(outcome: .unchanged, account: accountStatus(runtime, configuration: true))
+        }
+        if dryRun {
+            let signsOut = securityRelevant && (runtime.machine.currentTokens != nil || runtime.machine.pendingLogin != nil)
+            if shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL || shown.endpoints != old.endpoints {
+                _ = try await resolveMetadata(for: configuration)  // as the change would: a failure is the answer
+            }
+            guard let runtime = accounts[key] else { throw unknownAccount(key) }  // removed while discovery ran
+            return AccountUpdateResult(outcome: signsOut ? .signedOut : .updated, account: accountStatus(runtime, configuration: true))
         }
         let changed = shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
         let policy = (old: CallerPolicy(old), new: CallerPolicy(shown))

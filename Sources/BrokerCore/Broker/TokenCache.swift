@@ -11,7 +11,7 @@ final class TokenCache: Sendable {
     /// caller is served; the wire grant is built then, from the access token only.
     /// Replaced whole (`set`), never changed in place: `accessTokenHash` is the hash of `tokens`.
     /// A class, so the dictionary's slots (up to two per account) are a pointer each instead of
-    /// the entry's 128 bytes (docs/BENCHMARKS.md, "Round 5").
+    /// the entry's 128 bytes (docs/BENCHMARKS-archive.md, "Memory per account").
     final class Entry: Sendable {
         let tokens: TokenSet
         /// The effective expiry in RFC 3339, as the grant reports it.

@@ -23,7 +23,8 @@ struct EndpointURL: Sendable, Equatable {
     /// Parses `text`; the error names `what` (e.g. "token_endpoint") so the user knows which value is wrong.
     /// Reads the UTF-8 bytes once per check: a refresh parses several of these URLs (the token
     /// endpoint, the JWKS, the issuer twice), and the `String` algorithms cost ≈ 40 k instructions
-    /// a parse (docs/BENCHMARKS.md, forced refresh round 5). `EndpointURLTests` pins the shapes.
+    /// a parse (docs/BENCHMARKS-archive.md, "Forced refresh: the URL parses"). `EndpointURLTests`
+    /// pins the shapes.
     init(parsing text: String, what: String) throws(OIDCError) {
         func fail(_ why: String) -> OIDCError { .invalidConfiguration("\(what) '\(ProviderText.sanitize(text))' \(why)") }
         let utf8 = text.utf8

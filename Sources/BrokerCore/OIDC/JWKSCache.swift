@@ -72,7 +72,8 @@ public actor JWKSCache: IDTokenKeySource {
 
     /// Whether a key set is held and not yet expired, read without a hop to the actor: a refresh
     /// starts `prefetch` beside its token request only when this is false, instead of a child task
-    /// per refresh that finds the set fresh (docs/BENCHMARKS.md, "Forced refresh", round 3).
+    /// per refresh that finds the set fresh (docs/BENCHMARKS-archive.md,
+    /// "Forced refresh: wake-ups and parsing").
     public nonisolated var hasFreshKeys: Bool {
         Self.nanoseconds(time.elapsed()) < freshUntilNanoseconds.load(ordering: .acquiring)
     }

@@ -61,7 +61,8 @@ extension OIDCClient {
 
     /// Sends the refresh grant `grant` makes of the account's refresh token. `identity` is
     /// `tokens.previousIDTokenIdentity()`, read once by the caller: reading it may parse the ID
-    /// token, and a refresh needs it three times (docs/BENCHMARKS.md, "Forced refresh", round 3).
+    /// token, and a refresh needs it three times (docs/BENCHMARKS-archive.md,
+    /// "Forced refresh: wake-ups and parsing").
     func refreshRequest(
         _ tokens: TokenSet, identity: IDTokenIdentity?, metadata: ProviderMetadata, client: ClientConfiguration,
         grant: (Secret) -> TokenEndpointGrant

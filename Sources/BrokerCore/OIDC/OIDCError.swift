@@ -84,7 +84,7 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .callbackIssuerMissing:
             "the provider promised an 'iss' parameter in the redirect but sent none; login refused"
         case .authorizationFailed(let error, let description):
-            "the provider refused the login: \(error)" + (description.map { " (\($0))" } ?? "")
+            "the provider refused it: \(error)" + (description.map { " (\($0))" } ?? "")
         case .malformedCallback(let why):
             "the redirect could not be read: \(why)"
         case .oauthError(let response, let status, _):

@@ -8,8 +8,8 @@
 ///
 /// Why not `Mutex`: on Linux it is a priority-inheritance futex, and with 16 connection threads
 /// on 2 cores a reader preempted while holding it made the others spin and then sleep in the
-/// kernel (`_lockSlow` was 2.7 % of the daemon's CPU in the 16-client profile, docs/BENCHMARKS.md,
-/// "Token route"). Readers here only copy a small value out.
+/// kernel (`_lockSlow` was 2.7 % of the daemon's CPU in the 16-client profile,
+/// docs/BENCHMARKS-archive.md, "Token route: the remaining daemon CPU"). Readers here only copy a small value out.
 ///
 /// `@unchecked Sendable`: the value is only touched inside `read` (shared lock held) and `write`
 /// (exclusive lock held), and the lock lives at a fixed heap address for the object's life.

@@ -7,10 +7,10 @@ import Synchronization
 /// when the work finished: each request started a task on the cooperative pool, armed a Dispatch
 /// timer (a wake-up of Dispatch's timer thread) and woke the pool again to cancel it — three
 /// wake-ups beside every token request, on 2 cores where the refresh waits for a core
-/// (docs/BENCHMARKS.md, "Forced refresh", round 3). Here arming is a lock and a dictionary insert,
-/// and cancelling a removal: the thread is woken only when an entry is due earlier than the time
-/// it already sleeps until (or it sleeps with nothing to wait for), so requests that follow each
-/// other with the same timeout never wake it, and it never wakes for a cancelled entry.
+/// (docs/BENCHMARKS-archive.md, "Forced refresh: wake-ups and parsing"). Here arming is a lock and a dictionary
+/// insert, and cancelling a removal: the thread is woken only when an entry is due earlier than the time it
+/// already sleeps until (or it sleeps with nothing to wait for), so requests that follow each other with the
+/// same timeout never wake it, and it never wakes for a cancelled entry.
 final class OverrunWatch: Sendable {
     /// The watch `BlockingThread.run` uses.
     static let shared = OverrunWatch()

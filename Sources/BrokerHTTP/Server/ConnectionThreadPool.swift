@@ -4,7 +4,8 @@ import Synchronization
 /// The threads that serve an `HTTPServer`'s connections: a connection runs on a parked thread
 /// when one waits, else on a new one; a thread whose connection ended parks for the next instead
 /// of exiting, so a client that opens a connection per request (`authctl token`) does not pay a
-/// `pthread_create` and a thread exit each time (docs/BENCHMARKS.md, "Token route").
+/// `pthread_create` and a thread exit each time
+/// (docs/BENCHMARKS-archive.md, "Token route: identity once per connection, parked threads").
 ///
 /// Bounded: at most `maximumParked` threads wait, each for at most `parkedTimeout` before it
 /// exits (an idle daemon keeps no extra threads and no timers); busy threads are bounded by the

@@ -5,17 +5,44 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    /// Filled only when a source map was asked for (`parse(_:into:)`); `parent` is the entry of
+    /// the object or array being parsed.
+    private var map: JSONSourceMap?
+    private var parent = -1
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Parses one complete document (any value at top level, surrounded by optional whitespace).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireJSONError) -> JSONValue {
+        var map: JSONSourceMap?
+        return try parse(bytes, into: &map)
+    }
+
+    /// As `parse`, recording where each member and element starts in `map` when it is not nil.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, into map: inout JSONSourceMap?) throws(WireJSONError)
+        -> JSONValue
+    {
         var parser = JSONParser(bytes)
+        parser.map = map
+        map = nil  // not copied on write while the parser owns it
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == bytes.count else { throw parser.failure("unexpected data after the value") }
+        map = parser.map
         return value
+    }
+
+    /// Parses the value of member or element `key` starting at `offset`, recorded as a child of
+    /// the current container when a map is kept.
+    private mutating func parseValue(at key: @autoclosure () -> JSONSourceMap.Component, offset: Int)
+        throws(WireJSONError) -> JSONValue
+    {
+        guard map != nil else { return try parseValue() }
+        let saved = parent
+        parent = map!.record(parent: saved, key: key(), offset: offset)
+        defer { parent = saved }
+        return try parseValue()
     }
 
     private func failure(_ reason: String) -> WireJSONError { .syntax(offset: index, reason: reason) }
@@ -63,7 +90,7 @@ struct JSONParser {
             guard parser.current == UInt8(ascii: ":") else { throw parser.failure("expected ':' after a name") }
             parser.index += 1
             parser.skipWhitespace()
-            guard object.updateValue(try parser.parseValue(), forKey: name) == nil else {
+            guard object.updateValue(try parser.parseValue(at: .name(name), offset: nameOffset), forKey: name) == nil else {
                 throw .syntax(offset: nameOffset, reason: "duplicate name in an object")
             }
         }
@@ -73,7 +100,7 @@ struct JSONParser {
     private mutating func parseArray() throws(WireJSONError) -> JSONValue {
         var array: [JSONValue] = []
         try parseElements(close: UInt8(ascii: "]"), name: "array") { parser throws(WireJSONError) in
-            array.append(try parser.parseValue())
+            array.append(try parser.parseValue(at: .index(array.count), offset: parser.index))
         }
         return .array(array)
     }

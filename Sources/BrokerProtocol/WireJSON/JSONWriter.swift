@@ -67,7 +67,8 @@ struct JSONWriter {
     private mutating func writeString(_ text: String) {
         // Scanned and copied on the string's contiguous UTF-8, runs without escapes in one piece:
         // iterating `text.utf8` cost ≈ 20 instructions a byte, and a proof's answer carries two
-        // long base64url strings (docs/BENCHMARKS.md, "DPoP proofs", round 4).
+        // long base64url strings (docs/BENCHMARKS-archive.md,
+        // "DPoP proofs: the rest of the proof's own CPU").
         var text = text
         text.withUTF8 { writeEscaped($0) }
     }

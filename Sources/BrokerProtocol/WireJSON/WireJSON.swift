@@ -43,6 +43,17 @@ public enum WireJSON {
         return try bytes.withUnsafeBufferPointer { buffer throws(WireJSONError) in try JSONParser.parse(buffer) }
     }
 
+    /// Parses as `parse` and maps where each member and element starts, for messages that name a
+    /// line and column (`JSONSourceMap`).
+    public static func parseMapped(_ bytes: [UInt8], maximumBytes: Int = defaultMaximumBytes) throws(WireJSONError)
+        -> (JSONValue, JSONSourceMap)
+    {
+        guard bytes.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
+        var map: JSONSourceMap? = JSONSourceMap(bytes: bytes)
+        let value = try bytes.withUnsafeBufferPointer { buffer throws(WireJSONError) in try JSONParser.parse(buffer, into: &map) }
+        return (value, map!)
+    }
+
     /// Parses `bytes` and decodes a `Value` from them.
     public static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], maximumBytes: Int = defaultMaximumBytes

@@ -61,8 +61,11 @@ class FakeDaemon(Quiet):
             return self.reply(200, {"rejections": state["rejections"], "requests": state["requests"]})
         if path in ("/v1/accounts", "/v1/status") and self.command == "GET":
             return self.reply(200, {"accounts": [self.account_status(n) for n in sorted(state["accounts"])]})
+        dry_run = "dry_run=1" in query.split("&")  # check only, as the daemon's dry_run=1
         if path == "/v1/accounts" and self.command == "POST":
             config = self.body()
+            if dry_run:
+                return self.reply(200, {"name": config["name"], "state": "logged_out"})
             state["accounts"][config["name"]] = config
             return self.reply(201, self.account_status(config["name"]))
         if len(parts) < 3 or parts[2] not in state["accounts"]:
@@ -71,7 +74,8 @@ class FakeDaemon(Quiet):
         serial = state["serial"].setdefault(name, 1)
         if len(parts) == 3 and self.command == "PUT":
             old, new = state["accounts"][name], self.body()
-            state["accounts"][name] = new
+            if not dry_run:
+                state["accounts"][name] = new
             outcome = "unchanged" if old == new else ("updated" if old.get("issuer") == new.get("issuer") else "signed_out")
             return self.reply(200, {"outcome": outcome, "account": self.account_status(name)})
         if len(parts) == 3 and self.command == "DELETE":
