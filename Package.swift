@@ -1,5 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.3
 // authbroker: a local OAuth 2.0 / OpenID Connect token broker for Linux.
+// Swift 6.3 or later: the daemon's executor (Sources/BrokerDaemon/DaemonExecutor.swift) is built on
+// the toolchain's `@_spi(ExperimentalCustomExecutors)` executor factory, new in 6.3 (tested: 6.3.1).
 // No package dependencies, ever: only the toolchain and the system libraries
 // libsqlite3 and OpenSSL 3 through the system-library targets below.
 import Foundation  // the manifest only: locating the toolchain's resource directory and this package
@@ -42,7 +44,8 @@ let toolchainResourceDirectory: [String] = {
 // "Daemon idle: the code laid out together").
 // The daemon's modules put each function in a section of its own so the linker can move it;
 // the static stdlib's C++ runtime and Foundation already do (its Swift half is one section).
-// A name the file has and the binary lacks is skipped: a stale file costs memory, not a build.
+// A name the file has and the binary lacks is skipped: a stale file costs memory, not a build
+// (DaemonLinkTests.theOrderFileIsNotStale says when it is stale).
 let authbrokerdDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/authbrokerd"
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags([
@@ -97,15 +100,22 @@ let package = Package(
         .target(name: "HTTPCodec", swiftSettings: startUpSettings),
         // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
         .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"], swiftSettings: [functionSections]),
-        // The domain: OIDC engine, accounts, socket API routes.
+        // The domain: OIDC engine, accounts, socket API routes. Touches no files, signals or
+        // processes: what it learns of other processes is injected (BrokerProcesses).
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits", "SystemCalls"],
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits"],
+            swiftSettings: [functionSections]),
+        // The daemon's reads of other processes (/proc: a peer's identity, the file it runs, its
+        // namespaces, its ancestors) and the notify hook's spawn, for BrokerCore's injection points.
+        // A module of its own so BrokerCore's tests can use the real ones without the daemon.
+        .target(
+            name: "BrokerProcesses", dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "SystemCalls"],
             swiftSettings: [functionSections]),
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(
             name: "BrokerDaemon",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
+            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
             swiftSettings: [functionSections]),
 
         .executableTarget(
@@ -142,9 +152,10 @@ let package = Package(
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [
-                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "TestSupport", "MockProvider",
-                "mock-oidc-provider",
+                "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "TestSupport",
+                "MockProvider", "mock-oidc-provider",
             ]),
+        .testTarget(name: "BrokerProcessesTests", dependencies: ["BrokerCore", "BrokerProcesses", "TestSupport"]),
 
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.

@@ -15,11 +15,7 @@ source "$(dirname "$0")/lib/broker-setup.sh"
 cp "${daemon:-$bin/authbrokerd}" "$work/authbrokerd"
 profile=$work/callgrind.out
 start_mock '{"clientAuthentication": "client_secret_basic", "clientSecret": "s3cret", "accessTokenLifetime": 3600, "dpop": "accepted"}'
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$profile" "$work/authbrokerd" --socket "$socket" \
-    >>"$work/daemon.log" 2>&1 &
-daemon_pid=$!
-pids+=($daemon_pid)
-for _ in $(seq 600); do authctl ping >/dev/null 2>&1 && break; sleep 0.05; done
+start_callgrind_daemon "$work/authbrokerd" "$profile"
 sign_in --dpop
 resource="$issuer/resource"
 "$bin/socket-bench" --dpop "$socket" bench "$resource" 200 proofs-only >/dev/null

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerProcesses
 import BrokerProtocol
 
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ extension StartedDaemon {
             configuration: .init(
                 policy: PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt: startedAt, sockets: sockets,
                 adapter: Self.adapter),
-            logger: logger)
+            logger: logger, process: ProcessIdentity.of(pid:), executables: .system)
         let server = HTTPServer.start(listener: listener, handler: router)
         let status = await statusLine(context)
         // Logged before READY=1: whoever waits for READY (systemd, tests) then finds the line.
@@ -63,7 +64,7 @@ extension StartedDaemon {
         return RestrictedSocketManager(directory: socketDirectory, server: restrictedServer, broker: broker, logger: logger) { scope in
             APIRouter(
                 service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope, adapter: Self.adapter),
-                logger: logger)
+                logger: logger, process: ProcessIdentity.of(pid:), executables: .system)
         }
     }
 

@@ -1,5 +1,6 @@
 import BrokerCore
 import BrokerHTTP
+import BrokerProcesses
 import BrokerProtocol
 import BrokerStore
 
@@ -64,7 +65,7 @@ struct StartedDaemon: Sendable {
         vault: sending Vault, transport: any HTTPTransport, context: DaemonContext
     ) -> any DaemonBroker {
         var options = TokenBroker.Options(
-            notifyCommand: context.options.notifyCommand, environment: context.childEnvironment)
+            notifyCommand: context.options.notifyCommand, environment: context.childEnvironment, hookRunner: HookProcess())
         options.approvalTimeout = Double(context.options.approvalTimeout)
         options.narrowedRefreshBurst = context.options.narrowedRefreshLimit.burst
         options.narrowedRefreshesPerMinute = context.options.narrowedRefreshLimit.perMinute

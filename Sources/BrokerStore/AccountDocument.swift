@@ -48,33 +48,7 @@ public enum AccountDocument {
         guard fields[versionKey] == .number(String(version)) else {
             return .failure(.unknownVersion(fields[versionKey].map(Self.versionText) ?? "none"))
         }
-        // The common document, member by member; anything else takes the generic path.
-        if let configuration = plainConfiguration(fields, name: name) { return .success(configuration) }
-        return generic(fields, name: name)
-    }
-
-    /// The members of a version-1 document checked against the key sets and decoded with
-    /// `Decodable`: what every document went through before `plainConfiguration`, and still the one
-    /// that words every error.
-    static func generic(_ fields: [String: JSONValue], name: String) -> Result<AccountConfiguration, AccountDocumentError> {
-        var fields = fields
-        // Membership tests first: the sorted sets that name the first offender are built only for
-        // a document that has one (every account's document is decoded at start-up).
-        if requiredKeys.contains(where: { fields[$0] == nil }),
-            let missing = requiredKeys.subtracting(fields.keys).sorted().first
-        {
-            return .failure(.missingKey(missing))
-        }
-        if fields.keys.contains(where: { !allowedKeys.contains($0) }),
-            let unexpected = Set(fields.keys).subtracting(allowedKeys).sorted().first
-        {
-            return .failure(.unexpectedKey(unexpected))
-        }
-        fields[versionKey] = nil
-        fields[nameKey] = .string(name)
-        do { return .success(try WireJSON.decode(AccountConfiguration.self, from: .object(fields))) } catch {
-            return .failure(.malformed("\(error)"))
-        }
+        return configuration(fields, name: name)
     }
 
     private static func versionText(_ value: JSONValue) -> String {

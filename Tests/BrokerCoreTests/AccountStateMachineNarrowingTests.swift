@@ -45,17 +45,62 @@ import Testing
         #expect(machine.lastError == nil, "no scope in the answer means the grant is unchanged")
     }
 
+    /// The account's tokens, and the same with the rotated refresh token "refresh-2" (as the broker commits it).
+    var held: TokenSet { tokens("access-1", scope: "openid", obtainedAt: 1_000) }
+    var saved: TokenSet {
+        var tokens = held
+        tokens.refreshToken = Secret("refresh-2")
+        return tokens
+    }
+
     @Test func aRotatedRefreshTokenReplacesOnlyTheRefreshToken() {
-        let held = tokens("access-1", scope: "openid", obtainedAt: 1_000)
         var machine = Fixture.machine(holding: held, now: 1_000)
-        let updated = machine.refreshTokenRotated(Secret("refresh-2"))
-        #expect(updated?.refreshToken == Secret("refresh-2"))
+        let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
+        #expect(actions.isEmpty, "committed already: nothing to save, nobody to answer")
         #expect(machine.currentTokens?.accessToken == Secret("access-1"))
         #expect(machine.currentTokens?.refreshToken == Secret("refresh-2"))
         // The next plain refresh presents the rotated token.
         #expect(machine.timerFired(now: 1_280).contains(.startRefresh(refreshToken: Secret("refresh-2"), generation: 0, attempt: 1)))
         var empty = Fixture.machine()
-        #expect(empty.refreshTokenRotated(Secret("refresh-3")) == nil)
+        #expect(empty.refreshTokenRotated(Secret("refresh-3"), saved: saved, kept: saved, generation: 0, now: 1_001).isEmpty)
+        #expect(empty.currentTokens == nil)
+    }
+
+    @Test func aRotationCommittedAsAnotherSetIsHeldAsThatSet() {
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        var kept = saved
+        kept.idToken = .stored(identity: IDTokenIdentity(subject: "alice", tenantID: nil))
+        _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: kept, generation: 0, now: 1_001)
+        #expect(machine.currentTokens == kept)
+    }
+
+    @Test func aRotationUnderAnOlderGenerationChangesNothing() {
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        #expect(machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 7, now: 1_001).isEmpty)
+        #expect(machine.currentTokens == held)
+    }
+
+    @Test func aRotationThatCouldNotBeSavedIsKeptInMemoryAndSavedAgain() {
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        let actions = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: nil, generation: 0, now: 1_001)
+        #expect(machine.currentTokens == saved)
+        #expect(machine.lastError?.code == .storageFailed)
+        #expect(machine.unsaved?.failures == 1)
+        #expect(actions.notifications.count == 1)
+        #expect(actions.wakeUps == [1_002])
+        #expect(machine.timerFired(now: 1_002).first == .persistTokens(saved))
+        _ = machine.tokensStored(saved, keptAs: saved, now: 1_003)
+        #expect(machine.unsaved == nil)
+        #expect(machine.lastError == nil)
+    }
+
+    @Test func aCommittedRotationEndsAnEarlierFailedSave() {
+        var machine = Fixture.machine(holding: held, now: 1_000)
+        _ = machine.tokensNotStored(held, reason: "full", now: 1_000)
+        #expect(machine.unsaved != nil)
+        _ = machine.refreshTokenRotated(Secret("refresh-2"), saved: saved, kept: saved, generation: 0, now: 1_001)
+        #expect(machine.unsaved == nil, "the rotated set, committed, is the current one")
+        #expect(machine.lastError == nil)
     }
 
     @Test func entraResourcesBecomeDefaultScopesAndOthersAreRFC8707Resources() throws {

@@ -1,6 +1,7 @@
 import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
+import BrokerProcesses
 import BrokerProtocol
 import BrokerStore
 import Foundation
@@ -233,7 +234,7 @@ struct BrokerHarness {
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
-            notifyCommand: notifyCommand, environment: ["PATH": "/usr/bin:/bin"],
+            notifyCommand: notifyCommand, environment: ["PATH": "/usr/bin:/bin"], hookRunner: HookProcess(),
             loginFlowFactory: loginFlows ?? { context in
                 BrokerLogin(
                     flow: InstantLoginFlow(expiresAt: clock.now() + 300, tokens: provider.loginTokens(now: clock.now())),

@@ -44,4 +44,38 @@ import TestSupport
         let others = functions.filter { !named.contains($0.name) && $0.address >= start && $0.address < start + span }
         #expect(others.reduce(0) { $0 + $1.size } < total / 2, "\(others.count) other functions lie among them")
     }
+
+    /// The order file is made from a release build (bench/order-file.sh), and the linker skips the
+    /// names it lacks without a word, so a stale file costs resident memory silently. This build is
+    /// a debug one, whose specializations, async continuations and thunks are not the release
+    /// build's: the check is on the project's own plain functions, which both builds define alike.
+    /// A function renamed, moved or given another signature since the file was made is missing.
+    @Test func theOrderFileIsNotStale() throws {
+        let file = SystemdUnitsDocTests.root + "/Sources/authbrokerd/authbrokerd.order"
+        let named = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init).filter(Self.isPlainOwnFunction)
+        let defined = Set(try ELFFile(path: ProductBinary.path("authbrokerd")).functions().map(\.name))
+        let missing = named.filter { !defined.contains($0) }
+        try #require(named.count > 200, "only \(named.count) of the project's own functions in the order file")
+        #expect(
+            missing.count * 100 <= named.count * Self.staleOrderPercent,
+            """
+            \(missing.count) of the \(named.count) plain functions Sources/authbrokerd/authbrokerd.order names are no longer \
+            in authbrokerd (more than \(Self.staleOrderPercent) %): regenerate it with bench/order-file.sh (needs valgrind, \
+            builds release), then relink (rm .build/*/authbrokerd). First missing: \(missing.prefix(5).joined(separator: " "))
+            """)
+    }
+
+    /// Missing names tolerated before the file counts as stale: a few functions change in any branch.
+    static let staleOrderPercent = 5
+
+    /// A function of the project's own modules that is neither a specialization, a thunk, an async
+    /// continuation nor an outlined copy: mangled `$s<length><Module>…` without those suffixes.
+    static func isPlainOwnFunction(_ name: String) -> Bool {
+        let modules = ["Broker", "HTTPCodec", "SystemCalls", "JSONLimits", "authbrokerd"]
+        guard name.hasPrefix("$s"), let start = name.dropFirst(2).firstIndex(where: { !$0.isNumber }),
+            modules.contains(where: { name[start...].hasPrefix($0) })
+        else { return false }
+        let derived = ["Tf", "Tg", "TA", "Tm", "Tq", "TR", "Tu", "TW", "TQ", "TY", "Tt", "TG", "WO", "Wy", "We", "Wl", "Ws", "WZ", "fu"]
+        return !derived.contains { name.contains($0) }
+    }
 }

@@ -1,13 +1,11 @@
 import BrokerProtocol
-import TestSupport
 import Testing
 
 @testable import BrokerStore
 
-/// `AccountDocument.plainConfiguration`, the member-by-member reader start-up uses, against the
-/// generic key-set checks and `Decodable` it stands in for: it must accept only what the generic
-/// path accepts, decode it to the same value, and leave everything else (and so every error's
-/// wording) to the generic path.
+/// `AccountDocument`'s member-by-member reader, the one decoder of stored account documents:
+/// every key it reads, known answers, the unusual spellings it still takes, and the error each
+/// document it refuses reports (the first problem in key order, naming the key and not the value).
 @Suite struct AccountDocumentFieldsTests {
     /// Every field of the model set, each to a value of its own.
     static let allFields = AccountConfiguration(
@@ -31,7 +29,7 @@ import Testing
 
     @Test func itReadsExactlyTheKeysAStoredDocumentMayHave() {
         #expect(AccountDocument.fieldKeys == AccountDocument.allowedKeys)
-        // The five it counts as required are the ones the generic path requires.
+        // The five `read` counts as required are the ones the encoder always writes.
         #expect(AccountDocument.requiredKeys == ["version", "issuer", "client_id", "scopes", "extra_parameters"])
     }
 
@@ -42,84 +40,74 @@ import Testing
              "token_request_format":"form","token_endpoint_auth_method":"client_secret_basic",
              "allow_exe":["/usr/bin/git","/usr/bin/curl"],"endpoints":{"token_endpoint":"https://idp.example/t"}}
             """#
-        let fields = try Self.members(text)
         let expected = AccountConfiguration(
             name: "work", issuer: "https://idp.example", clientID: "c1", scopes: ["openid", "email"],
             redirectPort: 8080, extraParameters: ["prompt": "consent"],
             endpoints: ManualEndpoints(token: "https://idp.example/t"), tokenRequestFormat: .form,
             tokenEndpointAuthMethod: .clientSecretBasic, pushedAuthorization: .never, dpop: false,
             allowExe: ["/usr/bin/git", "/usr/bin/curl"])
-        #expect(AccountDocument.plainConfiguration(fields, name: "work") == expected)
-        #expect(AccountDocument.generic(fields, name: "work") == .success(expected))
         #expect(AccountDocument.decode(text, name: "work") == .success(expected))
     }
 
-    /// Every stored key, alone beside the required ones and all together: both readers agree.
-    @Test func everyKeyDecodesAsTheGenericPathDecodesIt() throws {
-        let all = try Self.members(AccountDocument.encode(Self.allFields))
+    /// Every stored key, alone beside the required ones and all together, reads back what was written.
+    @Test func everyKeyRoundTrips() throws {
+        let text = try AccountDocument.encode(Self.allFields)
+        let all = try Self.members(text)
         #expect(Set(all.keys) == AccountDocument.allowedKeys, "the fixture sets every field")
-        #expect(AccountDocument.plainConfiguration(all, name: "all") == Self.allFields)
-        #expect(AccountDocument.generic(all, name: "all") == .success(Self.allFields))
+        #expect(AccountDocument.decode(text, name: "all") == .success(Self.allFields))
         let base = all.filter { AccountDocument.requiredKeys.contains($0.key) }
         for (key, value) in all {
             var fields = base
             fields[key] = value
-            let plain = try #require(AccountDocument.plainConfiguration(fields, name: "all"), "\(key)")
-            #expect(AccountDocument.generic(fields, name: "all") == .success(plain), "\(key)")
+            let decoded = try AccountDocument.configuration(fields, name: "all").get()
+            let again = try Self.members(AccountDocument.encode(decoded))
+            #expect(again == fields, "\(key)")
         }
     }
 
-    /// What the member reader leaves to the generic path: documents the generic path refuses, and
-    /// the unusual spellings it accepts (a null option, an integral port written `8080.0`).
+    /// Spellings the encoder never writes but a hand-edited document may have, as `Decodable` took them.
     @Test(arguments: [
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"surprise":1}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[]}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"name":"x"}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"client_secret":"x"}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":"openid","extra_parameters":{}}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[1],"extra_parameters":{}}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{"a":1}}"#,
-        #"{"version":1,"issuer":1,"client_id":"c","scopes":[],"extra_parameters":{}}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"dpop":"yes"}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"par":"sometimes"}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"redirect_port":1.5}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"redirect_port":99999999999999999999}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"endpoints":[]}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"audience":null}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"redirect_port":8080.0}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"redirect_port":8e3}"#,
-        #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"endpoints":null}"#,
+        (#""audience":null"#, AccountConfiguration(name: "work", issuer: "i", clientID: "c")),
+        (#""endpoints":null,"dpop":null"#, AccountConfiguration(name: "work", issuer: "i", clientID: "c")),
+        (#""redirect_port":8080.0"#, AccountConfiguration(name: "work", issuer: "i", clientID: "c", redirectPort: 8080)),
+        (#""redirect_port":8e3"#, AccountConfiguration(name: "work", issuer: "i", clientID: "c", redirectPort: 8000)),
     ])
-    func documentsItDoesNotTakeGetTheGenericAnswer(text: String) throws {
-        let fields = try Self.members(text)
-        #expect(AccountDocument.plainConfiguration(fields, name: "work") == nil)
-        #expect(AccountDocument.decode(text, name: "work") == AccountDocument.generic(fields, name: "work"))
+    func unusualSpellingsAreRead(members: String, expected: AccountConfiguration) {
+        let text = #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"# + members + "}"
+        #expect(AccountDocument.decode(text, name: "work") == .success(expected))
     }
 
-    /// Documents built from random subsets of the keys, each with a value of the right type or a
-    /// wrong one: whenever the member reader accepts one, the generic path accepts the same value,
-    /// and `decode` always answers what the generic path answers.
-    @Test func randomDocumentsGetTheGenericAnswer() throws {
-        let all = try Self.members(AccountDocument.encode(Self.allFields))
-        let wrong: [JSONValue] = [.null, .bool(true), .number("1"), .number("2.5"), .string("x"), .array([.number("1")]), .object([:])]
-        var generator = SplitMix64(seed: 0x5EED)
-        var accepted = 0
-        for _ in 0..<2_000 {
-            var fields: [String: JSONValue] = [:]
-            // Sorted: a dictionary's order differs between processes, and the run must not.
-            for (key, value) in all.sorted(by: { $0.key < $1.key }) {
-                let required = AccountDocument.requiredKeys.contains(key)
-                guard generator.next() % (required ? 16 : 4) != 0 else { continue }
-                fields[key] = generator.next() % 30 == 0 ? wrong[Int(generator.next() % UInt64(wrong.count))] : value
-            }
-            let generic = AccountDocument.generic(fields, name: "r")
-            if let plain = AccountDocument.plainConfiguration(fields, name: "r") {
-                accepted += 1
-                #expect(generic == .success(plain), "\(fields.keys.sorted())")
-            }
-            let text = String(decoding: WireJSON.serialize(.object(fields)), as: UTF8.self)
-            if fields["version"] == .number("1") { #expect(AccountDocument.decode(text, name: "r") == generic) }
-        }
-        #expect(accepted > 500, "the generator should also make documents the member reader accepts")
+    /// Documents it refuses, and the key each error names.
+    @Test(arguments: [
+        (#""surprise":1"#, AccountDocumentError.unexpectedKey("surprise")),
+        (#""name":"x""#, .unexpectedKey("name")),
+        (#""client_secret":"x""#, .unexpectedKey("client_secret")),
+        (#""scopes":"openid""#, .malformed("the value of 'scopes' is not a list of strings")),
+        (#""scopes":[1]"#, .malformed("the value of 'scopes' is not a list of strings")),
+        (#""extra_parameters":{"a":1}"#, .malformed("the value of 'extra_parameters' is not an object of strings")),
+        (#""issuer":1"#, .malformed("the value of 'issuer' is not a string")),
+        (#""issuer":null"#, .malformed("the value of 'issuer' is not a string")),
+        (#""dpop":"yes""#, .malformed("the value of 'dpop' is not true or false")),
+        (#""par":"sometimes""#, .malformed("the value of 'par' is not one this authbroker knows")),
+        (#""redirect_port":1.5"#, .malformed("the value of 'redirect_port' is not an integer in range")),
+        (#""redirect_port":99999999999999999999"#, .malformed("the value of 'redirect_port' is not an integer in range")),
+        (#""endpoints":[]"#, .malformed("the value of 'endpoints' is not an object of endpoint URLs")),
+    ])
+    func documentsItRefusesSayWhy(members: String, expected: AccountDocumentError) throws {
+        var fields = try Self.members(#"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{}}"#)
+        for (key, value) in try Self.members("{" + members + "}") { fields[key] = value }
+        #expect(AccountDocument.configuration(fields, name: "work") == .failure(expected))
+    }
+
+    /// With several problems the error is the first in a fixed order — a missing key, then an
+    /// unknown one, then the first bad value by key — whatever order the members come in.
+    @Test func theErrorDoesNotDependOnTheMembersOrder() throws {
+        let bad = try Self.members(#"{"version":1,"issuer":1,"client_id":"c","scopes":[1],"extra_parameters":{},"zzz":1,"aaa":2}"#)
+        #expect(AccountDocument.configuration(bad, name: "w") == .failure(.unexpectedKey("aaa")))
+        var missing = bad
+        missing["extra_parameters"] = nil
+        #expect(AccountDocument.configuration(missing, name: "w") == .failure(.missingKey("extra_parameters")))
+        let types = bad.filter { $0.key != "zzz" && $0.key != "aaa" }
+        #expect(AccountDocument.configuration(types, name: "w") == .failure(.malformed("the value of 'issuer' is not a string")))
     }
 }

@@ -2,6 +2,7 @@
 # does), starts mock-oidc-provider and authbrokerd in a temporary directory with its own XDG
 # directories, and signs in account "bench" (the script plays the browser). Cleans up on exit.
 # Provides: $root $work $bin $issuer $socket, authctl(), start_daemon(), stop_daemon(), seed_accounts().
+# BENCH_CONFIG=debug uses the debug build instead (bench/instruction-budgets.sh in CI).
 # AUTHBROKERD=PATH runs that daemon binary instead of this build's (a saved "before" build, so two
 # binaries can be compared in consecutive runs of the same script).
 set -euo pipefail
@@ -17,8 +18,14 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$root"
-swift build -c release --static-swift-stdlib >&2
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+# BENCH_CONFIG=debug: the debug build `make test` made (built here only when missing).
+if [ "${BENCH_CONFIG:-release}" = debug ]; then
+    bin=$(swift build --show-bin-path)
+    [ -x "$bin/authbrokerd" ] && [ -x "$bin/socket-bench" ] && [ -x "$bin/mock-oidc-provider" ] || swift build >&2
+else
+    swift build -c release --static-swift-stdlib >&2
+    bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+fi
 mkdir -m 0700 "$work/run"
 export HOME=$work XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config
 socket=$work/run/authbroker.sock
@@ -39,6 +46,16 @@ start_daemon() {
     pids+=($daemon_pid)
     for _ in $(seq 200); do authctl ping >/dev/null 2>&1 && return; sleep 0.01; done
     echo "authbrokerd did not start:" >&2; cat "$work/daemon.log" >&2; exit 1
+}
+
+# Starts this build's authbrokerd (or $1) under callgrind with instrumentation off (turn it on with
+# callgrind_control -i on "$daemon_pid"), profile in $2; valgrind starts slowly: up to 60 s.
+start_callgrind_daemon() {
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$2" "$1" --socket "$socket" >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+    pids+=($daemon_pid)
+    for _ in $(seq 1200); do authctl ping >/dev/null 2>&1 && return; sleep 0.05; done
+    echo "authbrokerd did not start under valgrind:" >&2; cat "$work/daemon.log" >&2; exit 1
 }
 
 stop_daemon() { kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; }

@@ -26,7 +26,7 @@ extension APIRouter {
             identity.executable, running: file, allowOtherNamespaces: policy.allowOtherNamespaces, fileAt: executables.file)
         let executable = CallerExecutable.policyName(of: determined)
         if policy.looksPastAdapter(executable, adapter: configuration.adapter) {
-            identity.via = policy.speaker(among: ProcessAncestry(pid: peer.pid))
+            identity.via = policy.speaker(among: executables.ancestors(peer.pid))
         }
         let approval = policy.confirm ? service.callerApproval(account: account, executable: executable) : nil
         switch policy.verdict(executable: executable, via: identity.via, account: account.name, approval: approval) {

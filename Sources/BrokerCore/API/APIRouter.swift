@@ -62,13 +62,15 @@ public struct APIRouter: HTTPHandler {
 
     /// - Parameters:
     ///   - now: wall-clock seconds since 1970 (injected for tests).
-    ///   - process: what the audit line records about a pid (`/proc/PID/exe` and `stat` by default).
-    ///   - executables: the file a pid runs and the file at a path, for caller policies (`ExecutableLookup`).
+    ///   - process: what the audit line records about a pid (the daemon's reads `/proc/PID/exe` and
+    ///     `stat`: BrokerProcesses' `ProcessIdentity.of(pid:)`).
+    ///   - executables: the file a pid runs, the file at a path and a pid's ancestors, for caller
+    ///     policies (`ExecutableLookup`; the daemon's is BrokerProcesses' `.system`).
     public init(
         service: any BrokerService, configuration: Configuration, logger: Logger,
         now: @escaping @Sendable () -> Double = WallClock.now,
-        process: @escaping @Sendable (Int32) -> ProcessIdentity = ProcessIdentity.of(pid:),
-        executables: ExecutableLookup = .system
+        process: @escaping @Sendable (Int32) -> ProcessIdentity,
+        executables: ExecutableLookup
     ) {
         self.service = service
         self.configuration = configuration

@@ -5,23 +5,21 @@ import BrokerStore
 // What narrowed tokens need of the machine: the account's refresh token replaced by the one a
 // narrowed refresh rotated in, and `scope_lost` when a plain refresh brings back less than the grant.
 extension AccountStateMachine {
-    /// A narrowed refresh (already committed to the vault) spent the account's refresh token and
-    /// answered with `refreshToken`: it replaces the old one in whatever tokens the machine holds,
-    /// so the next refresh — plain or narrowed — presents the current one. The access token and
-    /// scope stay the account's own. Returns the updated set, nil when there is none to update.
-    public mutating func refreshTokenRotated(_ refreshToken: Secret) -> TokenSet? {
-        switch state {
-        case .active(var tokens, let checkAt):
-            tokens.refreshToken = refreshToken
-            state = .active(tokens, checkAt: checkAt)
-            return tokens
-        case .refreshing(var tokens, let attempt):
-            tokens.refreshToken = refreshToken
-            state = .refreshing(tokens, attempt)
-            return tokens
-        case .loggedOut, .loginRequired:
-            return nil
-        }
+    /// A narrowed refresh under `generation` spent the account's refresh token and the provider
+    /// rotated it to `refreshToken`. The broker has already tried to commit the account's tokens
+    /// with it, `saved`: `kept` is that set as held once committed (`keepingIDTokenStored`), nil
+    /// when the save failed. The new refresh token replaces the old one in whatever tokens the
+    /// machine holds, so the next refresh — plain or narrowed — presents it; the access token and
+    /// scope stay the account's own. A failed save is retried like any other (`tokensNotStored`).
+    /// Nothing for another generation (a later login voided the answer) or without tokens.
+    public mutating func refreshTokenRotated(
+        _ refreshToken: Secret, saved: TokenSet, kept: TokenSet?, generation: UInt64, now: Double
+    ) -> [Action] {
+        guard generation == self.generation, var tokens = currentTokens else { return [] }
+        tokens.refreshToken = refreshToken
+        replaceCurrentTokens(with: tokens)
+        guard let kept else { return tokensNotStored(saved, reason: "narrowed refresh", now: now) }
+        return tokensStored(saved, keptAs: kept, now: now)
     }
 
     /// A narrowed refresh under `generation` was refused by the provider (`invalid_grant`,

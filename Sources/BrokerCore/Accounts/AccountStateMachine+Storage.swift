@@ -31,13 +31,20 @@ extension AccountStateMachine {
         }
     }
 
-    /// `kept` is `tokens` as the broker holds a committed set (its ID token in the vault only,
-    /// `TokenSet.keepingIDTokenStored`): it takes their place when `tokens` are the current ones.
-    public mutating func replaceCurrentTokens(_ tokens: TokenSet, with kept: TokenSet) {
+    /// The store committed `tokens`, which the broker keeps as `kept` (the ID token in the vault
+    /// only, `TokenSet.keepingIDTokenStored`): `kept` takes their place when they are the current
+    /// tokens, then as `tokensStored(_:now:)`.
+    public mutating func tokensStored(_ tokens: TokenSet, keptAs kept: TokenSet, now: Double) -> [Action] {
+        if tokens == currentTokens { replaceCurrentTokens(with: kept) }
+        return tokensStored(kept, now: now)
+    }
+
+    /// Puts `tokens` in place of the current ones, in the same state and phase.
+    mutating func replaceCurrentTokens(with tokens: TokenSet) {
         switch state {
-        case .active(let current, let checkAt) where current == tokens: state = .active(kept, checkAt: checkAt)
-        case .refreshing(let current, let attempt) where current == tokens: state = .refreshing(kept, attempt)
-        case .active, .refreshing, .loggedOut, .loginRequired: break
+        case .active(_, let checkAt): state = .active(tokens, checkAt: checkAt)
+        case .refreshing(_, let attempt): state = .refreshing(tokens, attempt)
+        case .loggedOut, .loginRequired: break
         }
     }
 

@@ -1,7 +1,4 @@
-import BrokerHTTP
 import BrokerProtocol
-import Glibc
-import SystemCalls
 
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
@@ -10,31 +7,31 @@ import SystemCalls
 /// `policy_change`: `policyChange`, both with a one-time code in AUTHBROKER_APPROVAL_CODE),
 /// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
 /// system mode), AUTHBROKER_REASON and (when a login is pending) AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
-/// It is spawned and reaped on a dedicated thread: the actor never blocks and never waits for it.
+/// It is spawned and reaped on a dedicated thread by the daemon's `HookRunner` (BrokerProcesses'
+/// `HookProcess`): the actor never blocks and never waits for it.
 /// The state machine asks for one notification per terminal failure, so this never loops.
 struct NotifyHook: Sendable {
     let command: String?
     let environment: [String: String]
     let logger: Logger
+    /// Starts the processes; nil: none is started, the log line is the notification.
+    let runner: (any HookRunner)?
 
-    init(command: String?, environment: [String: String], logger: Logger) {
+    init(command: String?, environment: [String: String], logger: Logger, runner: (any HookRunner)?) {
         self.command = command.flatMap { $0.isEmpty ? nil : $0 }
         self.environment = environment
         self.logger = logger
+        self.runner = runner
     }
 
     func notify(_ note: AccountStateMachine.Notification, owner: UInt32) {
-        let log = logger.with(AccountKey(owner: owner, name: note.account))
+        let key = AccountKey(owner: owner, name: note.account)
+        let log = logger.with(key)
         log.warning("login required: \(note.reason). Log in with: authctl login \(note.account)")
-        var env = environment
-        env["AUTHBROKER_ACCOUNT"] = note.account
-        env["AUTHBROKER_OWNER_UID"] = String(owner)
-        env["AUTHBROKER_REASON"] = note.reason
-        env["AUTHBROKER_URL"] = note.url
-        env["AUTHBROKER_EVENT"] = "login_required"
-        let title = "authbroker: \(note.account) needs a login"
-        guard let argv = argv(title: title, body: "\(note.reason)\nRun: authctl login \(note.account)") else { return }
-        spawn(argv, environment: env, log: log)
+        run(
+            "login_required", account: key, ["AUTHBROKER_REASON": note.reason, "AUTHBROKER_URL": note.url],
+            title: "authbroker: \(note.account) needs a login", body: "\(note.reason)\nRun: authctl login \(note.account)",
+            log: log)
     }
 
     /// A `--confirm` account's caller waits for approval: the hook runs with AUTHBROKER_EVENT
@@ -49,17 +46,12 @@ struct NotifyHook: Sendable {
         let approve = "authctl approve \(key.name) --exe \(word) --code CODE"
         log.warning("approval needed: \(shown) (pid \(pid)) asks for a token. Approve with: \(approve) "
             + "(the code is shown by the notification\(channel))")
-        var env = environment
-        env["AUTHBROKER_EVENT"] = "approval_needed"
-        env["AUTHBROKER_ACCOUNT"] = key.name
-        env["AUTHBROKER_OWNER_UID"] = String(key.owner)
-        env["AUTHBROKER_EXE"] = shown
-        env["AUTHBROKER_PID"] = String(pid)
-        env["AUTHBROKER_APPROVAL_CODE"] = code
         let body = "It asks for the tokens of '\(key.name)' (pid \(pid)).\nCode: \(code)\n"
             + "Run: authctl approve \(key.name) --exe \(word) --code \(code)   (or --deny)"
-        guard let argv = argv(title: "authbroker: approve \(shown)?", body: body) else { return }
-        spawn(argv, environment: env, log: log)
+        run(
+            "approval_needed", account: key,
+            ["AUTHBROKER_EXE": shown, "AUTHBROKER_PID": String(pid), "AUTHBROKER_APPROVAL_CODE": code],
+            title: "authbroker: approve \(shown)?", body: body, log: log)
     }
 
     /// Someone asks to loosen the caller policy of an account that has one: the hook runs with
@@ -74,14 +66,6 @@ struct NotifyHook: Sendable {
         let shown = ShownText.escaped(caller.executable)
         log.warning("caller policy change (\(keys)) asked by \(shown) (pid \(caller.pid)): "
             + "it needs the code shown by the notification\(channel)")
-        var env = environment
-        env["AUTHBROKER_EVENT"] = "policy_change"
-        env["AUTHBROKER_ACCOUNT"] = key.name
-        env["AUTHBROKER_OWNER_UID"] = String(key.owner)
-        env["AUTHBROKER_CHANGED"] = keys
-        env["AUTHBROKER_EXE"] = shown
-        env["AUTHBROKER_PID"] = caller.pid
-        env["AUTHBROKER_APPROVAL_CODE"] = code
         // What the change would allow, so the user can tell it from the change they asked for.
         let listed = proposal?.allowedExecutables ?? []
         let programs = listed.isEmpty ? "any program" : listed.map(ShownText.escaped).joined(separator: ", ")
@@ -89,76 +73,53 @@ struct NotifyHook: Sendable {
         let body = "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)': "
             + "its tokens would go to \(programs)\(confirm).\nCode: \(code)\n"
             + "Give it only if you asked for this change (authctl asks for it, or --code \(code))."
-        guard let argv = argv(title: "authbroker: change who gets the tokens of '\(key.name)'?", body: body) else { return }
-        spawn(argv, environment: env, log: log)
+        run(
+            "policy_change", account: key,
+            ["AUTHBROKER_CHANGED": keys, "AUTHBROKER_EXE": shown, "AUTHBROKER_PID": caller.pid, "AUTHBROKER_APPROVAL_CODE": code],
+            title: "authbroker: change who gets the tokens of '\(key.name)'?", body: body, log: log)
     }
 
-    /// Where the code goes, for the log line: nothing, when there is no hook and no notify-send —
-    /// then no code can be given (the log never has it); say how to get one.
-    private var channel: String {
-        command != nil || Self.notifySendPath(environment: environment) != nil
-            ? "" : "; none can be shown: start authbrokerd with --notify-command, or in a desktop session with notify-send"
-    }
-
-    /// The user's command, else notify-send showing `title` and `body`; nil when there is neither
-    /// (the log line already written is then the notification).
-    private func argv(title: String, body: String) -> [String]? {
-        if let command { return ["/bin/sh", "-c", command] }
-        guard let notifySend = Self.notifySendPath(environment: environment) else { return nil }
-        return [notifySend, "--app-name=authbroker", title, body]
-    }
-
-    private func spawn(_ argv: [String], environment: [String: String], log: Logger) {
-        let started = BlockingThread.start {
-            let status = Self.run(argv, environment: environment)
+    /// Runs the hook for `event` with the variables every event has (AUTHBROKER_EVENT,
+    /// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID) and the event's own (a nil value: unset), or
+    /// notify-send with `title` and `body`; nothing when there is neither.
+    private func run(
+        _ event: String, account key: AccountKey, _ variables: [String: String?], title: String, body: String, log: Logger
+    ) {
+        guard let runner, let argv = argv(title: title, body: body, runner: runner) else { return }
+        var environment = environment
+        environment["AUTHBROKER_EVENT"] = event
+        environment["AUTHBROKER_ACCOUNT"] = key.name
+        environment["AUTHBROKER_OWNER_UID"] = String(key.owner)
+        for (name, value) in variables { environment[name] = value }
+        let started = runner.start(argv, environment: environment) { status in
             if status != 0 { log.warning("the notify command exited with status \(status)") }
         }
         if !started { log.error("cannot start the notify command: the system is out of threads") }
     }
 
-    /// notify-send's path when a graphical session can show it.
-    static func notifySendPath(environment: [String: String]) -> String? {
-        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return nil }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/notify-send" }.first { access($0, X_OK) == 0 }
+    /// Where the code goes, for the log line: nothing, when there is no hook and no notify-send —
+    /// then no code can be given (the log never has it); say how to get one.
+    private var channel: String {
+        command != nil || runner?.notifySendPath(environment: environment) != nil
+            ? "" : "; none can be shown: start authbrokerd with --notify-command, or in a desktop session with notify-send"
     }
 
-    /// Spawns `argv` with stdin/stdout on /dev/null and waits for it (on the calling thread).
-    /// Returns the exit status, or -1 when it could not be started.
-    static func run(_ argv: [String], environment: [String: String]) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        // The hook is the user's shell command: it must not inherit the daemon's descriptors (the
-        // listening socket from systemd, the database, client connections).
-        _ = GNUCalls.addCloseFrom(&actions, 3)
-        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        // Nor the daemon's signal state: its threads block SIGPIPE (and may block more), and it
-        // ignores SIGPIPE, SIGTERM, SIGINT, SIGHUP and SIGUSR1 — as it may SIGQUIT, inherited from
-        // a shell's `&` — and ignored dispositions survive exec: a hook (and what it starts)
-        // could not be stopped or would miss a broken pipe. Every signal goes back to its default.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var defaults = sigset_t()
-        sigfillset(&defaults)  // glibc leaves its own internal signals out
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv) == 0 else { return -1 }
-        var status: Int32 = 0
-        _ = SystemCall.retryingInterrupts { waitpid(pid, &status, 0) }
-        // WIFEXITED/WEXITSTATUS are macros: decode the wait status by hand.
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    /// The user's command, else notify-send showing `title` and `body`; nil when there is neither
+    /// (the log line already written is then the notification).
+    private func argv(title: String, body: String, runner: any HookRunner) -> [String]? {
+        if let command { return ["/bin/sh", "-c", command] }
+        guard let notifySend = runner.notifySendPath(environment: environment) else { return nil }
+        return [notifySend, "--app-name=authbroker", title, body]
     }
+}
+
+/// Starts the notify hook's processes: the daemon's spawns them (BrokerProcesses' `HookProcess`),
+/// BrokerCore only says what to run, so it touches no process itself.
+public protocol HookRunner: Sendable {
+    /// notify-send's path when a graphical session in `environment` can show it, else nil.
+    func notifySendPath(environment: [String: String]) -> String?
+    /// Starts `argv` with exactly `environment`, off the calling thread, and reaps it: `finished`
+    /// gets its exit status (128 + N for signal N, -1 when it could not be started). False when no
+    /// thread could be started for it.
+    func start(_ argv: [String], environment: [String: String], finished: @escaping @Sendable (Int32) -> Void) -> Bool
 }

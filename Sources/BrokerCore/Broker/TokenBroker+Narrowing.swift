@@ -113,8 +113,8 @@ extension TokenBroker {
     }
 
     /// The narrowed answer's refresh token, when the provider rotated it, becomes the account's:
-    /// committed to the vault first (a kill after the answer must not lose it), then adopted by
-    /// the machine so the next refresh presents it.
+    /// committed to the vault first (a kill after the answer must not lose it), then the machine
+    /// hears of it (`refreshTokenRotated`) so the next refresh presents it.
     private func adoptRotatedRefreshToken(_ answer: TokenSet, spent: TokenSet, generation: UInt64, account key: AccountKey)
         async throws(WireError)
     {
@@ -127,16 +127,15 @@ extension TokenBroker {
         guard accounts[key]?.machine.generation == generation else {
             throw fail(WireError(code: .conflict, message: "Account '\(key.name)' changed during the request; ask again."))
         }
-        _ = accounts[key]?.machine.refreshTokenRotated(rotated)
-        guard let kept else {
-            // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
-            event(key) { machine, now in machine.tokensNotStored(tokens, reason: "narrowed refresh", now: now) }
+        event(key) { [tokens] machine, now in
+            machine.refreshTokenRotated(rotated, saved: tokens, kept: kept, generation: generation, now: now)
+        }
+        // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
+        guard kept != nil else {
             throw fail(WireError(
                 code: .storageFailed,
                 message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
         }
-        accounts[key]?.machine.replaceCurrentTokens(tokens, with: kept)
-        sync(key, now: now())
     }
 
     /// `scope_narrowing_unsafe` unless the account (or its preset) declares narrowing safe;

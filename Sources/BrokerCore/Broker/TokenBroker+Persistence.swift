@@ -43,14 +43,12 @@ extension TokenBroker {
             event(key) { machine, now in machine.tokensNotStored(tokens, reason: "\(error)", now: now) }
             return
         }
-        var stored = tokens
-        if runtime.machine.currentTokens == tokens {
-            stored = tokens.keepingIDTokenStored()
-            accounts[key]?.machine.replaceCurrentTokens(tokens, with: stored)
-            accounts[key]?.persistedTokens = stored
-        }
+        // Only the current set is kept with its ID token in the vault (parsing it once is not free).
+        let current = runtime.machine.currentTokens == tokens
+        let kept = current ? tokens.keepingIDTokenStored() : tokens
+        if current { accounts[key]?.persistedTokens = kept }
         if runtime.machine.unsaved != nil { logger.with(key).info("the tokens are saved again") }
-        event(key) { [stored] machine, now in machine.tokensStored(stored, now: now) }
+        event(key) { machine, now in machine.tokensStored(tokens, keptAs: kept, now: now) }
     }
 
     /// Shutdown: one last save of every account whose current tokens are not in the vault.

@@ -25,6 +25,9 @@ public actor TokenBroker: BrokerService {
         public var notifyCommand: String?
         /// The environment notify commands inherit (PATH, DISPLAY…), plus the AUTHBROKER_* variables.
         public var environment: [String: String]
+        /// Starts the notify command (the daemon's: BrokerProcesses' `HookProcess`); nil starts
+        /// nothing, and the log line is the only notification.
+        public var hookRunner: (any HookRunner)?
         /// A login's timeout when the request names none, and the largest one accepted.
         public var defaultLoginTimeout: Double = 300
         public var maximumLoginTimeout: Double = 3600
@@ -49,11 +52,12 @@ public actor TokenBroker: BrokerService {
         public var narrowedRefreshesPerMinute = 6
 
         public init(
-            notifyCommand: String? = nil, environment: [String: String] = [:],
+            notifyCommand: String? = nil, environment: [String: String] = [:], hookRunner: (any HookRunner)? = nil,
             loginFlowFactory: LoginFlowFactory? = Options.loopbackLogins
         ) {
             self.notifyCommand = notifyCommand
             self.environment = environment
+            self.hookRunner = hookRunner
             self.loginFlowFactory = loginFlowFactory
         }
     }
@@ -124,7 +128,8 @@ public actor TokenBroker: BrokerService {
         self.logger = logger
         self.now = now
         self.sleep = sleep
-        notifier = NotifyHook(command: options.notifyCommand, environment: options.environment, logger: logger)
+        notifier = NotifyHook(
+            command: options.notifyCommand, environment: options.environment, logger: logger, runner: options.hookRunner)
     }
 
     /// The engine for an account: the shared one, or one whose every request carries the

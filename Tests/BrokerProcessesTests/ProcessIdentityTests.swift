@@ -1,4 +1,5 @@
-@testable import BrokerCore
+import BrokerCore
+@testable import BrokerProcesses
 import Foundation
 import Testing
 import TestSupport

@@ -1,3 +1,4 @@
+import BrokerCore
 import BrokerProtocol
 import SystemCalls
 
@@ -20,15 +21,17 @@ import SystemCalls
 /// Each ancestor is named by its executable only when that path, as the daemon sees it now, is
 /// the file the ancestor runs (device and inode, `ProcDirectory.determinedExecutable`); else
 /// the path is marked `CallerExecutable.notTheFileSuffix` and matches nothing.
-struct ProcessAncestry: Sequence {
+public struct ProcessAncestry: Sequence {
     let pid: Int32
 
-    func makeIterator() -> Iterator { Iterator(child: ProcDirectory(pid: pid)) }
+    public init(pid: Int32) { self.pid = pid }
 
-    struct Iterator: IteratorProtocol {
+    public func makeIterator() -> Iterator { Iterator(child: ProcDirectory(pid: pid)) }
+
+    public struct Iterator: IteratorProtocol {
         var child: ProcDirectory?
 
-        mutating func next() -> String? {
+        public mutating func next() -> String? {
             guard let current = child else { return nil }
             child = nil
             guard let parentID = current.parentID(), parentID > 1, let parent = ProcDirectory(pid: parentID),
