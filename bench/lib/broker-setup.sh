@@ -66,10 +66,14 @@ sign_in() {
     printf 's3cret' >"$work/secret"; chmod 600 "$work/secret"
     authctl account add "${account:-bench}" --issuer "$issuer" --client-id mock-client --client-secret-file "$work/secret" \
         --scope openid --scope offline_access "$@" >/dev/null
-    authctl login "${account:-bench}" --no-browser --timeout 30 >"$work/login.out" 2>&1 &
+    # One file per login, made before the login starts: a reused one could still hold the
+    # previous login's URL (its listener closed) when the loop below reads it.
+    local out="$work/login-${account:-bench}.out"
+    : >"$out"
+    authctl login "${account:-bench}" --no-browser --timeout 30 >"$out" 2>&1 &
     local login=$!
-    for _ in $(seq 100); do grep -q '^http' "$work/login.out" && break; sleep 0.02; done
-    python3 "$helper" browse "$(grep '^http' "$work/login.out")"
+    for _ in $(seq 100); do grep -q '^http' "$out" && break; sleep 0.02; done
+    python3 "$helper" browse "$(grep -m1 '^http' "$out")"
     wait "$login"
 }
 
