@@ -24,6 +24,8 @@ public final class MockProvider: Sendable {
     /// matched below it.
     let issuerPath: String
     let state: Mutex<MockProviderState>
+    /// The MCP server on this origin (`/mcp`, `MockMCPServer`).
+    public let mcp = MockMCPServer()
     /// The issuer's listener, and the shop domain's in Shopify mode.
     private let servers: Mutex<[HTTPServer]>
 
@@ -143,6 +145,7 @@ struct MockRouter: HTTPHandler {
         guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
             return .plainText(status: 404, "no such endpoint")
         }
+        if path == "/mcp" || path == "/introspect" || path.hasPrefix("/_mock/mcp") { return provider.mcp.handle(request, path: path, provider: provider) }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
         // The DPoP protected resource takes GET and POST (no faults apply).
         if path == "/resource" { return provider.resource(request) }

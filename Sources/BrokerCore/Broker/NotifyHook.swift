@@ -102,13 +102,13 @@ struct NotifyHook: Sendable {
 
     /// The user's command, else notify-send showing `title` and `body`; nil when there is neither
     /// (the log line already written is then the notification).
-    private func argv(title: String, body: String) -> [String]? {
+    func argv(title: String, body: String) -> [String]? {
         if let command { return ["/bin/sh", "-c", command] }
         guard let notifySend = Self.notifySendPath(environment: environment) else { return nil }
         return [notifySend, "--app-name=authbroker", title, body]
     }
 
-    private func spawn(_ argv: [String], environment: [String: String], log: Logger) {
+    func spawn(_ argv: [String], environment: [String: String], log: Logger) {
         let started = BlockingThread.start {
             let status = Self.run(argv, environment: environment)
             if status != 0 { log.warning("the notify command exited with status \(status)") }

@@ -38,6 +38,8 @@ extension TokenBroker {
             lastRefresh: machine.lastRefreshAt.map { RFC3339.format(unixSeconds: $0) }, lastError: machine.lastError,
             subject: runtime.subject, configuration: configuration ? runtime.configuration : nil)
         status.scope = machine.currentTokens?.scope
+        let stepUp = stepUps.scopes(AccountKey(owner: runtime.owner, name: runtime.name))
+        if !stepUp.isEmpty { status.stepUpScope = stepUp.joined(separator: " ") }
         return status
     }
 
