@@ -66,6 +66,14 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `--allow-audience`: the audiences callers may ask narrowed tokens for (`token --audience`);
     /// nil or empty: none.
     public var narrowAudiences: [String]?
+    /// `--resource-url`: the protected resource (an MCP server) this account's tokens are for, as its
+    /// canonical URI (RFC 8707 §2, MCP "canonical server URI": lower-case scheme and host, no
+    /// fragment, https or loopback http). Sent as `resource` on the authorization request (and
+    /// PAR), the code exchange and every refresh unless `sendResource` is false.
+    public var resourceURL: String?
+    /// `--no-resource-parameter` stores false: the resource URL is kept but no `resource` parameter
+    /// is sent (Microsoft Entra v2 refuses it). Nil or true: sent when there is a resource URL.
+    public var sendResource: Bool?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -76,7 +84,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         tenantAllow: [String]? = nil, tokenEndpointAuthMethod: TokenEndpointAuthMethod? = nil,
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
         confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, allowOtherNamespaces: Bool? = nil,
-        narrowResources: [String]? = nil, narrowAudiences: [String]? = nil
+        narrowResources: [String]? = nil, narrowAudiences: [String]? = nil, resourceURL: String? = nil,
+        sendResource: Bool? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -106,6 +115,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.allowOtherNamespaces = allowOtherNamespaces
         self.narrowResources = narrowResources
         self.narrowAudiences = narrowAudiences
+        self.resourceURL = resourceURL
+        self.sendResource = sendResource
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -133,6 +144,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case allowOtherNamespaces = "allow_other_namespaces"
         case narrowResources = "narrow_resources"
         case narrowAudiences = "narrow_audiences"
+        case resourceURL = "resource_url"
+        case sendResource = "send_resource"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
@@ -167,7 +180,9 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             allowNarrowing: try container.decodeIfPresent(Bool.self, forKey: .allowNarrowing),
             allowOtherNamespaces: try container.decodeIfPresent(Bool.self, forKey: .allowOtherNamespaces),
             narrowResources: try container.decodeIfPresent([String].self, forKey: .narrowResources),
-            narrowAudiences: try container.decodeIfPresent([String].self, forKey: .narrowAudiences))
+            narrowAudiences: try container.decodeIfPresent([String].self, forKey: .narrowAudiences),
+            resourceURL: try container.decodeIfPresent(String.self, forKey: .resourceURL),
+            sendResource: try container.decodeIfPresent(Bool.self, forKey: .sendResource))
     }
 }
 

@@ -16,6 +16,8 @@ public enum TokenRequestFormat: String, Codable, Sendable, CaseIterable {
 extension AccountConfiguration {
     /// The scopes an account requests when it names none: `openid` (an OpenID Connect login), except
     /// for `json` accounts — WorkOS User Management issues no ID token, so `openid` (which makes the
-    /// login require one) would fail every login.
-    public var defaultScopes: [String] { tokenRequestFormat == .json ? [] : ["openid"] }
+    /// login require one) would fail every login — and for accounts of a protected resource
+    /// (`resource_url`): their scopes come from the resource's challenge or metadata, and the
+    /// authorization server of an MCP server is often plain OAuth (RFC 8414), with no ID token.
+    public var defaultScopes: [String] { tokenRequestFormat == .json || resourceURL != nil ? [] : ["openid"] }
 }

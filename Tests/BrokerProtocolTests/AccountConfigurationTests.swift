@@ -19,7 +19,7 @@ import Testing
         tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true, allowExe: ["/usr/bin/git"],
         confirmCallers: true, allowNarrowing: true, allowOtherNamespaces: true,
         narrowResources: ["https://api.example.com/"],
-        narrowAudiences: ["api://reports"])
+        narrowAudiences: ["api://reports"], resourceURL: "https://mcp.example.com/mcp", sendResource: false)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {

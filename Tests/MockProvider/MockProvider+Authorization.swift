@@ -18,8 +18,9 @@ extension MockProvider {
         case .fields(let parameters): fields = parameters
         case .refused(let response): return response
         }
-        guard fields["client_id"] == configuration.clientID else { return .plainText(status: 400, "unknown client_id") }
-        guard let redirectURI = fields["redirect_uri"], Self.accepts(redirectURI, configuration) else {
+        let dynamic = dynamicClientAccepts(fields["client_id"], redirectURI: fields["redirect_uri"])
+        guard fields["client_id"] == configuration.clientID || dynamic != nil else { return .plainText(status: 400, "unknown client_id") }
+        guard let redirectURI = fields["redirect_uri"], dynamic ?? Self.accepts(redirectURI, configuration) else {
             return .plainText(
                 status: 400,
                 configuration.registeredRedirectURI == nil
@@ -32,10 +33,12 @@ extension MockProvider {
             answer = [FormField("error", "unsupported_response_type")]
         } else if fields["code_challenge_method"] != "S256" || (fields["code_challenge"] ?? "").count != 43 {
             answer = [FormField("error", "invalid_request"), FormField("error_description", "PKCE S256 is required")]
+        } else if let refusal = resourceRefusal(fields, grant: "authorize") {
+            answer = [FormField("error", "invalid_target"), FormField("error_description", refusal)]
         } else {
             let code = Self.randomToken("code")
             let grant = MockProviderState.AuthorizationGrant(
-                clientID: configuration.clientID, redirectURI: redirectURI, codeChallenge: fields["code_challenge"] ?? "",
+                clientID: fields["client_id"] ?? configuration.clientID, redirectURI: redirectURI, codeChallenge: fields["code_challenge"] ?? "",
                 nonce: fields["nonce"], scope: fields["scope"] ?? "", dpopJKT: fields["dpop_jkt"])
             state.withLock { state in
                 state.codes[code] = grant
@@ -70,6 +73,10 @@ extension MockProvider {
     /// RFC 6749 §2.3 as configured: nil when the client authenticated, else the 401 answer.
     func authenticateClient(_ request: HTTPRequest, _ fields: [String: String]) -> HTTPResponse? {
         let configuration = self.configuration
+        // A registered or metadata-document client is public (token_endpoint_auth_method none).
+        if isDynamicPublicClient(fields["client_id"]), request.headers["Authorization"] == nil, fields["client_secret"] == nil {
+            return nil
+        }
         let basic = Self.basicCredentials(request.headers["Authorization"])
         let basicOK = basic?.id == configuration.clientID && basic?.secret == configuration.clientSecret
             && fields["client_secret"] == nil

@@ -13,6 +13,11 @@ extension MockProvider {
         case .success(let thumbprint): jkt = thumbprint
         }
         var answer: HTTPResponse
+        if let grant = fields["grant_type"], ["authorization_code", "refresh_token"].contains(grant),
+            let refusal = resourceRefusal(fields, grant: grant)
+        {
+            return MockResponse.oauthError("invalid_target", description: refusal)
+        }
         switch fields["grant_type"] {
         case "authorization_code": answer = exchangeCode(fields, jkt: jkt)
         case "refresh_token": answer = refresh(fields, jkt: jkt)

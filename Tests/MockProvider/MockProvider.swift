@@ -141,6 +141,7 @@ struct MockRouter: HTTPHandler {
     }
 
     private func route(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        if let answer = provider.protectedResourceAnswer(request) { return answer }
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
         guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
             return .plainText(status: 404, "no such endpoint")

@@ -116,6 +116,8 @@ public struct MockProviderConfiguration: Codable, Sendable, Equatable {
     /// authentication, revoking the whole grant, and answering 400 `invalid_token` for a token
     /// that is already dead.
     public var google = false
+    /// Protected-resource mode (RFC 9728, MCP): `MockProtectedResource.swift`; nil: off.
+    public var protectedResource: MockProtectedResource?
 
     /// Whether a refresh answer carries a new ID token. OpenID Connect Core §12.2 lets a provider
     /// leave it out (the client keeps the one it has); off: refreshes answer without one.
@@ -230,6 +232,8 @@ public struct MockFault: Codable, Sendable, Equatable {
 
 /// Counters a test reads (`MockProvider.stats`, or `GET /_mock/stats`).
 public struct MockProviderStats: Codable, Sendable, Equatable {
+    /// Protected-resource mode's counters (`MockProtectedResource.swift`).
+    public var protectedResource = MockProtectedResourceStats()
     public var discoveryRequests = 0
     public var jwksRequests = 0
     public var authorizationRequests = 0

@@ -66,6 +66,8 @@ struct MockProviderState {
     var googleConsentGiven = false
     /// RFC 9126 pushed requests by `request_uri`; taken out at first use, pruned of expired ones at each push.
     var pushedRequests: [String: MockProvider.PushedRequest] = [:]
+    /// Protected-resource mode: clients registered through RFC 7591, by client id.
+    var registeredClients: [String: MockRegisteredClient] = [:]
 
     /// Applies the endpoint's injected fault, counting it down; nil when none applies.
     mutating func takeFault(_ endpoint: String) -> MockFault? {

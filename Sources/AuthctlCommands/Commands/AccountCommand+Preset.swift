@@ -60,6 +60,7 @@ extension AccountCommand {
         if preset.keepsGrantOnNarrowedRefresh { configuration.allowNarrowing = configuration.allowNarrowing ?? true }
         configuration.tokenEndpointAuthMethod = configuration.tokenEndpointAuthMethod ?? preset.tokenEndpointAuthMethod
         if preset.dpop { configuration.dpop = true }
+        if !preset.sendsResourceParameter, configuration.resourceURL != nil { configuration.sendResource = false }
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         configuration.extraParameters.merge(preset.parameters) { given, _ in given }
         configuration.endpoints = try preset.endpoints(under: configuration.endpoints, values)

@@ -85,6 +85,11 @@ enum AccountCommand: Command {
           --tenant-allow GUID          (repeatable) with a multi-tenant Microsoft Entra issuer
                                        (…/common/v2.0, organizations, consumers): only users
                                        of these tenants (tid) may log in (docs/providers.md)
+          --resource-url URL           the protected resource (an MCP server) the tokens are
+                                       for, sent as RFC 8707 `resource` on the login, the code
+                                       exchange and every refresh
+          --no-resource-parameter      with --resource-url: send no `resource` parameter
+                                       (Microsoft Entra v2 refuses it)
           --allow-narrowing            allow narrowed tokens (authctl token --scope/--resource/
                                        --audience). Each spends the refresh token on a narrowed
                                        refresh; a provider that then keeps only the narrowed
@@ -149,6 +154,7 @@ enum AccountCommand: Command {
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
         .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
+        .value("--resource-url"), .flag("--no-resource-parameter"),
     ] + callerPolicyOptions
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -240,6 +246,7 @@ enum AccountCommand: Command {
         configuration.tenantAllow = try tenants(arguments)
         try applyCallerPolicy(arguments, to: &configuration)
         if arguments.has("--allow-narrowing") { configuration.allowNarrowing = true }
+        try applyResource(arguments, to: &configuration)
         if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
@@ -249,6 +256,14 @@ enum AccountCommand: Command {
             Output.note(warning)
         }
         return ExitCode.success
+    }
+
+    /// `--resource-url URL` and `--no-resource-parameter` (checked and made canonical by the daemon).
+    static func applyResource(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration) throws(UsageError) {
+        configuration.resourceURL = arguments.value("--resource-url")
+        guard arguments.has("--no-resource-parameter") else { return }
+        guard configuration.resourceURL != nil else { throw UsageError("--no-resource-parameter needs --resource-url URL") }
+        configuration.sendResource = false
     }
 
     /// `--redirect-uri`, refused here as the daemon would refuse it (a usage error, exit 64), with

@@ -44,6 +44,9 @@ struct ProviderPreset: Sendable {
     /// resource (RFC 6749 §6), so narrowed tokens (`authctl token --scope/--resource`) are allowed
     /// without `--allow-narrowing`. Only where the provider documents it.
     var keepsGrantOnNarrowedRefresh = false
+    /// The provider takes RFC 8707's `resource` parameter; false: an account's `--resource-url`
+    /// is kept but not sent (Entra v2 refuses it and names the resource in the scope instead).
+    var sendsResourceParameter = true
 
     /// The presets, in the order `--provider help` lists them.
     static let all: [ProviderPreset] = [
@@ -121,7 +124,7 @@ struct ProviderPreset: Sendable {
             docsAnchor: "microsoft-entra-id-azure-ad-microsoft-365",
             // Entra's refresh tokens are multi-resource: `scope=RESOURCE/.default` mints a token for
             // each resource the user consented to, without changing the refresh token's grant.
-            keepsGrantOnNarrowedRefresh: true),
+            keepsGrantOnNarrowedRefresh: true, sendsResourceParameter: false),
         ProviderPreset(
             name: "keycloak", summary: "Keycloak realm (public client, PKCE S256)",
             options: [.url("--realm-url", key: "realm_url", example: "https://sso.example.com/realms/REALM", what: "the realm's URL")],

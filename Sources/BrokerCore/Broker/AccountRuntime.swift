@@ -153,10 +153,18 @@ extension AccountConfiguration {
             authentication = post ? .clientSecretPost(secret) : .clientSecretBasic(secret)
         }
         return ClientConfiguration(
-            clientID: clientID, authentication: authentication, scopes: scopes, audience: audience,
+            clientID: clientID, authentication: authentication, scopes: scopes, resources: resourceParameters,
+            audience: audience,
             extraParameters: extraParameters.sorted { $0.key < $1.key }.map { FormField($0.key, $0.value) },
             tokenRequestFormat: tokenRequestFormat ?? .form, allowedTenants: tenantAllow ?? [],
             pushedAuthorization: pushedAuthorization ?? .auto)
+    }
+
+    /// The RFC 8707 `resource` every grant of the account carries: its resource URL, unless
+    /// `send_resource` is false (Entra v2 refuses the parameter).
+    var resourceParameters: [String] {
+        guard let resourceURL, sendResource != false else { return [] }
+        return [resourceURL]
     }
 
     /// True when the account names its endpoints itself (no discovery, nothing cached).

@@ -16,6 +16,8 @@ enum AccountValidation {
             try Discovery.checkIssuer(input.issuer)
             for (what, url) in input.endpoints?.configured ?? [] { _ = try EndpointURL.secure(url, what: what) }
             if let url = input.discoveryURL { _ = try EndpointURL.secure(url, what: "discovery_url") }
+            // Stored canonical: it is sent as `resource` and compared with the resource's metadata.
+            if let resource = input.resourceURL { configuration.resourceURL = try EndpointURL.canonicalResource(resource).string }
             if let prefix = input.gitURLPrefix {
                 let url = try EndpointURL.secure(prefix, what: "git_url_prefix")
                 // git sends no query; a prefix with one could never match.

@@ -25,9 +25,7 @@ public enum Discovery {
     /// `https://a.example/.well-known/oauth-authorization-server/tenant`.
     public static func authorizationServerMetadataURL(issuer: String) throws(OIDCError) -> String {
         try checkIssuer(issuer)
-        let url = try EndpointURL(parsing: issuer, what: "issuer")
-        let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
-        return url.origin + "/.well-known/oauth-authorization-server" + path
+        return try EndpointURL(parsing: issuer, what: "issuer").pathInsertedWellKnown(EndpointURL.authorizationServerSuffix)
     }
 
     /// The document that complements `documentURL` for gap-filling: the OpenID one for an RFC 8414

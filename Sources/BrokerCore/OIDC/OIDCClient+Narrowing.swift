@@ -13,7 +13,9 @@ extension OIDCClient {
         let request = Self.narrowedRequest(narrowing, issuer: metadata.issuer, configuredScopes: client.scopes)
         let identity = try tokens.previousIDTokenIdentity()
         let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
-            .refreshToken($0, scope: request.scope, resources: request.resources, audience: narrowing.audience)
+            // A scope-only narrowing stays at the account's resource (RFC 8707 §2.2).
+            .refreshToken($0, scope: request.scope, resources: narrowing.resources.isEmpty ? client.resources : request.resources,
+                audience: narrowing.audience)
         }
         try await checkRefreshAnswer(
             response, previousIdentity: identity, metadata: metadata, client: client, previousSubject: previousSubject)

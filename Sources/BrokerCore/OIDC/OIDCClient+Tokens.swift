@@ -18,7 +18,8 @@ extension OIDCClient {
         var client = client
         client.dpopKey = pendingLogin.dpopKey
         let grant = TokenEndpointGrant.authorizationCode(
-            code: code, codeVerifier: pendingLogin.codeVerifier, redirectURI: pendingLogin.redirectURI.description)
+            code: code, codeVerifier: pendingLogin.codeVerifier, redirectURI: pendingLogin.redirectURI.description,
+            resources: client.resources)
         let response = try await tokenRequest(grant, metadata: metadata, client: client)
         guard response.idToken != nil || pendingLogin.nonce == nil else {
             throw .idToken(.malformed("the token response has no id_token although the openid scope was requested"))
@@ -50,7 +51,7 @@ extension OIDCClient {
         let scope = client.scopes.isEmpty ? nil : client.scopeParameter
         let identity = try tokens.previousIDTokenIdentity()
         let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
-            .refreshToken($0, scope: scope)
+            .refreshToken($0, scope: scope, resources: client.resources)
         }
         let claims = try await checkRefreshAnswer(
             response, previousIdentity: identity, metadata: metadata, client: client, previousSubject: previousSubject)
