@@ -31,7 +31,19 @@ public final class MockMCPServer: Sendable {
 
     public init() {}
 
-    func handle(_ request: HTTPRequest, path: String, provider: MockProvider) -> HTTPResponse {
+    /// The answer to a request for the MCP server or its hooks (on the mock's origin), nil for any
+    /// other. In protected-resource mode the server is at that mode's path and answers requests
+    /// with a valid token only: the mode's own 401 challenge (RFC 9728 hint) answers the rest.
+    func answer(_ request: HTTPRequest, provider: MockProvider) -> HTTPResponse? {
+        let path = String(request.path)
+        let mode = provider.configuration.protectedResource
+        if path == "/introspect" || path.hasPrefix("/_mock/mcp") { return handle(request, path: path, provider: provider) }
+        guard path == (mode?.path ?? "/mcp") else { return nil }
+        if mode != nil, provider.mcpScopes(request) == nil { return nil }
+        return handle(request, path: "/mcp", provider: provider)
+    }
+
+    private func handle(_ request: HTTPRequest, path: String, provider: MockProvider) -> HTTPResponse {
         switch (path, request.method) {
         case ("/_mock/mcp", "GET"): return stats()
         case ("/_mock/mcp/reject-tokens", "POST"):

@@ -141,12 +141,12 @@ struct MockRouter: HTTPHandler {
     }
 
     private func route(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        if let answer = provider.mcp.answer(request, provider: provider) { return answer }
         if let answer = provider.protectedResourceAnswer(request) { return answer }
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
         guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {
             return .plainText(status: 404, "no such endpoint")
         }
-        if path == "/mcp" || path == "/introspect" || path.hasPrefix("/_mock/mcp") { return provider.mcp.handle(request, path: path, provider: provider) }
         if path.hasPrefix("/_mock/") { return provider.admin(request, path: path) }
         // The DPoP protected resource takes GET and POST (no faults apply).
         if path == "/resource" { return provider.resource(request) }

@@ -27,8 +27,12 @@ def emit(value):
 
 async def steps(session):
     loop = asyncio.get_running_loop()
-    init = await session.initialize()
-    emit({"initialized": init.protocol_version, "server": init.server_info.name})
+    try:
+        init = await session.initialize()
+        emit({"initialized": init.protocol_version, "server": init.server_info.name})
+    except Exception as error:
+        emit({"error": f"{type(error).__name__}: {error}"})
+        return
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
         if not line:
