@@ -74,6 +74,12 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
     /// `--no-resource-parameter` stores false: the resource URL is kept but no `resource` parameter
     /// is sent (Microsoft Entra v2 refuses it). Nil or true: sent when there is a resource URL.
     public var sendResource: Bool?
+    /// `--client-metadata-url`: a Client ID Metadata Document (its URL is the client id), used when
+    /// the authorization server advertises `client_id_metadata_document_supported`.
+    public var clientMetadataURL: String?
+    /// How the client id was obtained, set by the daemon when it adds an account of a resource
+    /// (`ClientRegistrationKind`); nil: configured by the user (pre-registered).
+    public var clientRegistration: ClientRegistrationKind?
 
     public init(
         name: String, issuer: String, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
@@ -85,7 +91,7 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         pushedAuthorization: PushedAuthorizationMode? = nil, dpop: Bool? = nil, allowExe: [String]? = nil,
         confirmCallers: Bool? = nil, allowNarrowing: Bool? = nil, allowOtherNamespaces: Bool? = nil,
         narrowResources: [String]? = nil, narrowAudiences: [String]? = nil, resourceURL: String? = nil,
-        sendResource: Bool? = nil
+        sendResource: Bool? = nil, clientMetadataURL: String? = nil, clientRegistration: ClientRegistrationKind? = nil
     ) {
         self.name = name
         self.issuer = issuer
@@ -117,6 +123,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         self.narrowAudiences = narrowAudiences
         self.resourceURL = resourceURL
         self.sendResource = sendResource
+        self.clientMetadataURL = clientMetadataURL
+        self.clientRegistration = clientRegistration
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -146,16 +154,24 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
         case narrowAudiences = "narrow_audiences"
         case resourceURL = "resource_url"
         case sendResource = "send_resource"
+        case clientMetadataURL = "client_metadata_url"
+        case clientRegistration = "client_registration"
     }
 
     /// Only `name`, `issuer` and `client_id` are required (docs/api.md): `curl` users need not
-    /// spell out empty `scopes` or `extra_parameters`.
+    /// spell out empty `scopes` or `extra_parameters`. With `resource_url` the issuer and the client
+    /// id may be left out: the daemon discovers the one and obtains the other (empty until then).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let resourceURL = try container.decodeIfPresent(String.self, forKey: .resourceURL)
+        func required(_ key: CodingKeys) throws -> String {
+            if resourceURL != nil { return try container.decodeIfPresent(String.self, forKey: key) ?? "" }
+            return try container.decode(String.self, forKey: key)
+        }
         self.init(
             name: try container.decode(String.self, forKey: .name),
-            issuer: try container.decode(String.self, forKey: .issuer),
-            clientID: try container.decode(String.self, forKey: .clientID),
+            issuer: try required(.issuer),
+            clientID: try required(.clientID),
             clientSecret: try container.decodeIfPresent(String.self, forKey: .clientSecret),
             scopes: try container.decodeIfPresent([String].self, forKey: .scopes) ?? [],
             audience: try container.decodeIfPresent(String.self, forKey: .audience),
@@ -181,8 +197,10 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             allowOtherNamespaces: try container.decodeIfPresent(Bool.self, forKey: .allowOtherNamespaces),
             narrowResources: try container.decodeIfPresent([String].self, forKey: .narrowResources),
             narrowAudiences: try container.decodeIfPresent([String].self, forKey: .narrowAudiences),
-            resourceURL: try container.decodeIfPresent(String.self, forKey: .resourceURL),
-            sendResource: try container.decodeIfPresent(Bool.self, forKey: .sendResource))
+            resourceURL: resourceURL,
+            sendResource: try container.decodeIfPresent(Bool.self, forKey: .sendResource),
+            clientMetadataURL: try container.decodeIfPresent(String.self, forKey: .clientMetadataURL),
+            clientRegistration: try container.decodeIfPresent(ClientRegistrationKind.self, forKey: .clientRegistration))
     }
 }
 

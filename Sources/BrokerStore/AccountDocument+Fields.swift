@@ -16,6 +16,7 @@ extension AccountDocument {
         "redirect_uri", "extra_parameters", "endpoints", "discovery_url", "git_url_prefix", "git_username",
         "token_request_format", "browser", "pin_sha256", "tenant_allow", "token_endpoint_auth_method", "par", "dpop",
         "allow_exe", "confirm_callers", "allow_narrowing", "allow_other_namespaces", "narrow_resources", "narrow_audiences",
+        "resource_url", "send_resource", "client_metadata_url", "client_registration",
     ]
 
     /// The configuration in the members of a version-1 document, or nil to let the generic path decide.
@@ -85,6 +86,11 @@ extension AccountDocument {
                 guard set(&configuration.pushedAuthorization, string(value).flatMap(PushedAuthorizationMode.init)) else {
                     return nil
                 }
+            case "resource_url": guard set(&configuration.resourceURL, string(value)) else { return nil }
+            case "send_resource": guard set(&configuration.sendResource, bool(value)) else { return nil }
+            case "client_metadata_url": guard set(&configuration.clientMetadataURL, string(value)) else { return nil }
+            case "client_registration":
+                guard set(&configuration.clientRegistration, string(value).flatMap(ClientRegistrationKind.init)) else { return nil }
             case "endpoints":
                 // Rare (providers without discovery): its own small Decodable is cheap enough.
                 guard case .object = value, let endpoints = try? WireJSON.decode(ManualEndpoints.self, from: value) else {

@@ -61,6 +61,7 @@ extension Vault {
         try connection.transaction {
             try resealClientSecrets(to: newKey)
             try resealTokens(to: newKey)
+            try resealRegistrationTokens(to: newKey)
             let meta = VaultMeta(connection: connection)
             try meta.writeKeyCheck(key: newKey)
             try meta.setKDFRecord(kdf)

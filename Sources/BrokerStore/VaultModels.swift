@@ -53,6 +53,8 @@ public enum SealedField: String, Sendable, CaseIterable {
     case clientSecret = "client_secret"
     /// The account's DPoP private key (PKCS#8), in the same row as the tokens bound to it.
     case dpopKey = "dpop_key"
+    /// RFC 7591's registration access token, in `client_registrations` (sealed under that row's id).
+    case registrationAccessToken = "registration_access_token"
 
     /// The sealed columns of the `tokens` table, in the order `rekey` reads them.
     static let tokenFields: [SealedField] = [.accessToken, .refreshToken, .idToken, .dpopKey]

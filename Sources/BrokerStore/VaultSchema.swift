@@ -108,6 +108,25 @@ enum VaultSchema {
         Migration(
             name: "restricted-socket-narrowings",
             sql: "ALTER TABLE restricted_sockets ADD COLUMN narrowings TEXT NOT NULL DEFAULT '';"),
+        // RFC 7591 registrations the daemon made for accounts of a protected resource, keyed by
+        // the authorization server's issuer: a client id is only ever used with the issuer that
+        // issued it. The registration access token is sealed under the row's id (its AAD names
+        // the field `registration_access_token`, which no account row uses).
+        Migration(
+            name: "client-registrations",
+            sql: """
+                CREATE TABLE client_registrations (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                    issuer TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    redirect_uri TEXT NOT NULL,
+                    registration_client_uri TEXT,
+                    registration_access_token BLOB,
+                    created_at REAL NOT NULL,
+                    UNIQUE (owner_uid, issuer, client_id)
+                ) STRICT;
+                """),
     ] }
 
     /// Accounts get an owner uid and names become unique per owner. SQLite cannot drop the old

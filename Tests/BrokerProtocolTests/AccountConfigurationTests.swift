@@ -19,7 +19,8 @@ import Testing
         tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true, allowExe: ["/usr/bin/git"],
         confirmCallers: true, allowNarrowing: true, allowOtherNamespaces: true,
         narrowResources: ["https://api.example.com/"],
-        narrowAudiences: ["api://reports"], resourceURL: "https://mcp.example.com/mcp", sendResource: false)
+        narrowAudiences: ["api://reports"], resourceURL: "https://mcp.example.com/mcp", sendResource: false,
+        clientMetadataURL: "https://app.example.com/client.json", clientRegistration: .metadataDocument)
 
     @Test func everyKeyOfTheModelIsInTheProfileOrOnTheExemptList() throws {
         guard case .object(let encoded) = try WireJSON.encodeValue(Self.everyField) else {
@@ -86,6 +87,8 @@ import Testing
             return .string(TokenEndpointAuthMethod.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text) where PushedAuthorizationMode(rawValue: text) != nil:
             return .string(PushedAuthorizationMode.allCases.first { $0.rawValue != text }?.rawValue ?? text)
+        case .string(let text) where ClientRegistrationKind(rawValue: text) != nil:
+            return .string(ClientRegistrationKind.allCases.first { $0.rawValue != text }?.rawValue ?? text)
         case .string(let text): return .string(text + "x")
         case .number(let literal): return .number(literal + "1")
         case .bool(let flag): return .bool(!flag)

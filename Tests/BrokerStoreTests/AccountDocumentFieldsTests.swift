@@ -20,7 +20,9 @@ import Testing
         pinSHA256: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="], tenantAllow: ["9188040d-6c67-4c5b-b112-36a304b66dad"],
         tokenEndpointAuthMethod: .clientSecretPost, pushedAuthorization: .always, dpop: true,
         allowExe: ["/usr/bin/git"], confirmCallers: false, allowNarrowing: true, allowOtherNamespaces: true,
-        narrowResources: ["https://api.example.com/"], narrowAudiences: ["api://reports"])
+        narrowResources: ["https://api.example.com/"], narrowAudiences: ["api://reports"],
+        resourceURL: "https://mcp.example.com/mcp", sendResource: false, clientMetadataURL: "https://app.example/client.json",
+        clientRegistration: .dynamic)
 
     static func members(_ text: String) throws -> [String: JSONValue] {
         guard case .object(let fields) = try WireJSON.parse(Array(text.utf8)) else { throw WireJSONError.tooLarge(limit: 0) }

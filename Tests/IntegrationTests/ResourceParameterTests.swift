@@ -30,6 +30,22 @@ struct ResourceParameterTests {
         #expect(await harness.stopDaemon() == 0)
     }
 
+    /// A pushed authorization request (RFC 9126) carries it too: the mock checks the pushed
+    /// parameters when the browser arrives with the `request_uri`.
+    @Test func aPushedAuthorizationRequestCarriesTheResource() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}, "requirePAR": true}"#)
+        let resource = provider.origin + "/mcp"
+        let add = try await harness.authctl([
+            "account", "add", "mcp", "--issuer", provider.issuer, "--client-id", "mock-client", "--resource-url", resource,
+        ])
+        #expect(add.status == 0, "\(add)")
+        #expect(try await harness.login("mcp", provider: provider).status == 0, "\(harness.daemonLog)")
+        #expect(try await provider.stats.parRequests == 1)
+        let stats = try await provider.protectedResourceStats
+        #expect(stats.resourceParameters == ["authorize=\(resource)", "authorization_code=\(resource)"], "\(stats)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test func noResourceParameterKeepsTheURLButSendsNone() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {"checkResource": false}}"#)
         let add = try await harness.authctl([

@@ -66,6 +66,7 @@ public struct MockProtectedResourceStats: Codable, Sendable, Equatable {
     public var invalidTargets = 0
     public var challenges = 0
     public var metadataRequests = 0
+    /// Every request for an authorization-server document, served or not, by name ("rfc8414", …).
     public var serverMetadataRequests: [String] = []
     public var registrations = 0
     public var registrationReads = 0
@@ -90,6 +91,7 @@ extension MockProvider {
             return protectedResourceMetadata(mode)
         }
         if let document = serverDocumentName(path) {
+            state.withLock { $0.stats.protectedResource.serverMetadataRequests.append(document) }
             guard mode.serverDocuments.contains(document) else { return .plainText(status: 404, "no \(document) document") }
             return serverMetadata(mode, document: document)
         }
@@ -139,7 +141,6 @@ extension MockProvider {
     private func serverMetadata(_ mode: MockProtectedResource, document name: String) -> HTTPResponse {
         let configuration = state.withLock { state in
             state.stats.discoveryRequests += 1
-            state.stats.protectedResource.serverMetadataRequests.append(name)
             return state.configuration
         }
         var document = metadataDocument(configuration)

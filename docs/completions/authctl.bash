@@ -142,7 +142,7 @@ _authctl() {
                     --end-session-endpoint --jwks-uri --discovery-url --git-url-prefix --git-username --redirect-uri
                     --token-request-format --token-endpoint-auth-method --browser --pin-sha256 --tenant-allow
                     --par --par-endpoint --dpop --allow-exe --confirm --allow-other-namespaces --allow-narrowing
-                    --allow-resource --allow-audience --resource-url --no-resource-parameter" ;;
+                    --allow-resource --allow-audience --resource-url --no-resource-parameter --client-metadata-url" ;;
                 update) options="--allow-exe --no-allow-exe --confirm --no-confirm --allow-other-namespaces --no-allow-other-namespaces
                     --allow-resource --no-allow-resource --allow-audience --no-allow-audience --client-secret-file --code"; accounts=yes ;;
                 apply) options="--code" ;;

@@ -163,6 +163,7 @@ complete -c authctl -n '__authctl_account_sub update apply' -l code -r -f -d 'th
 complete -c authctl -n '__authctl_account_sub add' -l allow-narrowing -d 'allow narrowed tokens (token --scope/--resource/--audience)'
 complete -c authctl -n '__authctl_account_sub add' -l resource-url -r -f -d 'the protected resource (MCP server) the tokens are for'
 complete -c authctl -n '__authctl_account_sub add' -l no-resource-parameter -d 'send no RFC 8707 resource parameter'
+complete -c authctl -n '__authctl_account_sub add' -l client-metadata-url -r -f -d 'a Client ID Metadata Document URL as the client id'
 for endpoint in discovery-url authorization-endpoint token-endpoint revocation-endpoint userinfo-endpoint device-authorization-endpoint end-session-endpoint jwks-uri par-endpoint
     complete -c authctl -n '__authctl_account_sub add' -l $endpoint -x -d 'manual endpoint URL'
 end

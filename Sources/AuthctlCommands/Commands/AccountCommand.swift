@@ -7,6 +7,7 @@ enum AccountCommand: Command {
     static let summary = "add, list, show, remove or apply (declarative) accounts"
     static let help = """
         usage: authctl account add NAME --issuer URL --client-id ID [options]
+               authctl account add NAME --resource-url URL [--client-id ID|--client-metadata-url URL] [options]
                authctl account add NAME --provider PRESET --client-id ID [preset options] [options]
                authctl account add --provider help
                authctl account list [--json]
@@ -90,6 +91,17 @@ enum AccountCommand: Command {
                                        exchange and every refresh
           --no-resource-parameter      with --resource-url: send no `resource` parameter
                                        (Microsoft Entra v2 refuses it)
+                                       Without --issuer the daemon asks the resource: its 401
+                                       challenge or /.well-known/oauth-protected-resource
+                                       (RFC 9728) names the authorization server, whose
+                                       metadata must offer PKCE S256; scopes come from the
+                                       challenge or the metadata unless --scope. The client:
+                                       --client-id if given, else --client-metadata-url when the
+                                       server accepts metadata documents, else RFC 7591 dynamic
+                                       registration on a fixed loopback port, kept in the vault
+                                       and deleted (RFC 7592) by `account remove`
+          --client-metadata-url URL    with --resource-url: a Client ID Metadata Document whose
+                                       URL is the client id
           --allow-narrowing            allow narrowed tokens (authctl token --scope/--resource/
                                        --audience). Each spends the refresh token on a narrowed
                                        refresh; a provider that then keeps only the narrowed
@@ -154,7 +166,7 @@ enum AccountCommand: Command {
         .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
         .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par-endpoint"), .value("--par"),
         .repeated("--pin-sha256"), .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
-        .value("--resource-url"), .flag("--no-resource-parameter"),
+        .value("--resource-url"), .flag("--no-resource-parameter"), .value("--client-metadata-url"),
     ] + callerPolicyOptions
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -199,12 +211,17 @@ enum AccountCommand: Command {
         let account = try requireAccountName(arguments, command: "authctl account add")
         if let problem = AccountName.problem(with: account) { throw UsageError("invalid account name '\(account)': \(problem)") }
         let preset = try selectedPreset(arguments)
-        guard let clientID = arguments.value("--client-id") else {
-            throw UsageError("'authctl account add' needs --client-id ID" + (preset == nil ? " and --issuer URL (or --provider PRESET)" : ""))
+        // A resource's URL alone: the daemon discovers the server and obtains the client.
+        let fromResource = arguments.value("--resource-url") != nil && arguments.value("--issuer") == nil && preset == nil
+        guard let clientID = arguments.value("--client-id") ?? (fromResource ? "" : nil) else {
+            let more = preset != nil || arguments.value("--issuer") != nil ? "" : " and --issuer URL (or --provider PRESET)"
+            throw UsageError("'authctl account add' needs --client-id ID" + more
+                + (arguments.value("--resource-url") != nil ? " (or leave out --issuer: the daemon then finds the server)" : ""))
         }
         // With a preset the issuer may come from it (`apply`, below): empty until then.
-        guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) else {
-            throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add --provider help)")
+        guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) ?? (fromResource ? "" : nil) else {
+            throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add "
+                + "--provider help), or --resource-url URL")
         }
         var configuration = AccountConfiguration(
             name: account, issuer: issuer, clientID: clientID, scopes: arguments.all("--scope"),
@@ -251,19 +268,15 @@ enum AccountCommand: Command {
         if let file = arguments.value("--client-secret-file") { configuration.clientSecret = try SecretFile.read(file) }
         if let preset { try apply(preset, to: &configuration, arguments, context) }
         let added = try context.client.call(.addAccount, body: configuration)
+        if fromResource, let kept = added.configuration {
+            Output.note("Resource \(kept.resourceURL ?? "-"): authorization server \(kept.issuer), client "
+                + "\(kept.clientRegistration?.rawValue ?? "preregistered") (\(kept.clientID)).")
+        }
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         if let warning = DPoPAdvice.warning(for: configuration, advertised: added.dpopSigningAlgValuesSupported) {
             Output.note(warning)
         }
         return ExitCode.success
-    }
-
-    /// `--resource-url URL` and `--no-resource-parameter` (checked and made canonical by the daemon).
-    static func applyResource(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration) throws(UsageError) {
-        configuration.resourceURL = arguments.value("--resource-url")
-        guard arguments.has("--no-resource-parameter") else { return }
-        guard configuration.resourceURL != nil else { throw UsageError("--no-resource-parameter needs --resource-url URL") }
-        configuration.sendResource = false
     }
 
     /// `--redirect-uri`, refused here as the daemon would refuse it (a usage error, exit 64), with

@@ -18,6 +18,10 @@ enum AccountValidation {
             if let url = input.discoveryURL { _ = try EndpointURL.secure(url, what: "discovery_url") }
             // Stored canonical: it is sent as `resource` and compared with the resource's metadata.
             if let resource = input.resourceURL { configuration.resourceURL = try EndpointURL.canonicalResource(resource).string }
+            // The CIMD draft: an https URL with a path (loopback http for tests, as everywhere).
+            if let document = input.clientMetadataURL, try EndpointURL.secure(document, what: "client_metadata_url").path.count < 2 {
+                throw OIDCError.invalidConfiguration("client_metadata_url must name a document (a URL with a path)")
+            }
             if let prefix = input.gitURLPrefix {
                 let url = try EndpointURL.secure(prefix, what: "git_url_prefix")
                 // git sends no query; a prefix with one could never match.

@@ -48,8 +48,22 @@ extension TokenBroker {
     public func addAccount(_ configuration: AccountConfiguration, owner: UInt32) async throws(WireError)
         -> AccountStatus
     {
-        let configuration = try AccountValidation.check(configuration).get()
         let key = AccountKey(owner: owner, name: configuration.name)
+        guard accounts[key] == nil else { throw conflict(key.name) }
+        // A resource's URL alone: discover its server and obtain a client before the usual checks.
+        let completed = try await completeProtectedResource(configuration, owner: owner)
+        do throws(WireError) {
+            return try await addCompleted(completed, key: key)
+        } catch {
+            // A client registered for this account only is not left behind at the server.
+            if configuration.clientID.isEmpty { await releaseRegistration(of: completed, owner: owner) }
+            throw error
+        }
+    }
+
+    private func addCompleted(_ completed: AccountConfiguration, key: AccountKey) async throws(WireError) -> AccountStatus {
+        let owner = key.owner
+        let configuration = try AccountValidation.check(completed).get()
         guard accounts[key] == nil else { throw conflict(key.name) }
         let metadata = try await resolveMetadata(for: configuration)
         let stored: Account
@@ -93,6 +107,7 @@ extension TokenBroker {
         sync(key, now: now())
         // Removing drops the caller policy too (and the tokens): say which, and who asked.
         let configuration = removed.configuration
+        await releaseRegistration(of: configuration, owner: key.owner)
         let policy = [("allow_exe", !(configuration.allowExe ?? []).isEmpty), ("confirm_callers", configuration.confirmCallers == true)]
             .filter(\.1).map(\.0).joined(separator: ",")
         logger.with(key).with(policy.isEmpty ? [:] : ["policy": policy])

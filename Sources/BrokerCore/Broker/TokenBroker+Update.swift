@@ -14,7 +14,11 @@ extension TokenBroker {
     public func updateAccount(
         _ input: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester
     ) async throws(WireError) -> AccountUpdateResult {
-        let configuration = try AccountValidation.check(input).get()
+        guard let existing = accounts[AccountKey(owner: owner, name: input.name)] else {
+            throw unknownAccount(AccountKey(owner: owner, name: input.name))
+        }
+        let completed = try await completeUpdate(input, of: existing.configuration, owner: owner)
+        let configuration = try AccountValidation.check(completed).get()
         let key = AccountKey(owner: owner, name: configuration.name)
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         let secret = configuration.clientSecret.map { Secret($0) }
