@@ -69,8 +69,10 @@ struct MCPBridgeTests {
             #expect(last?["id"] as? Int == 2 && last?["result"] != nil, "\(run.stdout)\n\(run.stderr)\n\(harness.daemonLog)")
         }
         #expect(try await provider.stats.refreshes == before + 1)
-        // Both met the 401 (the protected-resource mode's challenge), both calls were then served.
-        #expect(try await provider.protectedResourceStats.challenges >= 2)
+        // At least one met the 401 (the other may have started after the refresh: MCPSDKTests has
+        // two hosts that both hold the refused token); both calls were then served.
+        let challenged = try await provider.protectedResourceStats
+        #expect(challenged.challenges >= 1, "\(challenged)\n\(harness.daemonLog)")
         #expect(try await provider.mcpStats.calls == 2)
         // The refresh carried the resource (RFC 8707), as every grant of the account does.
         #expect(try await provider.protectedResourceStats.resourceParameters.last == "refresh_token=\(provider.origin)/mcp")
@@ -99,4 +101,29 @@ struct MCPBridgeTests {
 
 extension Array {
     fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// `authctl mcp URL`: the account of that resource, added (RFC 9728 discovery and dynamic
+/// registration, issue 28 §1) and logged in through the browser when there is none.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct MCPServerURLTests {
+    @Test func aServerURLWithNoAccountAddsOneNamedAfterTheHostThenFindsIt() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {"challengeScope": "mcp:tools"}}"#)
+        var environment = harness.environment
+        // The login's browser: the test follows the page authctl hands it, as a browser would.
+        environment["AUTHBROKER_BROWSER"] = try LoginPageReader.installFollower(in: harness.root) + " %s"
+        let url = provider.origin + "/mcp"
+        let lines = [MCPHostLines.initialize(), MCPHostLines.initialized, MCPHostLines.call(id: 2, "echo", text: "by url")]
+        let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", url]
+        let first = try await Subprocess.run(command, stdin: lines.map { $0 + "\n" }.joined(), environment: environment)
+        let name = "127.0.0.1-\(provider.port)"
+        #expect(first.stderr.contains("adding account '\(name)'") && first.stderr.contains("needs a login"), "\(first.stderr)\n\(harness.daemonLog)")
+        let content = ((MCPHostLines.messages(first.stdout).last?["result"] as? [String: Any])?["content"] as? [[String: Any]])?.first
+        #expect(content?["text"] as? String == "by url", "\(first.stdout)")
+        // Only JSON-RPC on stdout: what the add and the login printed went to stderr.
+        #expect(MCPHostLines.messages(first.stdout).count == first.stdout.split(separator: "\n").count)
+        let second = try await Subprocess.run(command, stdin: lines.map { $0 + "\n" }.joined(), environment: environment)
+        #expect(!second.stderr.contains("adding") && second.status == 0, "\(second.stderr)")
+        #expect(await harness.stopDaemon() == 0)
+    }
 }

@@ -39,7 +39,8 @@ public final class MockMCPServer: Sendable {
         let mode = provider.configuration.protectedResource
         if path == "/introspect" || path.hasPrefix("/_mock/mcp") { return handle(request, path: path, provider: provider) }
         guard path == (mode?.path ?? "/mcp") else { return nil }
-        if mode != nil, provider.mcpScopes(request) == nil { return nil }
+        // The mode's resource keeps its plain GET (`{"ok": true}`); MCP is POST and DELETE.
+        if mode != nil, provider.mcpScopes(request) == nil || !["POST", "DELETE"].contains(request.method) { return nil }
         return handle(request, path: "/mcp", provider: provider)
     }
 

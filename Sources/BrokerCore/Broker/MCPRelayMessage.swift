@@ -65,7 +65,7 @@ public struct MCPRelayAnswer: Sendable, Equatable {
         self.init(
             status: response.status, contentType: MCPRelayAnswer.mediaType(response.headers["Content-Type"]),
             sessionID: MCPRelay.passable(response.headers[MCPRelay.sessionID]),
-            wwwAuthenticate: response.headers.values("WWW-Authenticate").map { String($0.prefix(BearerChallenge.maximumHeaderLength)) },
+            wwwAuthenticate: response.headers.values("WWW-Authenticate").map { String($0.prefix(AuthenticationChallenge.maximumBytes)) },
             body: response.body)
     }
 
