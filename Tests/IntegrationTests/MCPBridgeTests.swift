@@ -79,6 +79,20 @@ struct MCPBridgeTests {
         #expect(await harness.stopDaemon() == 0)
     }
 
+    @Test func sigtermEndsTheSessionLikeTheEndOfInput() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
+        try await harness.signInMCP("tools", provider: provider)
+        let bridge = try SpawnedProcess(
+            [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "tools"], environment: harness.environment,
+            stdoutPath: harness.root + "/bridge.out", stderrPath: harness.root + "/bridge.err", keepStdinOpen: true)
+        try bridge.process.writeToStdin(MCPHostLines.initialize() + "\n")
+        #expect(await SpawnedProcess.eventually(timeout: 30) { bridge.stdout.contains(#""protocolVersion""#) }, "\(bridge.stderr)")
+        bridge.signal(SIGTERM)  // stdin still open: the read is interrupted
+        #expect(await bridge.waitForExit(timeout: 30) == 0, "\(bridge.stderr)")
+        #expect(try await provider.mcpStats.deletes == 1)
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test func refusalsAreOneLineAndAJSONRPCErrorForTheWaitingRequest() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
         // No account: said at once, before any message.
