@@ -50,6 +50,22 @@ public enum Discovery {
     static func readDocument(_ response: HTTPResponse, url: String, expectedIssuer: String?, now: Date)
         throws(OIDCError) -> ProviderMetadata?
     {
+        guard let body = try documentBody(response, url: url, now: now, what: "the metadata document"),
+            var metadata = try? WireJSON.decode(ProviderMetadata.self, from: body)
+        else { return nil }
+        try metadata.validate(expectedIssuer: expectedIssuer ?? metadata.issuer)
+        // An accepted Entra `{tenantid}` template serves the configured issuer: cache keys, the
+        // pending login's issuer and the ID token rule (`EntraIssuer`) all start from that one.
+        if let expectedIssuer { metadata.issuer = expectedIssuer }
+        return metadata
+    }
+}
+
+extension Discovery {
+    /// The body of a fetched well-known document (provider or protected-resource metadata), nil
+    /// when absent (any status but 200); throws for overload and server errors (retry later rather
+    /// than fall back) and for JSON nested too deep to decode safely.
+    static func documentBody(_ response: HTTPResponse, url: String, now: Date, what: String) throws(OIDCError) -> [UInt8]? {
         if OIDCError.isTransientStatus(response.status) {
             throw .httpStatus(response.status, endpoint: url, retryAfter: RetryAfter.from(response.headers, now: now))
         }
@@ -57,14 +73,9 @@ public enum Discovery {
         do throws(JSONTooDeep) {
             try JSONNesting.check(response.body)
         } catch {
-            throw .malformedResponse(endpoint: url, reason: error.describing("the metadata document"))
+            throw .malformedResponse(endpoint: url, reason: error.describing(what))
         }
-        guard var metadata = try? WireJSON.decode(ProviderMetadata.self, from: response.body) else { return nil }
-        try metadata.validate(expectedIssuer: expectedIssuer ?? metadata.issuer)
-        // An accepted Entra `{tenantid}` template serves the configured issuer: cache keys, the
-        // pending login's issuer and the ID token rule (`EntraIssuer`) all start from that one.
-        if let expectedIssuer { metadata.issuer = expectedIssuer }
-        return metadata
+        return response.body
     }
 }
 

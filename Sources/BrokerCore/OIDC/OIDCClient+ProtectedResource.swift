@@ -1,7 +1,6 @@
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
-import JSONLimits
 
 /// What the broker learned about a protected resource (an MCP server) and its authorization
 /// server: enough to add an account from the resource's URL alone.
@@ -86,16 +85,8 @@ extension OIDCClient {
     private func fetchResourceMetadata(_ url: String) async throws(OIDCError) -> ProtectedResourceMetadata? {
         let checked = try EndpointURL.secure(url, what: "resource_metadata")
         let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
-        if OIDCError.isTransientStatus(response.status) {
-            throw .httpStatus(response.status, endpoint: url, retryAfter: RetryAfter.from(response.headers, now: time.now()))
-        }
-        guard response.status == 200 else { return nil }
-        do throws(JSONTooDeep) {
-            try JSONNesting.check(response.body)
-        } catch {
-            throw .malformedResponse(endpoint: url, reason: error.describing("the resource metadata"))
-        }
-        return try? WireJSON.decode(ProtectedResourceMetadata.self, from: response.body)
+        let body = try Discovery.documentBody(response, url: url, now: time.now(), what: "the resource metadata")
+        return body.flatMap { try? WireJSON.decode(ProtectedResourceMetadata.self, from: $0) }
     }
 
     /// The authorization server's metadata from the first of its URLs in the MCP spec's order that
