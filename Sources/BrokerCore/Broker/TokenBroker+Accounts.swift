@@ -101,6 +101,7 @@ extension TokenBroker {
         counters.state(nil, replacing: removed.reportedState, owner: key.owner)
         accounts[key] = nil
         approvals.forget(key)
+        stepUps.clear(key)
         narrowedBudget.remove(account: key)
         policyConfirmations.forget(key)
         wakeUps.cancel(key)
