@@ -11,7 +11,9 @@ extension TokenBroker {
         var url: String
         var dpop: Bool
         var pins: PublicKeyPins
-        var transport: any HTTPTransport
+        /// The account's engine (its pins): its transport sends, its RFC 9728 discovery reads scopes.
+        var client: OIDCClient
+        var transport: any HTTPTransport { client.transport }
     }
 
     public nonisolated func mcpRelay(account key: AccountKey, message: MCPRelayMessage) async throws(WireError) -> MCPRelayAnswer {
@@ -32,7 +34,7 @@ extension TokenBroker {
         }
         var answer = MCPRelayAnswer(response)
         if response.status == 403, let challenge = BearerChallenge.stepUp(in: answer.wwwAuthenticate) {
-            let scopes = challenge.scopes.isEmpty ? await metadataScopes(challenge, target: target) : challenge.scopes
+            let scopes = challenge.scopes.isEmpty ? await metadataScopes(target: target) : challenge.scopes
             answer.stepUp = try await stepUp(account: key, scopes: scopes)
         }
         return answer
@@ -49,8 +51,7 @@ extension TokenBroker {
                     + "add one with: authctl account add NAME --resource-url URL"))
         }
         return MCPTarget(
-            url: url, dpop: configuration.dpop == true, pins: configuration.publicKeyPins,
-            transport: oidcClient(for: configuration).transport)
+            url: url, dpop: configuration.dpop == true, pins: configuration.publicKeyPins, client: oidcClient(for: configuration))
     }
 
     /// One attempt: the current token (or token and proof) attached, the answer and the token used.
@@ -76,18 +77,12 @@ extension TokenBroker {
         }
     }
 
-    /// A challenge without `scope=`: the scopes the resource's metadata (RFC 9728) lists, read from
-    /// its `resource_metadata` URL when that is on the resource's own origin (never another host),
-    /// else from the well-known URL with the resource's path (MCP 2025-11-25, scope selection).
-    private nonisolated func metadataScopes(_ challenge: BearerChallenge, target: MCPTarget) async -> [String] {
-        guard case .success(let origin) = DPoPProofRequest.origin(of: target.url) else { return [] }
-        let path = String(target.url.dropFirst(origin.count)).split(separator: "?").first.map(String.init) ?? ""
-        var url = origin + "/.well-known/oauth-protected-resource" + (path == "/" ? "" : path)
-        if let hinted = challenge.resourceMetadata, case .success(origin) = DPoPProofRequest.origin(of: hinted) { url = hinted }
-        guard let response = try? await target.transport.send(HTTPClientRequest(url: url, headers: HTTPHeaders([("Accept", "application/json")]), pins: target.pins)),
-            response.status == 200, case .object(let document)? = try? WireJSON.parse(response.body, maximumBytes: 64 * 1024)
-        else { return [] }
-        return Array((document["scopes_supported"]?.stringList ?? []).filter(TokenNarrowing.isScopeToken).prefix(32))
+    /// A challenge without `scope=`: the scopes the resource's metadata (RFC 9728) lists, found as
+    /// `account add --resource-url` finds them (`discoverProtectedResource`: the resource's own
+    /// challenge or well-known URLs, the document checked to name this resource); none on failure.
+    private nonisolated func metadataScopes(target: MCPTarget) async -> [String] {
+        guard let discovery = try? await target.client.discoverProtectedResource(target.url) else { return [] }
+        return Array(discovery.scopes.filter(TokenNarrowing.isScopeToken).prefix(32))
     }
 
     public func stepUp(account key: AccountKey, scopes: [String]) async throws(WireError) -> StepUpResult {
