@@ -123,7 +123,7 @@ let package = Package(
             swiftSettings: [functionSections], linkerSettings: daemonLinkerSettings),
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
-        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls"], swiftSettings: startUpSettings),
+        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "HTTPCodec", "SystemCalls"], swiftSettings: startUpSettings),
         // The whole command line. Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite):
         // start-up is most of a short command's time (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.

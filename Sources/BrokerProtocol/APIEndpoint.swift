@@ -73,6 +73,16 @@ extension APIEndpoint where Body == DPoPProofRequest, Response == DPoPProofGrant
     public static func dpopProof(account name: String) -> Self { Self(.dpopProof, name) }
 }
 
+extension APIEndpoint where Body == StepUpReport, Response == StepUpResult {
+    /// Reports a resource server's `insufficient_scope` challenge: the account needs a login with more scopes.
+    public static func stepUp(account name: String) -> Self { Self(.stepUp, name) }
+}
+
+extension APIEndpoint where Body == APINoBody, Response == APINoContent {
+    /// Ends the MCP session named by the `Mcp-Session-Id` header at the account's resource (`authctl mcp`'s exit).
+    public static func mcpEndSession(account name: String) -> Self { Self(.mcpEndSession, name) }
+}
+
 extension APIEndpoint where Body == LoginRequest, Response == LoginStarted {
     public static func login(account name: String) -> Self { Self(.login, name) }
 }

@@ -8,6 +8,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
     case token, idToken, tokenRejected, dpopProof
+    case mcpMessage, mcpEndSession, stepUp
     case login, cancelLogin, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
@@ -20,10 +21,10 @@ public enum APIOperation: String, CaseIterable, Sendable {
             .listApprovals:
             "GET"
         case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket, .dpopProof,
-            .decideApproval:
+            .decideApproval, .mcpMessage, .stepUp:
             "POST"
         case .updateAccount: "PUT"
-        case .removeAccount, .removeSocket, .cancelLogin: "DELETE"
+        case .removeAccount, .removeSocket, .cancelLogin, .mcpEndSession: "DELETE"
         }
     }
 
@@ -39,6 +40,8 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .idToken: .idToken(parameter)
         case .tokenRejected: .tokenRejected(parameter)
         case .dpopProof: .dpopProof(parameter)
+        case .mcpMessage, .mcpEndSession: .mcp(parameter)
+        case .stepUp: .stepUp(parameter)
         case .login, .cancelLogin: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
         case .loginCallback: .loginCallback
@@ -72,7 +75,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .token: [.minTTL, .scope, .resource, .audience, .refresh]
         case .idToken: [.minTTL]
         case .loginStatus: [.wait]
-        case .loginCallback, .discovery, .dpopProof: []
+        case .loginCallback, .discovery, .dpopProof, .mcpMessage, .mcpEndSession, .stepUp: []
         case .addAccount: [.dryRun]
         case .updateAccount: [.dryRun, .keepClientSecret]
         case .getAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
@@ -82,11 +85,12 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// Whether the request carries a JSON object.
     public var body: APIBodyRule {
         switch self {
-        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket, .decideApproval, .dpopProof:
+        case .addAccount, .updateAccount, .tokenRejected, .loginCallback, .discovery, .addSocket, .decideApproval, .dpopProof,
+            .mcpMessage, .stepUp:
             .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
-            .listSockets, .removeSocket, .listApprovals, .cancelLogin:
+            .listSockets, .removeSocket, .listApprovals, .cancelLogin, .mcpEndSession:
             .none
         }
     }

@@ -15,6 +15,10 @@ public enum APIRoute: Equatable, Sendable {
     case tokenRejected(String)
     /// A DPoP proof (and the token it binds) for one request to a resource server.
     case dpopProof(String)
+    /// The account's MCP server (its `resource_url`), relayed by the daemon (`authctl mcp`).
+    case mcp(String)
+    /// A resource server's `insufficient_scope` challenge, reported by any client (step-up).
+    case stepUp(String)
     case login(String)
     case loginStatus(String)
     /// A private-use scheme redirect handed over by `authctl callback`.
@@ -41,6 +45,8 @@ public enum APIRoute: Equatable, Sendable {
         case .idToken: "/v1/accounts/{name}/id_token"
         case .tokenRejected: "/v1/accounts/{name}/token/rejected"
         case .dpopProof: "/v1/accounts/{name}/dpop-proof"
+        case .mcp: "/v1/accounts/{name}/mcp"
+        case .stepUp: "/v1/accounts/{name}/step-up"
         case .login: "/v1/accounts/{name}/login"
         case .loginStatus: "/v1/logins/{id}"
         case .loginCallback: "/v1/logins/callback"
@@ -58,7 +64,8 @@ public enum APIRoute: Equatable, Sendable {
     public var parameter: String? {
         switch self {
         case .ping, .status, .accounts, .rekey, .metrics, .loginCallback, .discovery, .sockets, .approvals: nil
-        case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .dpopProof(let value), .login(let value),
+        case .account(let value), .token(let value), .idToken(let value), .tokenRejected(let value), .dpopProof(let value),
+            .mcp(let value), .stepUp(let value), .login(let value),
             .loginStatus(let value), .logout(let value), .socket(let value):
             value
         }
@@ -109,6 +116,8 @@ public enum APIRoute: Equatable, Sendable {
             case "login": return .login(name)
             case "logout": return .logout(name)
             case "dpop-proof": return .dpopProof(name)
+            case "mcp": return .mcp(name)
+            case "step-up": return .stepUp(name)
             default: throw .unknown
             }
         case 5 where segments[0] == "v1" && segments[1] == "accounts" && segments[3] == "token" && segments[4] == "rejected":

@@ -47,6 +47,9 @@ public struct AccountStatus: Codable, Sendable, Equatable {
     /// Only in `POST /v1/accounts`'s answer: the provider metadata's `dpop_signing_alg_values_supported`
     /// (RFC 9449 §5.1), so `authctl account add` can suggest `--dpop`. Absent when it lists none.
     public var dpopSigningAlgValuesSupported: [String]?
+    /// Scopes a resource server asked for (`insufficient_scope`) that the next `authctl login` adds;
+    /// absent when none (docs/mcp.md, step-up).
+    public var stepUpScope: String?
 
     public init(
         name: String, state: AccountState, expiresAt: String? = nil, lastRefresh: String? = nil,
@@ -67,6 +70,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
         case lastRefresh = "last_refresh"
         case lastError = "last_error"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case stepUpScope = "step_up_scope"
     }
 
     // Encode nulls explicitly: the documented JSON shape always has every key.
@@ -81,6 +85,7 @@ public struct AccountStatus: Codable, Sendable, Equatable {
         try container.encode(scope, forKey: .scope)
         try container.encodeIfPresent(configuration, forKey: .configuration)
         try container.encodeIfPresent(dpopSigningAlgValuesSupported, forKey: .dpopSigningAlgValuesSupported)
+        try container.encodeIfPresent(stepUpScope, forKey: .stepUpScope)
     }
 }
 

@@ -135,6 +135,16 @@ final class FakeBrokerService: BrokerService {
 
     static let proof = "fake-dpop-proof-9be41d"
 
+    func mcpRelay(account: AccountKey, message: MCPRelayMessage) async throws(WireError) -> MCPRelayAnswer {
+        try record("mcpRelay(\(label(account)),\(message.method.rawValue),\(message.sessionID ?? "nil"))")
+        return MCPRelayAnswer(status: 200, contentType: "application/json", body: message.body)
+    }
+
+    func stepUp(account: AccountKey, scopes: [String]) async throws(WireError) -> StepUpResult {
+        try record("stepUp(\(label(account)),\(scopes.joined(separator: " ")))")
+        return StepUpResult(account: account.name, scope: scopes.joined(separator: " "), loginCommand: "authctl login \(account.name)")
+    }
+
     func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant {
         try record("dpopProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))")
         return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.proof, expiresAt: "2030-01-01T00:00:00Z")

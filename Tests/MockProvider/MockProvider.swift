@@ -24,6 +24,8 @@ public final class MockProvider: Sendable {
     /// matched below it.
     let issuerPath: String
     let state: Mutex<MockProviderState>
+    /// The MCP server on this origin (`/mcp`, `MockMCPServer`).
+    public let mcp = MockMCPServer()
     /// The issuer's listener, and the shop domain's in Shopify mode.
     private let servers: Mutex<[HTTPServer]>
 
@@ -139,6 +141,7 @@ struct MockRouter: HTTPHandler {
     }
 
     private func route(_ request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        if let answer = provider.mcp.answer(request, provider: provider) { return answer }
         if let answer = provider.protectedResourceAnswer(request) { return answer }
         // Every URL of the provider is under its issuer (`url(_:)`), which has a path in Shopify mode.
         guard let path = provider.entraTokenPath(String(request.path)) ?? provider.pathBelowIssuer(String(request.path)) else {

@@ -40,7 +40,7 @@ _authctl_presets="help shopify workos workos-connect github gitlab google micros
 _authctl_presets=$(echo $_authctl_presets)
 _authctl_value_options+=" --provider --shop-domain --authkit-domain --gitlab-url --tenant --realm-url --okta-domain --auth0-domain --dex-url --dot-url"
 
-_authctl_commands="login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey
+_authctl_commands="login logout token refresh status account socket approve approvals exec header curl mcp kube-credential git-credential callback rekey
     ping version help"
 _authctl_commands=$(echo $_authctl_commands)
 
@@ -144,6 +144,7 @@ _authctl() {
                 return
             fi
             options="--help"; accounts=yes ;;
+        mcp) options="--help"; accounts=yes ;;
         kube-credential) options="--id-token --min-ttl --scope --resource --audience --help"; accounts=yes ;;
         approve) options="--exe --code --deny --help"; accounts=yes ;;
         approvals) options="--json --help" ;;

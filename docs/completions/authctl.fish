@@ -2,7 +2,7 @@
 # Account names come from the running daemon (`authctl account list --json`); when it is down
 # the list is simply empty.
 
-set -l __authctl_commands login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help
+set -l __authctl_commands login logout token refresh status account socket approve approvals exec header curl mcp kube-credential git-credential callback rekey ping version help
 
 # `--socket PATH` when the command line gives one (one word a line), else nothing.
 function __authctl_socket_args
@@ -87,6 +87,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a exec -d 'run a command with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a header -d 'print an HTTP header with the token'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a curl -d 'run curl with the token (and a DPoP proof)'
+complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a mcp -d 'be an MCP server on stdio, relaying to the account'"'"'s MCP server'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a kube-credential -d 'print a kubectl ExecCredential'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a git-credential -d 'git credential helper'
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a callback -d 'hand a redirect URL to the waiting login'
@@ -95,7 +96,7 @@ complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a 
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a version -d "print authctl's version"
 complete -c authctl -n "not __fish_seen_subcommand_from $__authctl_commands" -a help -d 'show help'
 
-complete -c authctl -n '__authctl_using login logout token refresh status exec header curl kube-credential' -a '(__authctl_accounts)' -d account
+complete -c authctl -n '__authctl_using login logout token refresh status exec header curl mcp kube-credential' -a '(__authctl_accounts)' -d account
 complete -c authctl -n '__authctl_using login logout token refresh status exec header kube-credential' -l help -d 'show help'
 complete -c authctl -n '__authctl_using exec header kube-credential' -l min-ttl -x -d 'the token must stay valid this long'
 complete -c authctl -n '__authctl_using exec' -l env -x -d 'the variable to set'

@@ -30,7 +30,7 @@ expect() { # expect "WANTED COMPLETIONS" WORD...   (the last word is the one bei
         echo "FAIL [$*]: got '$got', wanted '$wanted'"; failures=$((failures + 1))
     fi
 }
-expect "login logout token refresh status account socket approve approvals exec header curl kube-credential git-credential callback rekey ping version help" authctl ""
+expect "login logout token refresh status account socket approve approvals exec header curl mcp kube-credential git-credential callback rekey ping version help" authctl ""
 expect "--socket" authctl --s
 expect "git.example work" authctl token ""
 expect "work" authctl --socket /up.sock login w

@@ -105,7 +105,7 @@ enum StatusView {
         let rows = [["ACCOUNT", "STATE", "EXPIRES", "REFRESHED", "ERROR", "SCOPES"]]
             + accounts.map { account in
                 [account.name, account.state.rawValue, expiry(account, now: now), ago(account.lastRefresh, now: now),
-                 account.lastError?.code.rawValue ?? "-", account.scope ?? "-"]
+                 account.lastError?.code.rawValue ?? (account.stepUpScope == nil ? "-" : "step_up"), account.scope ?? "-"]
             }
         let lead = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }.reduce(0) { $0 + $1 + 2 }
         let room = max(8, width - lead)
@@ -125,6 +125,9 @@ enum StatusView {
         lines.append(("scopes", account.scope ?? "-"))
         lines.append(("subject", account.subject ?? "-"))
         lines.append(("last error", account.lastError.map { "\($0.code.rawValue): \($0.message)" } ?? "-"))
+        if let stepUp = account.stepUpScope {
+            lines.append(("step-up", "a resource server needs \(stepUp); log in with: authctl login \(account.name)"))
+        }
         return lines.map { label, value in
             label + ":" + String(repeating: " ", count: 14 - label.count) + value
         }.joined(separator: "\n")

@@ -24,6 +24,9 @@ enum CurlCommand: Command {
         pipe, never on its command line. When the resource server asks for a DPoP nonce (401,
         WWW-Authenticate: DPoP error="use_dpop_nonce"), the request is sent once more with a proof
         carrying it; the first answer's output is held until curl ends and dropped on a retry.
+        For a DPoP account, a 403 with error="insufficient_scope" and scope="…" is reported to
+        the daemon as a step-up (authctl status shows it; `authctl login NAME` asks for the
+        scopes), said on stderr; the request is not sent again.
 
         Refused: more than one URL, -L/--location (the proof is for this URL only), -K/--config,
         -:/--next, --request-target, -D/--dump-header, and -H for Authorization or DPoP.
@@ -46,12 +49,24 @@ enum CurlCommand: Command {
         let argv = Self.curlCommand(curlArguments)
         guard headers.isDPoP else { return try CurlRun.exec(argv, headers: headers.lines) }
         let first = try CurlRun.attempt(argv, headers: headers.lines, temporaryDirectory: temporaryDirectory(context))
-        guard let nonce = first.nonceChallenge else { return first.finish() }
+        guard let nonce = first.nonceChallenge else {
+            reportStepUp(first, account: name, context: context)
+            return first.finish()
+        }
         first.discard()
         var retry = request
         retry.nonce = nonce
         let second = try ResourceRequestHeaders.fetch(account: name, request: retry, minTTL: nil, context: context)
         return try CurlRun.exec(argv, headers: second.lines)
+    }
+
+    /// A 403 `insufficient_scope` answer is reported to the daemon (`POST …/step-up`), which records
+    /// the scopes for the next login; one line on stderr says so. Never retried.
+    static func reportStepUp(_ attempt: CurlAttempt, account: String, context: CommandContext) {
+        guard let challenge = attempt.stepUpChallenge, !challenge.scopes.isEmpty else { return }
+        let report = StepUpReport(scope: challenge.scopes.joined(separator: " "))
+        guard let result = try? context.client.call(.stepUp(account: account), body: report) else { return }
+        Output.error("the resource server needs more scopes (\(result.scope)); log in with: \(result.loginCommand)")
     }
 
     /// curl's command line. `-q` first (curl reads it only there): no `~/.curlrc`, whose `location`

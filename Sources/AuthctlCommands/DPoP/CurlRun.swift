@@ -84,11 +84,17 @@ struct CurlAttempt {
     let headerDump: Int32
 
     /// The resource server's nonce when the last response is its nonce challenge (RFC 9449 §9).
-    var nonceChallenge: String? {
+    var nonceChallenge: String? { headers.flatMap(NonceChallenge.nonce(in:)) }
+
+    /// The step-up challenge when the last response is a 403 `insufficient_scope`.
+    var stepUpChallenge: BearerChallenge? { headers.flatMap(NonceChallenge.stepUp(in:)) }
+
+    /// curl's header dump (`-D`), nil when empty.
+    private var headers: String? {
         var bytes = [UInt8](repeating: 0, count: Self.maximumHeaderDump)
         let count = bytes.withUnsafeMutableBytes { raw in SystemCall.retryingInterrupts { pread(headerDump, raw.baseAddress, raw.count, 0) } }
         guard count > 0 else { return nil }
-        return NonceChallenge.nonce(in: String(decoding: bytes[..<count], as: UTF8.self))
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     /// Copies the held output to stdout; curl's exit status.

@@ -23,6 +23,20 @@ enum NonceChallenge {
         return nonce
     }
 
+    /// The challenge of a last response that is a 403 with `error="insufficient_scope"` (a step-up,
+    /// RFC 6750 §3.1), read from the same dump; nil for anything else.
+    static func stepUp(in dump: String) -> BearerChallenge? {
+        let lines = dump.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\r\n" || $0 == "\n" })
+        guard let start = lines.lastIndex(where: { $0.hasPrefix("HTTP/") }),
+            lines[start].split(separator: " ").dropFirst().first == "403"
+        else { return nil }
+        let challenges = lines[(start + 1)...].compactMap { line -> String? in
+            guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "www-authenticate" else { return nil }
+            return line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+        }
+        return BearerChallenge.stepUp(in: challenges)
+    }
+
     /// `DPoP error="use_dpop_nonce"` among the header's challenges (the scheme case-insensitive).
     static func isNonceChallenge(_ value: String) -> Bool {
         let lower = value.lowercased()

@@ -276,6 +276,10 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.tokenRejected(account: name), result)
         case .dpopProof:
             return try await answerDPoPProof(account: peer.account(name), request: request, peer: peer)
+        case .mcpMessage, .mcpEndSession:
+            return try await answerMCP(operation, account: peer.account(name), request: request, peer: peer)
+        case .stepUp:
+            return try await answerStepUp(account: peer.account(name), request: request, peer: peer)
         case .login:
             let body = try RouterBody.optional(.login(account: name), from: request) ?? LoginRequest()
             return try Self.json(.login(account: name), await service.startLogin(account: peer.account(name), request: body))

@@ -73,6 +73,13 @@ public protocol BrokerService: Sendable {
     /// be served from memory, signed on the connection thread. nil means "ask `dpopProof`".
     func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant?
 
+    /// `POST|DELETE /v1/accounts/{name}/mcp`: sends `message` to the account's own resource URL with
+    /// its token (or a DPoP proof) attached here, and answers what the MCP server said (docs/mcp.md).
+    func mcpRelay(account: AccountKey, message: MCPRelayMessage) async throws(WireError) -> MCPRelayAnswer
+    /// `POST /v1/accounts/{name}/step-up`: records that the account needs a login with `scopes`
+    /// besides the granted ones (never a login by itself) and tells the user once per new set.
+    func stepUp(account: AccountKey, scopes: [String]) async throws(WireError) -> StepUpResult
+
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted
     /// `DELETE /v1/accounts/{name}/login`: ends the account's pending login without tokens and

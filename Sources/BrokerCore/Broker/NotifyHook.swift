@@ -4,7 +4,8 @@ import BrokerProtocol
 /// notify-send when it is on PATH and a display exists, else a log line.
 ///
 /// The command gets AUTHBROKER_EVENT (`login_required`, or `approval_needed`: `approvalNeeded`, or
-/// `policy_change`: `policyChange`, both with a one-time code in AUTHBROKER_APPROVAL_CODE),
+/// `policy_change`: `policyChange`, both with a one-time code in AUTHBROKER_APPROVAL_CODE, or
+/// `step_up_required`: `stepUpNeeded`, NotifyHook+StepUp.swift),
 /// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID (names collide across owners in
 /// system mode), AUTHBROKER_REASON and (when a login is pending) AUTHBROKER_URL in its environment — values, never shell text, so nothing in them is interpreted.
 /// It is spawned and reaped on a dedicated thread by the daemon's `HookRunner` (BrokerProcesses'
@@ -82,7 +83,7 @@ struct NotifyHook: Sendable {
     /// Runs the hook for `event` with the variables every event has (AUTHBROKER_EVENT,
     /// AUTHBROKER_ACCOUNT, AUTHBROKER_OWNER_UID) and the event's own (a nil value: unset), or
     /// notify-send with `title` and `body`; nothing when there is neither.
-    private func run(
+    func run(
         _ event: String, account key: AccountKey, _ variables: [String: String?], title: String, body: String, log: Logger
     ) {
         guard let runner, let argv = argv(title: title, body: body, runner: runner) else { return }

@@ -38,6 +38,8 @@ extension TokenBroker {
             lastRefresh: machine.lastRefreshAt.map { RFC3339.format(unixSeconds: $0) }, lastError: machine.lastError,
             subject: runtime.subject, configuration: configuration ? runtime.configuration : nil)
         status.scope = machine.currentTokens?.scope
+        let stepUp = stepUps.scopes(AccountKey(owner: runtime.owner, name: runtime.name))
+        if !stepUp.isEmpty { status.stepUpScope = stepUp.joined(separator: " ") }
         return status
     }
 
@@ -104,6 +106,7 @@ extension TokenBroker {
         counters.state(nil, replacing: removed.reportedState, owner: key.owner)
         accounts[key] = nil
         approvals.forget(key)
+        stepUps.clear(key)
         narrowedBudget.remove(account: key)
         policyConfirmations.forget(key)
         wakeUps.cancel(key)

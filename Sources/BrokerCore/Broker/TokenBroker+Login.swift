@@ -40,7 +40,7 @@ extension TokenBroker {
             let metadata = try await metadata(for: key, needing: loginEndpoint(key, device: request.device == true))
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             var client = try runtime.loginClient()
-            for scope in request.addScopes ?? [] where !client.scopes.contains(scope) { client.scopes.append(scope) }
+            for scope in (request.addScopes ?? []) + stepUps.scopes(key) where !client.scopes.contains(scope) { client.scopes.append(scope) }
             if request.device == true {
                 login = try await BrokerLogin.device(
                     client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client)
@@ -138,6 +138,7 @@ extension TokenBroker {
                 return kept.map { actions + machine.tokensStored($0, now: now) } ?? actions
             }
             logger.with(key).info("login succeeded", ["subject": subject ?? "unknown"])
+            stepUps.clear(key)
             endLogin(loginID, outcome: .succeeded, error: nil, subject: subject)
         case .failure(let error) where error == .loginExpired:
             event(key) { machine, now in machine.loginTimedOut(loginID: loginID, now: now) }

@@ -79,6 +79,8 @@ public actor TokenBroker: BrokerService {
     /// Codes sent for caller-policy changes (`updateAccount`).
     nonisolated let policyConfirmations = PolicyChangeConfirmations()
     nonisolated let counters = BrokerMetrics()
+    /// Scopes resource servers asked for (step-up), added to each account's next login.
+    nonisolated let stepUps = StepUpRequests()
 
     /// Keyed by owner and name: names are unique per owner only.
     var accounts: [AccountKey: AccountRuntime] = [:]

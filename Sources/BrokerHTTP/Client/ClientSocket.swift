@@ -95,6 +95,14 @@ final class ClientSocket {
             let received = buffer.withUnsafeMutableBytes { raw in
                 SystemCall.retryingInterrupts { recv(fd, raw.baseAddress!, raw.count, 0) }
             }
+            if received > 0 {
+                // ACK at once, not up to 40 ms later: a server that writes its answer's end in a
+                // small segment of its own (a chunked SSE stream's last chunk) waits for that ACK
+                // under Nagle, and this client reads to the end (docs/BENCHMARKS.md, "MCP bridge").
+                // Quick-ack mode lapses by itself, hence after every read.
+                var one: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
             if received >= 0 { return received }
             guard errno == EAGAIN else {
                 throw .protocolError("the connection failed while reading (\(Errno.current)); try again")
