@@ -1,5 +1,5 @@
 import FoundationEssentials
-import JSONLimits
+import WireFormats
 
 /// JSON decoding for JOSE objects (headers, JWKs, JWKS). Any decoding failure becomes the one
 /// `JWSError` the caller names: the decoder's own message may quote the input, which can be a token.

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// `POST /v1/accounts/{name}/dpop-proof`'s body: the request a caller is about to send to a
 /// resource server, for which the daemon signs a proof (docs/dpop.md).
 ///

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// The common case of `AccountDocument.decode`, read member by member instead of through the
 /// key-set checks and the generic `Decodable` machinery: every account's document is decoded at

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BrokerStore
+import WireFormats
 
 /// `AccountDocument.plainConfiguration`, the member-by-member reader start-up uses, against the
 /// generic key-set checks and `Decodable` it stands in for: it must accept only what the generic

@@ -1,6 +1,7 @@
 import BrokerProtocol
 @preconcurrency import Glibc
 import SystemCalls
+import WireFormats
 
 /// `authctl git-credential get|store|erase`: git's credential helper protocol
 /// (gitcredentials(7), git-credential(1)).

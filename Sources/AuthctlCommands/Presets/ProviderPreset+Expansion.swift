@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 // Filling a configuration from a preset row: placeholder values, template expansion, and the rule
 // that an option the user gave wins over the row.

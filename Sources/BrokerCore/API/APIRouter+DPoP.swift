@@ -1,5 +1,6 @@
 import BrokerHTTP
 import BrokerProtocol
+import WireFormats
 
 extension APIRouter {
     /// The largest `dpop-proof` body: a URL of 8 KiB, a nonce, a method and the JSON around them.

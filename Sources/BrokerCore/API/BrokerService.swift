@@ -1,5 +1,5 @@
 import BrokerProtocol
-import HTTPCodec
+import WireFormats
 
 /// What the socket API can ask of the broker. The `APIRouter` (HTTP, JSON, peer checks, audit) calls
 /// it; the `TokenBroker` actor implements it. Errors are wire errors with stable codes, already

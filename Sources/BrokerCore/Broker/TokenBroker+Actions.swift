@@ -1,6 +1,7 @@
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import WireFormats
 
 // Feeding events to the state machines and performing the actions they return, in order; the
 // fast-path snapshot and stored status that follow each event.

@@ -1,7 +1,7 @@
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
-import JSONLimits
+import WireFormats
 
 /// Where provider metadata lives and how a fetched document is judged.
 ///

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// A failed exchange, and whether the server had sent nothing at all (the only case in which
 /// an idempotent request may be retried on a fresh connection).
 struct ExchangeFailure: Error {
