@@ -125,7 +125,7 @@ let package = Package(
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
             name: "TestSupport",
-            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls"],
+            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls", "WireFormats"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         .testTarget(
             name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "SystemCalls", "TestSupport", "WireFormats"]),
-        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport", "WireFormats"]),
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [
@@ -148,7 +148,7 @@ let package = Package(
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.
         .target(
-            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
+            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport", "WireFormats"], path: "Tests/MockProvider"),
         .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
         // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
         // docs whose examples must keep matching what authctl accepts. Not a dependency on the
@@ -162,7 +162,7 @@ let package = Package(
             name: "BrokerDaemonTests",
             dependencies: [
                 "BrokerCrypto", "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "SystemCalls",
-                "TestSupport", "authbrokerd",
+                "TestSupport", "WireFormats", "authbrokerd",
             ]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.

@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
-targets="${*:-request response chunked form provider callback jose}"
+targets="${*:-request response chunked form url provider callback jose}"
 out=.build/fuzz
 modules="$out/modules"
 mkdir -p "$out/crashes" "$modules"
@@ -30,6 +30,7 @@ for target in $targets; do
         response) entry=ResponseParserFuzz uses="" ;;
         chunked) entry=ChunkedDecoderFuzz uses="" ;;
         form) entry=FormDecodingFuzz uses="" ;;
+        url) entry=URLParserFuzz uses="" ;;
         provider) entry=ProviderAnswerFuzz uses=$domain ;;
         callback) entry=CallbackFuzz uses=$domain ;;
         jose) entry=JOSEFuzz uses="WireFormats BrokerCrypto" ;;

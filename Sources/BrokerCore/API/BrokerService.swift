@@ -68,7 +68,9 @@ public protocol BrokerService: Sendable {
     func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant
     /// The synchronous fast path for `dpop-proof`, like `cachedToken`: a proof with a token that may
     /// be served from memory, signed on the connection thread. nil means "ask `dpopProof`".
-    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant?
+    /// `target` is the request's URL as `DPoPProofRequest.checkedTarget` parsed it: a proof parses
+    /// the caller's URL once (docs/BENCHMARKS.md, "DPoP proofs").
+    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL, now: Double) -> DPoPProofGrant?
 
     /// `POST /v1/accounts/{name}/login`: starts (or joins) a login.
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted
