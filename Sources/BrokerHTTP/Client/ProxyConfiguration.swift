@@ -1,7 +1,5 @@
 import WireFormats
 
-import WireFormats
-
 /// Which HTTP CONNECT proxy (if any) carries requests, read from the usual environment
 /// variables: `https_proxy`/`HTTPS_PROXY`, `http_proxy`/`HTTP_PROXY`, `no_proxy`/`NO_PROXY`.
 ///
