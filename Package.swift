@@ -79,32 +79,31 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CGNU", path: "Sources/CGNU"),
 
-        // The one JSON nesting limit and the non-recursive gate every parser of outside JSON
-        // calls first. Pure Swift, no dependencies: the CLI, crypto and the domain share it.
-        .target(name: "JSONLimits", swiftSettings: startUpSettings),
+        // The wire grammars, below every other module: the strict HTTP/1.1 codec, form encoding,
+        // Base64, WireJSON and the JSON nesting gate, RFC 3339, the one URL parser with its `Host`
+        // and loopback rule, the RFC 9110 token and RFC 9449 nonce rules, HTML escaping. Pure
+        // Swift, no dependencies, no C, no Foundation: the static CLI, crypto and the domain share it.
+        .target(name: "WireFormats", swiftSettings: startUpSettings),
         // The one seam for raw system calls: EINTR retries and errno text. Glibc only, so the
         // static CLI and every layer above can use it.
         .target(name: "SystemCalls", dependencies: ["CGNU"], swiftSettings: startUpSettings),
         // Wire types shared by daemon and CLI. No C, no Foundation networking.
         .target(
-            name: "BrokerProtocol", dependencies: ["HTTPCodec", "JSONLimits", "SystemCalls"], swiftSettings: startUpSettings),
+            name: "BrokerProtocol", dependencies: ["WireFormats", "SystemCalls"], swiftSettings: startUpSettings),
         // The only importer of COpenSSL for cryptography.
-        .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "JSONLimits"], swiftSettings: [functionSections]),
+        .target(name: "BrokerCrypto", dependencies: ["COpenSSL", "WireFormats"], swiftSettings: [functionSections]),
         // The only importer of CSQLite: connection, migrations, the encrypted vault. Stores the
         // account model of BrokerProtocol as a versioned document.
         .target(
-            name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls"],
+            name: "BrokerStore", dependencies: ["CSQLite", "BrokerCrypto", "BrokerProtocol", "SystemCalls", "WireFormats"],
             swiftSettings: [functionSections]),
-        // The one strict HTTP/1.1 codec (parser, serializer, form encoding). Pure Swift, no C, so the
-        // CLI can link it without OpenSSL.
-        .target(name: "HTTPCodec", swiftSettings: startUpSettings),
-        // Loopback listener, Unix-socket server, HTTPS client (libssl), all on HTTPCodec.
-        .target(name: "BrokerHTTP", dependencies: ["HTTPCodec", "COpenSSL", "SystemCalls"], swiftSettings: [functionSections]),
+        // Loopback listener, Unix-socket server, HTTPS client (libssl), all on WireFormats' codec.
+        .target(name: "BrokerHTTP", dependencies: ["WireFormats", "COpenSSL", "SystemCalls"], swiftSettings: [functionSections]),
         // The domain: OIDC engine, accounts, socket API routes. Touches no files, signals or
         // processes: what it learns of other processes is injected (BrokerProcesses).
         .target(
             name: "BrokerCore",
-            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "HTTPCodec", "JSONLimits"],
+            dependencies: ["BrokerProtocol", "BrokerCrypto", "BrokerStore", "BrokerHTTP", "WireFormats"],
             swiftSettings: [functionSections]),
         // The daemon's reads of other processes (/proc: a peer's identity, the file it runs, its
         // namespaces, its ancestors) and the notify hook's spawn, for BrokerCore's injection points.
@@ -115,7 +114,10 @@ let package = Package(
         // Wiring only: services, signals, sd_notify, socket activation, paths.
         .target(
             name: "BrokerDaemon",
-            dependencies: ["BrokerCore", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls"],
+            dependencies: [
+                "BrokerCore", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "CMalloc", "SystemCalls",
+                "WireFormats",
+            ],
             swiftSettings: [functionSections]),
 
         .executableTarget(
@@ -123,7 +125,7 @@ let package = Package(
             swiftSettings: [functionSections], linkerSettings: daemonLinkerSettings),
         // authctl's commands, argument handling and git-credential matching, unit-tested without the
         // binary (AuthctlCommandsTests). Pure Swift + Glibc: it is linked into the static authctl.
-        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "HTTPCodec", "SystemCalls"], swiftSettings: startUpSettings),
+        .target(name: "AuthctlCommands", dependencies: ["BrokerProtocol", "SystemCalls", "WireFormats"], swiftSettings: startUpSettings),
         // The whole command line. Fully static (no dynamic loader, no Foundation, no OpenSSL/SQLite):
         // start-up is most of a short command's time (docs/BENCHMARKS.md, "authctl start-up").
         // ld.gold cannot make a static PIE; authctl only talks to the uid-checked daemon socket.
@@ -137,30 +139,31 @@ let package = Package(
         // Test support: temporary directories, child processes, the mock OpenID provider.
         .target(
             name: "TestSupport",
-            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls"],
+            dependencies: ["BrokerCrypto", "BrokerHTTP", "COpenSSL", "SystemCalls", "WireFormats"],
             path: "Tests/TestSupport"),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
-        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "JSONLimits", "TestSupport"]),
-        .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport"]),
+        .testTarget(name: "BrokerProtocolTests", dependencies: ["BrokerProtocol", "TestSupport", "WireFormats"]),
+        .testTarget(name: "BrokerCryptoTests", dependencies: ["BrokerCrypto", "TestSupport", "WireFormats"]),
         .testTarget(
             name: "BrokerStoreTests",
-            dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "vault-torture"]),
-        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
-        .testTarget(name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "SystemCalls", "TestSupport"]),
-        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport"]),
+            dependencies: ["BrokerStore", "BrokerCrypto", "BrokerProtocol", "CSQLite", "TestSupport", "WireFormats", "vault-torture"]),
+        .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
+        .testTarget(
+            name: "AuthctlCommandsTests", dependencies: ["AuthctlCommands", "BrokerProtocol", "SystemCalls", "TestSupport", "WireFormats"]),
+        .testTarget(name: "BrokerHTTPTests", dependencies: ["BrokerHTTP", "SystemCalls", "TestSupport", "WireFormats"]),
         .testTarget(
             name: "BrokerCoreTests",
             dependencies: [
                 "BrokerCore", "BrokerCrypto", "BrokerHTTP", "BrokerProcesses", "BrokerProtocol", "BrokerStore", "TestSupport",
-                "MockProvider", "mock-oidc-provider",
+                "MockProvider", "WireFormats", "mock-oidc-provider",
             ]),
         .testTarget(name: "BrokerProcessesTests", dependencies: ["BrokerCore", "BrokerProcesses", "TestSupport"]),
 
         // The mock OpenID provider (test support, never shipped): in-process library and a
         // small executable that integration tests and benchmarks spawn.
         .target(
-            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport"], path: "Tests/MockProvider"),
+            name: "MockProvider", dependencies: ["BrokerHTTP", "BrokerCrypto", "TestSupport", "WireFormats"], path: "Tests/MockProvider"),
         .executableTarget(name: "mock-oidc-provider", dependencies: ["MockProvider"], path: "Tests/mock-oidc-provider"),
         // Integrations (issue 6): the real authctl (and daemon, mock provider, git) end to end, and
         // docs whose examples must keep matching what authctl accepts. Not a dependency on the
@@ -174,7 +177,7 @@ let package = Package(
             name: "BrokerDaemonTests",
             dependencies: [
                 "BrokerCrypto", "BrokerDaemon", "BrokerCore", "BrokerHTTP", "BrokerProtocol", "BrokerStore", "MockProvider", "SystemCalls",
-                "TestSupport", "authbrokerd",
+                "TestSupport", "WireFormats", "authbrokerd",
             ]),
 
         // Benchmark (not a test): HTTP round trips over the Unix socket vs a trivial echo server.

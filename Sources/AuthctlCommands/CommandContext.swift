@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// What every command needs: where the daemon is and how to talk to it.
 struct CommandContext {

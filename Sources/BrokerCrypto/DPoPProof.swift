@@ -1,4 +1,4 @@
-import FoundationEssentials
+import WireFormats
 
 /// A signed DPoP proof JWT (RFC 9449 §4.2) for one HTTP request: the value of its `DPoP` header.
 ///
@@ -38,10 +38,27 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     public init(
         key: ECSigningKey, method: String, url: String, issuedAt: Int, nonce: String?, accessTokenHash: String?
     ) throws(DPoPError) {
+        try self.init(
+            key: key, method: method, htu: try DPoPTargetURI.normalize(url), issuedAt: issuedAt, nonce: nonce,
+            accessTokenHash: accessTokenHash)
+    }
+
+    /// The same for a URL already parsed (the daemon's proof route parses the caller's URL once).
+    public init(
+        key: ECSigningKey, method: String, target: AbsoluteURL, issuedAt: Int, nonce: String?, accessTokenHash: String?
+    ) throws(DPoPError) {
+        try self.init(
+            key: key, method: method, htu: try DPoPTargetURI.normalize(target), issuedAt: issuedAt, nonce: nonce,
+            accessTokenHash: accessTokenHash)
+    }
+
+    private init(key: ECSigningKey, method: String, htu: String, issuedAt: Int, nonce: String?, accessTokenHash: String?)
+        throws(DPoPError)
+    {
         guard Self.isToken(method) else { throw .invalidMethod }
         if let nonce, !Self.isNonce(nonce) { throw .invalidNonce }
         htm = method
-        htu = try DPoPTargetURI.normalize(url)
+        self.htu = htu
         self.issuedAt = issuedAt
         do {
             jti = try Random.base64URL(byteCount: Self.jtiByteCount)
@@ -60,27 +77,11 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
         accessToken.withUnsafeBytes { Base64URL.encode(SHA256.hash($0)) }
     }
 
-    /// RFC 9449 §8.1: `nonce = 1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E (no quote, no backslash).
-    public static func isNonce(_ nonce: String) -> Bool {
-        let bytes = nonce.utf8
-        return (1...maximumNonceLength).contains(bytes.count)
-            && bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
-    }
+    /// RFC 9449 §8.1 nonce of at most `maximumNonceLength` bytes (WireFormats' rule).
+    public static func isNonce(_ nonce: String) -> Bool { HTTPGrammar.isNonce(nonce, maximumLength: maximumNonceLength) }
 
-    /// RFC 9110 §5.6.2 token: visible ASCII except delimiters.
-    static func isToken(_ method: String) -> Bool {
-        let bytes = method.utf8
-        return (1...maximumMethodLength).contains(bytes.count)
-            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !isDelimiter($0) }
-    }
-
-    /// RFC 9110 §5.6.2's delimiters `"(),/:;<=>?@[\]{}`, tested without building a set per byte.
-    private static func isDelimiter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x22, 0x28, 0x29, 0x2C, 0x2F, 0x3A...0x40, 0x5B...0x5D, 0x7B, 0x7D: true
-        default: false
-        }
-    }
+    /// RFC 9110 §5.6.2 token of at most `maximumMethodLength` bytes (WireFormats' rule).
+    static func isToken(_ method: String) -> Bool { HTTPGrammar.isToken(method, maximumLength: maximumMethodLength) }
 
     public var description: String {
         let origin = htu.firstRange(of: "://").flatMap { scheme in

@@ -1,5 +1,6 @@
 import COpenSSL
 import Synchronization
+import WireFormats
 
 /// A P-256 private key that signs JWS ES256 (RFC 7518 §3.4): the DPoP key of an account.
 ///

@@ -1,10 +1,10 @@
-import FoundationEssentials
-import JSONLimits
+import WireFormats
 
-/// JSON decoding for JOSE objects (headers, JWKs, JWKS). Any decoding failure becomes the one
+/// JSON decoding for JOSE objects (headers, JWKs, JWKS) with WireJSON, the daemon's one JSON
+/// decoder (strict RFC 8259; no Foundation in BrokerCrypto). Any decoding failure becomes the one
 /// `JWSError` the caller names: the decoder's own message may quote the input, which can be a token.
 /// The nesting gate runs first: a JWKS or header comes from the provider, and a deeply nested
-/// one must be refused before the recursive decoder sees it.
+/// one must be refused before the decoder sees it.
 enum JOSEJSON {
     /// `what` names the document in the too-deep error ("the JWKS", "the header").
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], what: String, else error: JWSError)
@@ -15,8 +15,8 @@ enum JOSEJSON {
         } catch {
             throw .malformed(error.describing(what))
         }
-        do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
+        do throws(WireJSONError) {
+            return try WireJSON.decode(type, from: bytes)
         } catch _ {
             throw error
         }

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// A public signing key from a provider's JWKS (RFC 7517), checked and loaded into OpenSSL once.
 ///
 /// Accepted: `RSA` (n, e; modulus ≥ 2048 bits), `EC` (P-256, P-384; x, y), `OKP` (Ed25519; x).

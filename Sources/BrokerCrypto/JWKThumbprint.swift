@@ -1,3 +1,5 @@
+import WireFormats
+
 /// JWK SHA-256 thumbprints (RFC 7638): the key identifier DPoP binds tokens to (`cnf.jkt`,
 /// `dpop_jkt`, RFC 9449 §6).
 ///

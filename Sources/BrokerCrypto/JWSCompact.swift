@@ -1,3 +1,5 @@
+import WireFormats
+
 /// The protected header of a JWS: the members the broker reads.
 public struct JOSEHeader: Sendable, Equatable {
     /// The algorithm name exactly as sent; check it with `JWSAlgorithm(rawValue:)`.

@@ -1,5 +1,6 @@
 import COpenSSL
 import Glibc
+import WireFormats
 
 /// The CSPRNG: the kernel's, through getrandom(2).
 ///

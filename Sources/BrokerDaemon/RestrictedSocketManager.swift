@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 import Synchronization
+import WireFormats
 
 #if canImport(Glibc)
     @preconcurrency import Glibc

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// An outbound request to an absolute URL, e.g. a token endpoint.
 public struct HTTPClientRequest: Sendable, Equatable {
     public var method: String

@@ -1,3 +1,5 @@
+import WireFormats
+
 // What an update changes, by wire key: the daemon logs the names (never the values) and asks for a
 // one-time code when the caller policy is among them (docs/security.md, "Caller policy").
 extension AccountConfiguration {

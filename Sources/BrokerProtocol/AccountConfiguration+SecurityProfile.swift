@@ -1,3 +1,5 @@
+import WireFormats
+
 extension AccountConfiguration {
     /// The keys whose change keeps the tokens: they say where the account is used, not what its
     /// tokens were granted for (`browser` only says how authctl opens the login page; `pin_sha256`

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// The one model of an account's configuration: what `authctl account add` sends (`POST /v1/accounts`,
 /// `PUT /v1/accounts/{name}`), what an accounts file lists, what the vault stores (as a versioned
 /// document of these same keys, see BrokerStore's `AccountDocument`) and what the broker uses.

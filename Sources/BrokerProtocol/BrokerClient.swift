@@ -1,4 +1,4 @@
-import HTTPCodec
+import WireFormats
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

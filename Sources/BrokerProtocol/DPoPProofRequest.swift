@@ -1,3 +1,5 @@
+import WireFormats
+
 /// `POST /v1/accounts/{name}/dpop-proof`'s body: the request a caller is about to send to a
 /// resource server, for which the daemon signs a proof (docs/dpop.md).
 ///
@@ -29,9 +31,9 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
 
     /// The request read straight from a parsed body of the usual shape — an object whose members
     /// are all among the six names and strings — without the generic `Decoder` (a proof's hot
-    /// path, docs/BENCHMARKS-archive.md, "DPoP proofs: the rest of the proof's own CPU"); nil for anything
-    /// else, which the caller then decodes generically (to the same value, or to its error message).
-    /// `DPoPProofRequestPlainJSONTests` holds the two to the same results.
+    /// path, docs/BENCHMARKS.md); nil for anything else, which the caller then decodes generically
+    /// (to the same value, or to its error message). `DPoPProofRequestPlainJSONTests` holds the two
+    /// to the same results.
     public init?(plainJSON json: JSONValue) {
         guard case .object(let members) = json, members.count <= 6, case .string(let method)? = members["method"],
             case .string(let url)? = members["url"]
@@ -63,9 +65,12 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
 
     /// The URL's origin (`origin(of:)`) once the whole request is known signable, or the sentence
     /// `problem` gives. Why one call: the daemon checks the request and audits its origin with one
-    /// pass over the URL on the proof route's hot path (docs/BENCHMARKS-archive.md,
-    /// "DPoP proofs: where a proof's CPU went").
-    public func checkedOrigin() -> Result<String, Problem> {
+    /// pass over the URL on the proof route's hot path (docs/BENCHMARKS.md, "DPoP proofs").
+    public func checkedOrigin() -> Result<String, Problem> { checkedTarget().map(\.origin) }
+
+    /// `checkedOrigin`'s check, answering the parsed URL (its origin for the audit line, its `htu`
+    /// for the proof) so the proof route parses the caller's URL once.
+    public func checkedTarget() -> Result<AbsoluteURL, Problem> {
         if !Self.isToken(method) {
             return .failure(Problem(
                 "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."))
@@ -74,9 +79,9 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
             return .failure(Problem(
                 "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."))
         }
-        let origin: String
-        switch Self.origin(of: url) {
-        case .success(let value): origin = value
+        let target: AbsoluteURL
+        switch Self.target(url) {
+        case .success(let value): target = value
         case .failure(let why): return .failure(Problem("The URL cannot be signed: \(why)."))
         }
         if scope != nil || resource != nil || audience != nil {
@@ -86,7 +91,7 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
                 return .failure(Problem(error.description))
             }
         }
-        return .success(origin)
+        return .success(target)
     }
 
     /// Why a request cannot be signed: one sentence saying what to pass.
@@ -96,49 +101,37 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
     }
 
     /// `scheme://host[:port]` of the URL, for audit lines (never the path or query: they may carry
-    /// identifiers the log does not need), or why the URL is refused. Works on the UTF-8 bytes:
-    /// everything past the first check is visible ASCII.
-    public static func origin(of url: String) -> Result<String, URLProblem> {
-        var url = url
-        return url.withUTF8(origin(ofBytes:))
-    }
+    /// identifiers the log does not need), or why the URL is refused.
+    public static func origin(of url: String) -> Result<String, URLProblem> { target(url).map(\.origin) }
 
-    private static func origin(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Result<String, URLProblem> {
-        guard bytes.count <= maximumURLLength else { return .failure(.init("it is longer than \(maximumURLLength) bytes")) }
-        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+    /// The URL parsed once (WireFormats' `AbsoluteURL`) and checked as a proof's target: https, or
+    /// http to a loopback host; no user info; no quotes or backslashes (the `htu` claim is a JSON
+    /// string). The daemon reads the origin and the `htu` from this one parse.
+    public static func target(_ url: String) -> Result<AbsoluteURL, URLProblem> {
+        guard !url.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
             return .failure(.init("it has spaces, quotes, backslashes or non-ASCII characters (percent-encode them)"))
         }
-        guard let separator = schemeSeparator(bytes) else {
-            return .failure(.init("it is not absolute; pass https://host/path"))
+        let parsed: AbsoluteURL
+        do throws(URLSyntaxError) {
+            parsed = try AbsoluteURL(url, maximumLength: maximumURLLength)
+        } catch {
+            return .failure(.init(problem(error)))
         }
-        let scheme = asciiLowercased(bytes[..<separator])
-        let rest = bytes[(separator + 3)...]
-        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        guard !authority.isEmpty else { return .failure(.init("it has no host")) }
-        guard !authority.contains(UInt8(ascii: "@")) else { return .failure(.init("it has user info (user@host); remove it")) }
-        switch scheme {
-        case "https": break
-        case "http" where isLoopback(hostPart(authority)): break
+        guard !parsed.hasUserInfo else { return .failure(.init("it has user info (user@host); remove it")) }
+        switch parsed.scheme {
+        case "https": return .success(parsed)
+        case "http" where parsed.host.isLoopback: return .success(parsed)
         case "http": return .failure(.init("http is allowed only for a loopback host (127.0.0.1, [::1], localhost); use https"))
         default: return .failure(.init("the scheme must be https"))
         }
-        return .success(scheme + "://" + asciiLowercased(authority))
     }
 
-    /// The index of the first `://`.
-    private static func schemeSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count >= 3 else { return nil }
-        for index in 0...(bytes.count - 3)
-        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
-            return index
-        }
-        return nil
-    }
-
-    private static func asciiLowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (offset, byte) in bytes.enumerated() { buffer[offset] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
-            return bytes.count
+    private static func problem(_ error: URLSyntaxError) -> String {
+        switch error {
+        case .notVisibleASCII: "it has spaces, quotes, backslashes or non-ASCII characters (percent-encode them)"
+        case .notAbsolute: "it is not absolute; pass https://host/path"
+        case .invalidScheme: "the scheme must be https"
+        default: error.description
         }
     }
 
@@ -148,38 +141,9 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
         init(_ description: String) { self.description = description }
     }
 
-    private static func hostPart(_ authority: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        if authority.first == UInt8(ascii: "["), let close = authority.firstIndex(of: UInt8(ascii: "]")) {
-            return authority[...close]
-        }
-        return authority.prefix { $0 != UInt8(ascii: ":") }
-    }
+    /// RFC 9110 §5.6.2 token of at most `maximumMethodLength` bytes (WireFormats' rule).
+    public static func isToken(_ method: String) -> Bool { HTTPGrammar.isToken(method, maximumLength: maximumMethodLength) }
 
-    /// `localhost`, `[::1]` or a dotted-quad `127.x.y.z`, on the host's bytes (a String split here
-    /// was a twentieth of a proof for a loopback URL).
-    private static func isLoopback(_ host: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        let name = asciiLowercased(host)
-        if name == "localhost" || name == "[::1]" { return true }
-        let parts = host.split(separator: UInt8(ascii: "."), maxSplits: 4, omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0].elementsEqual("127".utf8)
-            && parts.allSatisfy { part in
-                (1...3).contains(part.count) && part.allSatisfy { (0x30...0x39).contains($0) }
-                    && part.reduce(0) { $0 * 10 + Int($1 - 0x30) } <= 255
-            }
-    }
-
-    /// RFC 9110 §5.6.2 token: visible ASCII except delimiters.
-    public static func isToken(_ method: String) -> Bool {
-        let delimiters = Array("\"(),/:;<=>?@[\\]{}".utf8)
-        let bytes = method.utf8
-        return (1...maximumMethodLength).contains(bytes.count)
-            && bytes.allSatisfy { (0x21...0x7E).contains($0) && !delimiters.contains($0) }
-    }
-
-    /// RFC 9449 §8.1: `nonce = 1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E.
-    public static func isNonce(_ nonce: String) -> Bool {
-        let bytes = nonce.utf8
-        return (1...maximumNonceLength).contains(bytes.count)
-            && bytes.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }
-    }
+    /// RFC 9449 §8.1 nonce of at most `maximumNonceLength` bytes (WireFormats' rule).
+    public static func isNonce(_ nonce: String) -> Bool { HTTPGrammar.isNonce(nonce, maximumLength: maximumNonceLength) }
 }

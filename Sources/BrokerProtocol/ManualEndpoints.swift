@@ -1,3 +1,5 @@
+import WireFormats
+
 /// Manually configured endpoints, for providers without discovery.
 public struct ManualEndpoints: Codable, Sendable, Equatable, CustomReflectable {
     /// The URLs, behind one reference: an account without manual endpoints holds nil, and one

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// An account's `--pin-sha256` value: the standard base64 (RFC 4648 §4) of the SHA-256 of a
 /// certificate's SubjectPublicKeyInfo, 44 characters with its one `=` — what
 /// `openssl x509 -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64`
@@ -10,22 +12,8 @@ public enum PublicKeyPin {
     public static func digest(_ text: String) -> [UInt8]? {
         var body = Substring(text)
         if body.hasPrefix("sha256//") { body = body.dropFirst("sha256//".count) }
-        let characters = Array(body.utf8)
-        guard characters.count == 44, characters[43] == UInt8(ascii: "=") else { return nil }
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var digest: [UInt8] = []
-        for character in characters[..<43] {
-            guard let value = sextet(character) else { return nil }
-            accumulator = accumulator << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                digest.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        // 43 characters carry 258 bits: the 2 left over must be zero (one text per digest).
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0, digest.count == 32 else { return nil }
+        // 44 characters with one `=` carry exactly 32 bytes; the decoder is strict (one text per digest).
+        guard body.utf8.count == 44, let digest = Base64.decode(body), digest.count == 32 else { return nil }
         return digest
     }
 
@@ -38,16 +26,5 @@ public enum PublicKeyPin {
                 + "openssl dgst -sha256 -binary | base64)"
         }
         return nil
-    }
-
-    private static func sextet(_ character: UInt8) -> UInt32? {
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt32(character - UInt8(ascii: "A"))
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt32(character - UInt8(ascii: "a")) + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(character - UInt8(ascii: "0")) + 52
-        case UInt8(ascii: "+"): 62
-        case UInt8(ascii: "/"): 63
-        default: nil
-        }
     }
 }

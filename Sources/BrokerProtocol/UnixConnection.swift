@@ -1,4 +1,4 @@
-import HTTPCodec
+import WireFormats
 import SystemCalls
 
 #if canImport(Glibc)

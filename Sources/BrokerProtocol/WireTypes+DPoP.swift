@@ -1,3 +1,5 @@
+import WireFormats
+
 /// A DPoP-bound access token with a proof for one resource request, as served by
 /// `POST /v1/accounts/{name}/dpop-proof` (RFC 9449 §7.1): send `Authorization: DPoP <access_token>`
 /// and `DPoP: <proof>`. The proof's `ath` binds it to this access token; the key never leaves the daemon.

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// The one reader of a version-1 document's members, member by member: every account's document is
 /// decoded at start-up, and with 1,000 accounts the generic key-set checks and `Decodable` it

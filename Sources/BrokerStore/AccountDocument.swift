@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// An account's configuration as the vault stores it (the `accounts.configuration` column): the
 /// model's own JSON keys (`AccountConfiguration`, explicit and snake_case) plus `"version": 1`,

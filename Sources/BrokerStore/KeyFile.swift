@@ -1,4 +1,5 @@
 import BrokerCrypto
+import WireFormats
 
 /// The key file format: 32 random bytes as ONE line of standard base64 (RFC 4648 §4, padded:
 /// 44 characters), an optional trailing newline, nothing else. One line so that

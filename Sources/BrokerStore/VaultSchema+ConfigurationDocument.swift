@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 extension VaultSchema {
     /// The `issuer`, `client_id`, `scopes` and `options` columns become one versioned document in

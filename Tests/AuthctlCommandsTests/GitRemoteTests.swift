@@ -1,5 +1,6 @@
 @testable import AuthctlCommands
 import Testing
+import WireFormats
 
 /// git-credential's prefix matching (`GitRemote`): which account answers for which remote.
 @Suite struct GitRemoteTests {

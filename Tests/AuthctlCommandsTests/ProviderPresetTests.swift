@@ -81,11 +81,14 @@ import Testing
             ("https://shop.example.com/", "https://shop.example.com"), ("http://127.0.0.1:8123", "http://127.0.0.1:8123"),
             ("http://[::1]:8123", "http://[::1]:8123"), ("shop.example.com:8443", "https://shop.example.com:8443"),
             ("https://[::1]:8443", "https://[::1]:8443"), ("http://localhost:8123", "http://localhost:8123"),
+            // WireFormats' one loopback rule: `LOCALHOST` is `localhost` (this check used to compare case).
+            ("http://LOCALHOST:8123", "http://localhost:8123"),
         ] {
             #expect(try PresetDomain.origin(given, option: option) == origin, "\(given)")
         }
         for bad in ["http://shop.example.com", "shop.example.com/path", "user@shop.example.com", "", "shop..example",
-                    "ftp://shop.example.com", "http://[::2]:80", "-shop.example.com", "shop.example.com:0", "shop example"] {
+                    "ftp://shop.example.com", "http://[::2]:80", "-shop.example.com", "shop.example.com:0", "shop example",
+                    "http://localhost.:8123", "http://a.localhost:8123"] {
             #expect(throws: UsageError.self, "\(bad)") { try PresetDomain.origin(bad, option: option) }
         }
     }

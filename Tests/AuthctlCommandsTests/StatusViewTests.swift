@@ -1,6 +1,7 @@
 @testable import AuthctlCommands
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// `authctl status`'s view: relative times, what needs attention, the 80-column cut.
 @Suite struct StatusViewTests {

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
 import Synchronization
+import WireFormats
 
 /// A `BrokerService` with canned answers that records what the router asked for. Accounts and
 /// owners are recorded as "name" for the daemon's own uid and "uid:name" for any other.
@@ -153,7 +154,7 @@ final class FakeBrokerService: BrokerService {
     /// The fast path serves proofs for `cachedAccounts` only, like `cachedToken`.
     static let cachedProof = "fake-cached-dpop-proof-51c0"
 
-    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant? {
+    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL, now: Double) -> DPoPProofGrant? {
         calls.withLock { $0.append("cachedDPoPProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))") }
         guard cachedAccounts.contains(label(account)) else { return nil }
         return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.cachedProof, expiresAt: "2030-01-01T00:00:00Z")

@@ -2,6 +2,7 @@ import BrokerProtocol
 import Testing
 
 @testable import BrokerCore
+import WireFormats
 
 /// Every manual endpoint is checked (https, or http only to loopback) before anything is stored:
 /// the list comes from `ManualEndpoints`' own keys, so a new endpoint cannot be left unchecked.

@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerHTTP
 import Foundation
 import Testing
+import WireFormats
 
 @Suite struct AuthorizationRequestTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)

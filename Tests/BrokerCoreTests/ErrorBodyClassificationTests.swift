@@ -2,6 +2,7 @@
 import BrokerHTTP
 import Foundation
 import Testing
+import WireFormats
 
 /// Issue 12, defects 4 and 7: token-endpoint answers as providers, proxies and captive portals
 /// really send them, read by `TokenResponse.parse` and classified. Only a real §5.2 grant

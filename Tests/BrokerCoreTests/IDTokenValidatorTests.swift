@@ -4,6 +4,7 @@ import BrokerHTTP
 import Foundation
 import TestSupport
 import Testing
+import WireFormats
 
 @Suite struct IDTokenValidatorTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -3,6 +3,7 @@ import BrokerHTTP
 import Foundation
 import MockProvider
 import Testing
+import WireFormats
 
 /// Plays a DPoP client against the mock over loopback HTTP, with proofs from `DPoPProof`: the
 /// engine is not wired for DPoP yet, so these requests are built by hand.

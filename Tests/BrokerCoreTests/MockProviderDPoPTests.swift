@@ -3,6 +3,7 @@ import BrokerHTTP
 import Foundation
 import MockProvider
 import Testing
+import WireFormats
 
 /// The mock enforces RFC 9449 at its token endpoint and its protected resource, over real sockets.
 @Suite struct MockProviderDPoPTests {

@@ -5,6 +5,7 @@ import BrokerProtocol
 import BrokerStore
 import Foundation
 import Testing
+import WireFormats
 
 /// DPoP (RFC 9449) in the engine, without I/O: a proof of the right key on every token-endpoint
 /// call (code exchange, refresh, device polling, PAR push), `dpop_jkt` on the authorization

@@ -4,6 +4,7 @@ import BrokerHTTP
 import BrokerStore
 import Foundation
 import Testing
+import WireFormats
 
 @Suite struct RevocationLogoutTests {
     let tokens = TokenSet(

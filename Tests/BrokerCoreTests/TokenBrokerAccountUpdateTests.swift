@@ -6,6 +6,7 @@ import Foundation
 import MockProvider
 import TestSupport
 import Testing
+import WireFormats
 
 /// A broker over real sockets against the in-process mock provider, logged in as "work".
 struct MockBrokerFixture {

@@ -7,6 +7,7 @@ import Foundation
 import MockProvider
 import TestSupport
 import Testing
+import WireFormats
 
 /// `TokenBroker.dpopProof` against the in-process mock with DPoP required and nonces on: the
 /// proof it signs is accepted by the mock's resource server (key, `ath`, the resource's nonce),

@@ -3,6 +3,7 @@ import BrokerCrypto
 import BrokerStore
 import Foundation
 import Testing
+import WireFormats
 
 /// The two token rules, each stated once: the expiry rule (`TokenResponse.statedExpiry`, then
 /// `RefreshPolicy.effectiveExpiry`) and the refresh carry-over rule (`TokenSet.carryingOver`).

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import Testing
+import WireFormats
 
 @Test func constantTimeEqualityCompares() {
     #expect(ConstantTime.equals(ascii("state-123"), ascii("state-123")))

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import Foundation
 import Testing
+import WireFormats
 
 /// DPoP proof JWTs (RFC 9449 §4.2) as a server would check them, with the JWS verifier.
 @Suite struct DPoPProofTests {

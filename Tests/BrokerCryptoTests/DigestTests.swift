@@ -1,5 +1,6 @@
 import BrokerCrypto
 import Testing
+import WireFormats
 
 /// FIPS 180-2 Appendix B/C and the NIST example messages: "abc", empty, the two-block message
 /// (448 bits for SHA-256, 896 bits for SHA-384/512) and one million 'a'.

@@ -1,5 +1,6 @@
 @testable import BrokerCrypto
 import Testing
+import WireFormats
 
 /// P-256 DPoP keys: generation, ES256 signing checked by the JWS verifier, PKCS#8 round trips.
 @Suite struct ECSigningKeyTests {

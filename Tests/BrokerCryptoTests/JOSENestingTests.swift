@@ -1,6 +1,7 @@
 import BrokerCrypto
 import Testing
 import TestSupport
+import WireFormats
 
 /// JWKS, JWKs and JWS headers come from the provider: deeper than 64 levels is refused before
 /// decoding, with an error naming the document.

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import Testing
 import TestSupport
+import WireFormats
 
 @Test func unusableKeysAreSkippedAndTheRestKept() throws {
     let good = String(decoding: try SharedKeys.p256.publicJWKJSON(), as: UTF8.self)

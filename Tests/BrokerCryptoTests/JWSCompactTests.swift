@@ -1,5 +1,6 @@
 import BrokerCrypto
 import Testing
+import WireFormats
 
 private func b64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
 

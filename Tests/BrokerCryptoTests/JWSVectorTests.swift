@@ -1,5 +1,6 @@
 import BrokerCrypto
 import Testing
+import WireFormats
 
 /// RFC 7515 Appendix A.2 / A.3 and RFC 8037 Appendix A.4 / A.5: published tokens and their keys.
 enum RFCVectors {

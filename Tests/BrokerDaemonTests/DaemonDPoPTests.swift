@@ -4,6 +4,7 @@ import Foundation
 import MockProvider
 import Testing
 import TestSupport
+import WireFormats
 
 /// DPoP (RFC 9449) end to end: the real authbrokerd and authctl against the mock with proofs
 /// required and server nonces on. Login, `token --json`, refresh, device login, PAR; then the key

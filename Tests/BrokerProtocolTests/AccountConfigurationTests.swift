@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// The security profile is derived from the model's encoding: every key is security-relevant
 /// (a change logs the account out) unless it is on the short `tokenNeutralKeys` list.

@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// The proof route writes `DPoPProofGrant.jsonValue` directly: it must be what the Codable
 /// encoding gives, byte for byte, or clients decoding the answer would see a different document.

@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// `DPoPProofRequest.init(plainJSON:)`, the proof route's direct reading of its body, against the
 /// generic `Decodable` path it stands in for: whenever it reads a body, the generic decoder reads

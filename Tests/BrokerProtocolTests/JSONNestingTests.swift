@@ -1,5 +1,5 @@
 @testable import BrokerProtocol
-import JSONLimits
+import WireFormats
 import Testing
 import TestSupport
 

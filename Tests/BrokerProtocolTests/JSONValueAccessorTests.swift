@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// The typed reads provider answers are parsed with (they replaced BrokerCore's own JSON model).
 @Suite struct JSONValueAccessorTests {

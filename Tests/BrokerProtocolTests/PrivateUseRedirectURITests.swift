@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 /// `--redirect-uri`: private-use scheme URIs only (RFC 8252 §7.1, RFC 3986 §3.1), and how a
 /// callback URL is matched against one.

@@ -1,5 +1,6 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 @Test(arguments: [
     (0.0, "1970-01-01T00:00:00Z"),

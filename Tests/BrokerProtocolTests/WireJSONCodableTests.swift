@@ -1,6 +1,7 @@
 @testable import BrokerProtocol
 import FoundationEssentials
 import Testing
+import WireFormats
 
 /// WireJSON against FoundationEssentials' JSONEncoder/JSONDecoder on every wire type: the same bytes
 /// out (compact and pretty), and each side reads what the other wrote.

@@ -1,5 +1,6 @@
 @testable import BrokerProtocol
 import Testing
+import WireFormats
 
 /// Strictness of the parser: JSONTestSuite-style `y_` (must accept) and `n_` (must reject) cases,
 /// written for this project, plus the examples of RFC 8259 section 13.

@@ -2,6 +2,7 @@ import BrokerProtocol
 import Testing
 
 @testable import BrokerStore
+import WireFormats
 
 /// `AccountDocument`'s member-by-member reader, the one decoder of stored account documents:
 /// every key it reads, known answers, the unusual spellings it still takes, and the error each

@@ -3,6 +3,7 @@ import BrokerProtocol
 import Testing
 
 @testable import BrokerStore
+import WireFormats
 
 /// The vault stores the account model itself, as `{"version": 1, …}` with the model's own keys,
 /// and reads it strictly: a document it cannot read is an error for that account, never a

@@ -1,4 +1,4 @@
-// libFuzzer entry for FormURLEncoding (HTTPCodec): the decoder of the loopback callback's query
+// libFuzzer entry for FormURLEncoding (WireFormats): the decoder of the loopback callback's query
 // and of form bodies. Built with the codec sources like the HTTP targets. Invariants: decoding
 // never crashes; decoded fields re-encode to text that decodes to the same fields; a component
 // decodes to valid text or throws; encoding a component leaves only unreserved bytes and '%XX'.

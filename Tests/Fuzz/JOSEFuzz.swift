@@ -2,7 +2,7 @@
 // The first byte picks the parser. Invariants beyond memory safety: a JWS that parses has a
 // signing input that is the text before its last dot; a JWKS
 // keeps only keys of a supported type; a too-deep document is refused, saying so.
-import JSONLimits
+import WireFormats
 @testable import BrokerCrypto
 
 @_cdecl("LLVMFuzzerTestOneInput")

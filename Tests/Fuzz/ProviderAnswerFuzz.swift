@@ -5,7 +5,7 @@
 // - whatever parses satisfies the parser's contract (Bearer, non-empty token, bounded numbers,
 //   a displayable user id), for form and json token answers alike.
 import FoundationEssentials
-import JSONLimits
+import WireFormats
 @testable import BrokerCore
 import BrokerProtocol
 @testable import BrokerHTTP

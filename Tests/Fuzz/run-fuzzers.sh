@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs the libFuzzer targets, each for N seconds (default 60), one after the other.
 #   Tests/Fuzz/run-fuzzers.sh [seconds] [target...]
-#   targets: request response chunked form (HTTPCodec) provider callback (BrokerCore) jose (BrokerCrypto)
+#   targets: request response chunked form url (WireFormats) provider callback (BrokerCore) jose (BrokerCrypto)
 # FUZZ_RUNS=N stops a target after N executions if that comes first; FUZZ_MAX_LEN=N caps input
 # length (default 4096). Seeds live in
 # Tests/Fuzz/corpus/<target>; new inputs go to .build/fuzz/corpus/<target> and crashes to
@@ -10,17 +10,17 @@ set -eu
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
-targets="${*:-request response chunked form provider callback jose}"
+targets="${*:-request response chunked form url provider callback jose}"
 out=.build/fuzz
 modules="$out/modules"
 mkdir -p "$out/crashes" "$modules"
 . Tests/Fuzz/modules.sh
-codec="$(ls Sources/HTTPCodec/*.swift | tr '\n' ' ')"
+codec="$(find Sources/WireFormats -name '*.swift' | sort | tr '\n' ' ')"
 # The Swift backtracer hangs on a crash under libFuzzer (SWIFT-LINUX-NOTES).
 export SWIFT_BACKTRACE=enable=no
 # XCTest-style leaks at exit are not what these targets look for.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
-domain="JSONLimits SystemCalls HTTPCodec BrokerProtocol BrokerCrypto BrokerStore BrokerHTTP BrokerCore"
+domain="WireFormats SystemCalls BrokerProtocol BrokerCrypto BrokerStore BrokerHTTP BrokerCore"
 status=0
 summary=""
 for target in $targets; do
@@ -30,14 +30,15 @@ for target in $targets; do
         response) entry=ResponseParserFuzz uses="" ;;
         chunked) entry=ChunkedDecoderFuzz uses="" ;;
         form) entry=FormDecodingFuzz uses="" ;;
+        url) entry=URLParserFuzz uses="" ;;
         provider) entry=ProviderAnswerFuzz uses=$domain ;;
         callback) entry=CallbackFuzz uses=$domain ;;
-        jose) entry=JOSEFuzz uses="JSONLimits BrokerCrypto" ;;
+        jose) entry=JOSEFuzz uses="WireFormats BrokerCrypto" ;;
         *) echo "unknown target $target" >&2; exit 2 ;;
     esac
     echo "== building $target"
     if [ -z "$uses" ]; then
-        # The codec uses only the standard library: compile its sources with the entry.
+        # WireFormats uses only the standard library: compile its sources with the entry.
         # shellcheck disable=SC2086
         swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name BrokerHTTPFuzz \
             $codec "Tests/Fuzz/$entry.swift" -o "$out/fuzz-$target" >"$out/build-$target.log" 2>&1 || built=no

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerHTTP
 import Foundation
+import WireFormats
 
 /// How the mock treats DPoP (RFC 9449) at its token endpoint (`MockProviderConfiguration.dpop`).
 public enum MockDPoPMode: String, Codable, Sendable {

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import Foundation
 import TestSupport
+import WireFormats
 
 // ID tokens, well-formed or with the configured defect.
 extension MockProvider {

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerHTTP
 import Foundation
+import WireFormats
 
 // The token endpoint's three grants and revocation.
 extension MockProvider {

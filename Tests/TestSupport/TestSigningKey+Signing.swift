@@ -1,6 +1,7 @@
 import BrokerCrypto
 import COpenSSL
 import Foundation
+import WireFormats
 
 extension TestSigningKey {
     /// A compact JWS over `payload`. The header gets `alg` (the signing algorithm) and `kid`

@@ -1,6 +1,7 @@
 import BrokerCrypto
 import COpenSSL
 import Foundation
+import WireFormats
 
 /// A private signing key for tests: the mock OpenID provider mints ID tokens with it and
 /// publishes `publicJWK` in its JWKS.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import SystemCalls
+import WireFormats
 
 /// The page `authctl login` hands the browser instead of the authorization URL: a file that
 /// redirects to the URL (`<meta http-equiv="refresh">`, plus a link), opened as `file:///…`.
@@ -95,7 +96,7 @@ final class LoginPage {
     /// A page that sends the browser on to `url` at once, with a link for one that does not follow
     /// the refresh. No script, and no referrer for the provider.
     static func html(redirectingTo url: String) -> String {
-        let escaped = escapeAttribute(url)
+        let escaped = HTML.escape(url)  // `&`, `"`, `'`, `<`, `>`: the URL stays one attribute value
         return """
             <!DOCTYPE html>
             <html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
@@ -104,23 +105,6 @@ final class LoginPage {
             <body><p>Opening the sign-in page… <a href="\(escaped)">continue to sign in</a>.</p></body></html>
 
             """
-    }
-
-    /// HTML attribute escaping (`&`, `"`, `'`, `<`, `>`): the URL stays one attribute value.
-    static func escapeAttribute(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 
     /// RFC 3986 path: unreserved characters and `/` as they are, every other byte as %XX.

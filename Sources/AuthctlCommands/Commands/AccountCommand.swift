@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import WireFormats
 
 /// `authctl account add|list|remove|show`.
 enum AccountCommand: Command {

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 @preconcurrency import Glibc
 import SystemCalls
 

@@ -1,6 +1,7 @@
 import BrokerProtocol
 @preconcurrency import Glibc
 import SystemCalls
+import WireFormats
 
 /// `authctl git-credential get|store|erase`: git's credential helper protocol
 /// (gitcredentials(7), git-credential(1)).
@@ -184,11 +185,10 @@ struct GitRemote: Equatable {
 
     /// `https://host[:port]/path…`; userinfo, query and fragment are refused.
     init?(url: String) {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
-        let rest = url[url.index(colon, offsetBy: 3)...]
-        guard !rest.contains("?"), !rest.contains("#") else { return nil }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        self.init(scheme: String(url[..<colon]), host: String(rest[..<slash]), path: String(rest[slash...]))
+        guard let parsed = try? AbsoluteURL(url), !parsed.hasUserInfo, parsed.query == nil, parsed.fragment == nil else {
+            return nil
+        }
+        self.init(scheme: parsed.scheme, host: parsed.authority, path: String(parsed.path))
     }
 
     /// Whether this prefix covers `remote`. A remote without a path (useHttpPath off) matches any

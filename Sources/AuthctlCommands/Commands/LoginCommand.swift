@@ -1,5 +1,6 @@
 import BrokerProtocol
 @preconcurrency import Glibc
+import WireFormats
 
 /// `authctl login NAME [--no-browser] [--browser CMD] [--timeout SECONDS] [--device] [--no-register] [--new-subject]`,
 /// `authctl login NAME --cancel`.

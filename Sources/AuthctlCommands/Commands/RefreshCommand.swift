@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import BrokerProtocol
+import WireFormats
 
 /// `authctl refresh NAME [--scope S]...`: a refresh now (`GET …/token?refresh=1`), or a login
 /// asking for more scopes when the grant lacks some.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import BrokerProtocol
+import WireFormats
 
 /// `authctl status [NAME] [--json]`: is everything fine? Exits 1 when an account shown needs
 /// attention (not with `--json`: scripts reading it judge the states themselves).

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// What the bridge reads of a JSON-RPC 2.0 message (it relays the bytes, never a re-encoding):
 /// whether it is a request (method and id: the host waits for an answer), the id, and the

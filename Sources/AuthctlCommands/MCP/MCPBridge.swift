@@ -1,5 +1,5 @@
 import BrokerProtocol
-import HTTPCodec
+import WireFormats
 @preconcurrency import Glibc
 import Synchronization
 import SystemCalls

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// An option a preset needs (e.g. `--shop-domain`): its own flag, whose value fills the `{key}`
 /// placeholder of the row's templates, or an ordinary `account add` option the provider cannot do
@@ -62,23 +63,20 @@ struct PresetOption: Sendable {
 /// `{key}/…` templates never double it. No query, fragment or user info: the value is an issuer.
 enum PresetURL {
     static func base(_ text: String, option: PresetOption) throws(UsageError) -> String {
-        var rest = Substring(text)
-        var prefix = ""
-        if let range = text.firstRange(of: "://") {
-            prefix = String(text[..<range.upperBound])
-            rest = text[range.upperBound...]
-        }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        var path = rest[slash...]
+        let problem = UsageError("\(option.flag) takes \(option.what) such as \(option.example), got '\(text)'")
+        guard let url = try? AbsoluteURL(text.contains("://") ? text : "https://" + text), !url.hasUserInfo,
+            url.query == nil, url.fragment == nil
+        else { throw problem }
+        var path = url.path
         while path.last == "/" { path = path.dropLast() }
         let pathAllowed = path.utf8.allSatisfy { byte in
             (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90) || (byte >= 48 && byte <= 57)
                 || [UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~")].contains(byte)
         }
         guard pathAllowed, !path.contains("//"), !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
-            throw UsageError("\(option.flag) takes \(option.what) such as \(option.example), got '\(text)'")
+            throw problem
         }
-        return try PresetDomain.origin(prefix + rest[..<slash], option: option) + path
+        return try PresetDomain.origin(url.scheme + "://" + url.authority, option: option) + path
     }
 }
 
@@ -92,8 +90,8 @@ enum EntraTenant {
         let value = text.lowercased()
         if value == "consumers" { return consumersTenantID }
         if value == "organizations" || value == "common" || isGUID(value) { return value }
-        if !value.contains(":"), let host = PresetDomain.hostAndPort(Substring(value))?.host, host.contains(".") {
-            return host  // a verified domain (contoso.onmicrosoft.com) names the tenant too
+        if let host = Host(value), host.kind == .name, PresetDomain.isHostName(host), host.text.contains(".") {
+            return host.text  // a verified domain (contoso.onmicrosoft.com) names the tenant too
         }
         throw UsageError("\(option.flag) takes a tenant id (GUID), a verified domain, organizations, common or consumers, got '\(text)'")
     }

@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 // Filling a configuration from a preset row: placeholder values, template expansion, and the rule
 // that an option the user gave wins over the row.
@@ -64,57 +65,40 @@ extension ProviderPreset {
 
     /// The last path segment of `issuer` (Shopify's shop id), nil when it has none.
     static func lastPathSegment(of issuer: String) -> String? {
-        guard let schemeEnd = issuer.firstRange(of: "://") else { return nil }
-        let afterScheme = issuer[schemeEnd.upperBound...]
-        guard let slash = afterScheme.firstIndex(of: "/") else { return nil }
-        let segment = afterScheme[slash...].split(separator: "/").last.map(String.init)
-        return segment.flatMap { $0.isEmpty ? nil : $0 }
+        (try? AbsoluteURL(issuer))?.path.split(separator: "/").last.map(String.init)
     }
 }
 
 /// A preset's domain option (`--shop-domain`, `--authkit-domain`): a host name, expanded to its
 /// origin. The usual form is a bare host (`SHOP.myshopify.com`, a custom domain); `https://HOST` is
-/// accepted as pasted; `http://` only for loopback hosts (127.0.0.0/8, [::1], localhost), the rule
-/// the daemon applies to http issuers, so tests can point it at a local provider.
+/// accepted as pasted; `http://` only for loopback hosts (WireFormats' one rule, `Host.isLoopback`,
+/// as the daemon applies to http issuers), so tests can point it at a local provider.
 enum PresetDomain {
     static func origin(_ text: String, option: PresetOption) throws(UsageError) -> String {
         let problem = UsageError("\(option.flag) takes \(option.what) such as \(option.example), got '\(text)'")
-        var scheme = "https"
-        var authority = Substring(text)
-        if let range = text.firstRange(of: "://") {
-            scheme = text[..<range.lowerBound].lowercased()
-            authority = text[range.upperBound...]
-            if authority.last == "/" { authority = authority.dropLast() }
-        }
-        guard scheme == "https" || scheme == "http", let host = hostAndPort(authority)?.host else { throw problem }
-        guard scheme == "https" || isLoopback(host) else {
+        guard let url = try? AbsoluteURL(text.contains("://") ? text : "https://" + text),
+            url.scheme == "https" || url.scheme == "http", !url.hasUserInfo, url.query == nil, url.fragment == nil,
+            url.path.isEmpty || url.path == "/", isHostName(url.host)
+        else { throw problem }
+        guard url.scheme == "https" || url.host.isLoopback else {
             throw UsageError("\(option.flag) needs https; plain http is allowed only for loopback hosts, got '\(text)'")
         }
-        return scheme + "://" + authority.lowercased()
+        return url.origin
     }
 
-    /// `host[:port]` where host is a DNS name or `[::1]`; nil for anything else (paths, user info…).
-    static func hostAndPort(_ authority: Substring) -> (host: String, port: Int?)? {
-        var host = authority
-        var port: Int? = nil
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
-            guard let number = Int(authority[authority.index(after: colon)...]), (1...65_535).contains(number) else { return nil }
-            port = number
-            host = authority[..<colon]
+    /// A DNS host name (RFC 1123 labels of letters, digits and inner hyphens, at most 253 bytes), an
+    /// IPv4 address, or a loopback IPv6 literal.
+    static func isHostName(_ host: Host) -> Bool {
+        switch host.kind {
+        case .ipv4: return true
+        case .ipv6: return host.isLoopback
+        case .name:
+            let labels = host.text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            return host.text.utf8.count <= 253
+                && labels.allSatisfy { label in
+                    !label.isEmpty && label.count <= 63 && label.first != UInt8(ascii: "-") && label.last != UInt8(ascii: "-")
+                        && label.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+                }
         }
-        if host == "[::1]" { return (String(host), port) }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        let valid = !host.isEmpty && host.utf8.count <= 253
-            && labels.allSatisfy { label in
-                !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
-                    && label.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
-            }
-        return valid ? (String(host), port) : nil
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let octets = host.split(separator: ".")
-        return host == "localhost" || host == "[::1]"
-            || (host.hasPrefix("127.") && octets.count == 4 && octets.allSatisfy { UInt8($0) != nil })
     }
 }

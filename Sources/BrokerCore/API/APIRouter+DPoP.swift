@@ -1,5 +1,6 @@
 import BrokerHTTP
 import BrokerProtocol
+import WireFormats
 
 extension APIRouter {
     /// The largest `dpop-proof` body: a URL of 8 KiB, a nonce, a method and the JSON around them.
@@ -11,9 +12,9 @@ extension APIRouter {
     /// request to `answerDPoPProof` (a refresh is due, approval is awaited, no tokens…).
     /// Why: the actor path's hops cost more than the signature (docs/BENCHMARKS.md, "DPoP proofs").
     func immediateDPoPProof(_ account: AccountKey, request: HTTPRequest, peer: PeerCredentials) -> HTTPResponse? {
-        let body: DPoPProofRequest, origin: String
+        let body: DPoPProofRequest, target: AbsoluteURL
         do throws(WireError) {
-            (body, origin) = try Self.proofRequest(account, request)
+            (body, target) = try Self.proofRequest(account, request)
             try checkRestrictedNarrowing(try Self.narrowing(of: body))
         } catch {
             return Self.errorResponse(error)
@@ -22,8 +23,10 @@ extension APIRouter {
         case .refuse(let refusal): return Self.errorResponse(refusal)
         case .askApproval: return nil
         case .serve(let caller):
-            guard let grant = service.cachedDPoPProof(account: account, request: body, now: now()) else { return nil }
-            return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller)
+            guard let grant = service.cachedDPoPProof(account: account, request: body, target: target, now: now()) else {
+                return nil
+            }
+            return proofServed(grant, body, origin: target.origin, account: account, peer: peer, caller: caller)
         }
     }
 
@@ -33,13 +36,13 @@ extension APIRouter {
     func answerDPoPProof(account: AccountKey, request: HTTPRequest, peer: PeerCredentials) async throws(WireError)
         -> HTTPResponse
     {
-        let (body, origin) = try Self.proofRequest(account, request)
+        let (body, target) = try Self.proofRequest(account, request)
         let narrowing = try Self.narrowing(of: body)
         try checkRestrictedNarrowing(narrowing)
         // The answer carries the access token: the account's caller policy applies as to the token route.
         let caller = try await admittedCaller(account, peer: peer)
         let grant = try await service.dpopProof(account: account, request: body)
-        return proofServed(grant, body, origin: origin, account: account, peer: peer, caller: caller, narrowing: narrowing)
+        return proofServed(grant, body, origin: target.origin, account: account, peer: peer, caller: caller, narrowing: narrowing)
     }
 
     /// The proof request's narrowing (checked already by `proofRequest`; refused again if not).
@@ -52,10 +55,10 @@ extension APIRouter {
         }
     }
 
-    /// The decoded body and its URL's origin for the audit line, refused
-    /// (`DPoPProofRequest.checkedOrigin`) before anything is signed.
+    /// The decoded body and its URL, parsed once (its origin for the audit line, its `htu` for the
+    /// proof), refused (`DPoPProofRequest.checkedTarget`) before anything is signed.
     private static func proofRequest(_ account: AccountKey, _ request: HTTPRequest)
-        throws(WireError) -> (DPoPProofRequest, origin: String)
+        throws(WireError) -> (DPoPProofRequest, target: AbsoluteURL)
     {
         guard request.body.count <= maximumDPoPProofBody else {
             throw WireError(
@@ -63,8 +66,8 @@ extension APIRouter {
                 message: "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
         }
         let body = try RouterBody.required(.dpopProof(account: account.name), from: request, plain: DPoPProofRequest.init(plainJSON:))
-        switch body.checkedOrigin() {
-        case .success(let origin): return (body, origin)
+        switch body.checkedTarget() {
+        case .success(let target): return (body, target)
         case .failure(let problem): throw WireError(code: .invalidRequest, message: problem.description)
         }
     }

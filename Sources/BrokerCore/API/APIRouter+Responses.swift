@@ -1,6 +1,6 @@
 import BrokerHTTP
 import BrokerProtocol
-import JSONLimits
+import WireFormats
 
 extension APIRouter {
     /// The JSON answer of `endpoint`, typed by it, with sorted keys (stable output for scripts

@@ -1,5 +1,5 @@
 import BrokerProtocol
-import HTTPCodec
+import WireFormats
 
 /// What the socket API can ask of the broker. The `APIRouter` (HTTP, JSON, peer checks, audit) calls
 /// it; the `TokenBroker` actor implements it. Errors are wire errors with stable codes, already
@@ -71,7 +71,9 @@ public protocol BrokerService: Sendable {
     func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant
     /// The synchronous fast path for `dpop-proof`, like `cachedToken`: a proof with a token that may
     /// be served from memory, signed on the connection thread. nil means "ask `dpopProof`".
-    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant?
+    /// `target` is the request's URL as `DPoPProofRequest.checkedTarget` parsed it: a proof parses
+    /// the caller's URL once (docs/BENCHMARKS.md, "DPoP proofs").
+    func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL, now: Double) -> DPoPProofGrant?
 
     /// `POST|DELETE /v1/accounts/{name}/mcp`: sends `message` to the account's own resource URL with
     /// its token (or a DPoP proof) attached here, and answers what the MCP server said (docs/mcp.md).

@@ -1,5 +1,6 @@
 import BrokerProtocol
 import BrokerStore
+import WireFormats
 
 // The errors callers see. Messages tell people what to do and never contain token values.
 extension AccountStateMachine {

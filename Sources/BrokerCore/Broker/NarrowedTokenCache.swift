@@ -1,5 +1,6 @@
 import BrokerProtocol
 import BrokerStore
+import WireFormats
 
 /// Narrowed access tokens in memory, one per (account, scope set, resources, audience) key, each
 /// with its own expiry. Memory only, by design: a narrowed token is cheap to mint again from the

@@ -2,6 +2,7 @@ import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import WireFormats
 
 // Accounts: listing, adding (with discovery), removing. Each caller sees only the accounts it owns.
 extension TokenBroker {

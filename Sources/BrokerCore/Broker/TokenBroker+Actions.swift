@@ -1,6 +1,7 @@
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import WireFormats
 
 // Feeding events to the state machines and performing the actions they return, in order; the
 // fast-path snapshot and stored status that follow each event.
@@ -77,7 +78,7 @@ extension TokenBroker {
             let serveUntil = expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: tokens) ?? 0) } ?? .infinity
             entry = TokenCache.Entry(
                 tokens: tokens, expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, serveUntil: serveUntil,
-                proofRefusals: tokens.dpopKey == nil ? AuthorizationServerTargets(nil) : AuthorizationServerTargets(runtime.metadata?.metadata))
+                proofRefusals: tokens.dpopKey == nil ? AuthorizationServerTargets(nil) : runtime.metadata?.proofTargets ?? AuthorizationServerTargets(nil))
         }
         cache.set(entry, account: key)
         let state = machine.wireState(now: time)

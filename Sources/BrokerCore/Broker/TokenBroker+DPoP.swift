@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
+import WireFormats
 
 // Proofs for resource requests (RFC 9449 §7): the caller gets the DPoP-bound access token and a
 // proof for one method + URL, signed with the account's key; the key itself never leaves here.
@@ -9,16 +10,25 @@ extension TokenBroker {
     /// `cachedToken`): a proof with the cached token's key while that token may be served from
     /// memory. nil means "ask `dpopProof`" (refresh due, no tokens, not a DPoP account, unknown…).
     /// The key is the parsed `ECSigningKey` the cache holds: nothing is read or opened per proof.
-    public nonisolated func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant? {
+    public nonisolated func cachedDPoPProof(
+        account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL, now: Double
+    ) -> DPoPProofGrant? {
         // A key in the tokens means a DPoP account: turning DPoP off changes the security
         // profile, which logs the account out and empties this entry.
         // A narrowed token is minted and cached by the actor (`dpopProof`).
         guard request.scope == nil, request.resource == nil, request.audience == nil,
             let entry = cache.servable(account: account, now: now), entry.tokens.dpopKey != nil,
-            entry.proofRefusals.allows(request.url)  // else refused, with its reason, by `dpopProof`
+            entry.proofRefusals.allows(target)  // else refused, with its reason, by `dpopProof`
         else { return nil }
         return try? Self.signedProof(
-            entry.grant, tokens: entry.tokens, request: request, issuedAt: Int(now), accessTokenHash: entry.accessTokenHash)
+            entry.grant, tokens: entry.tokens, request: request, target: target, issuedAt: Int(now),
+            accessTokenHash: entry.accessTokenHash)
+    }
+
+    /// `cachedDPoPProof` of a request whose URL is not parsed yet (nil when it does not parse).
+    public nonisolated func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, now: Double) -> DPoPProofGrant? {
+        guard case .success(let target) = request.checkedTarget() else { return nil }
+        return cachedDPoPProof(account: account, request: request, target: target, now: now)
     }
 
     /// A proof for a resource request with the account's current DPoP-bound access token
@@ -38,7 +48,13 @@ extension TokenBroker {
         } catch {
             throw fail(WireError(code: .invalidRequest, message: error.description))
         }
-        try await checkProofTarget(request.url, account: account)
+        let target: AbsoluteURL
+        do throws(DPoPError) {
+            target = try DPoPTargetURI.parse(request.url)
+        } catch {
+            throw fail(WireError(code: .invalidRequest, message: error.description))
+        }
+        try await checkProofTarget(target, account: account)
         // A refresh may finish between the grant and reading the set: take a consistent pair.
         for _ in 0..<2 {
             let grant = narrowing.isEmpty
@@ -46,7 +62,7 @@ extension TokenBroker {
                 : try await narrowedToken(account: account, narrowing: narrowing, minTTL: nil)
             guard let tokens = servedTokens(account, narrowing: narrowing), tokens.accessToken.revealString() == grant.accessToken
             else { continue }
-            return try proofGrant(grant, tokens: tokens, account: account, request: request)
+            return try proofGrant(grant, tokens: tokens, account: account, request: request, target: target)
         }
         throw fail(WireError(
             code: .providerUnavailable,
@@ -56,11 +72,12 @@ extension TokenBroker {
     /// `invalid_request` for a URL at one of the account's authorization-server endpoints
     /// (`AuthorizationServerTargets`): a proof there with the token could redeem or refresh with
     /// the account's key. Without metadata in memory it is fetched (the check fails closed).
-    private func checkProofTarget(_ url: String, account: AccountKey) async throws(WireError) {
-        let metadata: ProviderMetadata
-        if let cached = accounts[account]?.metadata?.metadata {
-            metadata = cached
+    private func checkProofTarget(_ url: AbsoluteURL, account: AccountKey) async throws(WireError) {
+        let targets: AuthorizationServerTargets
+        if let cached = accounts[account]?.metadata?.proofTargets {
+            targets = cached
         } else {
+            let metadata: ProviderMetadata
             do throws(OIDCError) {
                 metadata = try await self.metadata(for: account)
             } catch {
@@ -68,8 +85,9 @@ extension TokenBroker {
                     code: .providerUnavailable,
                     message: "The provider metadata of '\(account.name)' is not available to check the proof's URL: \(error)"))
             }
+            targets = AuthorizationServerTargets(metadata)
         }
-        guard AuthorizationServerTargets(metadata).contains(url) else { return }
+        guard targets.contains(url) else { return }
         throw fail(WireError(
             code: .invalidRequest,
             message: "No proof is made for the authorization server of '\(account.name)' (its token, PAR, revocation, "
@@ -86,8 +104,9 @@ extension TokenBroker {
         return entry?.generation == machine.generation ? entry?.tokens : nil
     }
 
-    private func proofGrant(_ grant: TokenGrant, tokens: TokenSet, account: AccountKey, request: DPoPProofRequest)
-        throws(WireError) -> DPoPProofGrant
+    private func proofGrant(
+        _ grant: TokenGrant, tokens: TokenSet, account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL
+    ) throws(WireError) -> DPoPProofGrant
     {
         guard tokens.dpopKey != nil else {
             // Tokens from before `--dpop` was set are dropped by the profile change; this is a guard.
@@ -96,7 +115,7 @@ extension TokenBroker {
                 message: "Account '\(account.name)' has no DPoP key yet. Log in with: authctl login \(account.name)"))
         }
         do throws(DPoPError) {
-            return try Self.signedProof(grant, tokens: tokens, request: request, issuedAt: Int(now()))
+            return try Self.signedProof(grant, tokens: tokens, request: request, target: target, issuedAt: Int(now()))
         } catch {
             throw fail(WireError(code: .invalidRequest, message: error.description))
         }
@@ -105,11 +124,12 @@ extension TokenBroker {
     /// The one place a resource proof is made, for both paths: `ath` of the token it is served with
     /// (`accessTokenHash`, the cache's, when it is that token's; hashed here otherwise).
     private nonisolated static func signedProof(
-        _ grant: TokenGrant, tokens: TokenSet, request: DPoPProofRequest, issuedAt: Int, accessTokenHash: String? = nil
+        _ grant: TokenGrant, tokens: TokenSet, request: DPoPProofRequest, target: AbsoluteURL, issuedAt: Int,
+        accessTokenHash: String? = nil
     ) throws(DPoPError) -> DPoPProofGrant {
         guard let key = tokens.dpopKey else { throw .signingFailed(.invalidParameters("the tokens have no DPoP key")) }
         let proof = try DPoPProof(
-            key: key, method: request.method, url: request.url, issuedAt: issuedAt, nonce: request.nonce,
+            key: key, method: request.method, target: target, issuedAt: issuedAt, nonce: request.nonce,
             accessTokenHash: accessTokenHash ?? DPoPProof.accessTokenHash(tokens.accessToken))
         return DPoPProofGrant(accessToken: grant.accessToken, tokenType: "DPoP", proof: proof.compact, expiresAt: grant.expiresAt)
     }

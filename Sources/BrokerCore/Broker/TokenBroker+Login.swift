@@ -1,6 +1,7 @@
 import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
+import WireFormats
 
 // Logins: start (or join), outcome, long-poll.
 extension TokenBroker {

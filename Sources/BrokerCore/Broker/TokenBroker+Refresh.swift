@@ -1,6 +1,7 @@
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import WireFormats
 
 // Refreshes, revocation and provider metadata: the network side of the actions.
 extension TokenBroker {

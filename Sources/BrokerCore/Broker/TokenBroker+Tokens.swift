@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
+import WireFormats
 
 // Serving tokens: the synchronous fast path, the actor path with single-flight waits, ID tokens
 // (`authctl kube-credential --id-token`) and rejected access tokens (git's `erase`).

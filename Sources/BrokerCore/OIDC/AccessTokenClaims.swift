@@ -1,5 +1,6 @@
 import BrokerCrypto
 import BrokerProtocol
+import WireFormats
 
 /// The payload of a JWT access token (RFC 9068), read *unverified*: the broker is not the token's
 /// audience and never decides anything about trust from it. It only reads the provider's own

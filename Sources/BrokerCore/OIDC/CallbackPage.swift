@@ -1,4 +1,5 @@
 import BrokerHTTP
+import WireFormats
 
 /// The small pages the browser sees on the redirect listener. Everything reflected is
 /// HTML-escaped, and the headers forbid scripts, framing, caching and referrers, so a forged
@@ -20,10 +21,10 @@ enum CallbackPage {
     static func page(status: Int, title: String, message: String) -> HTTPResponse {
         let html = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>authbroker: \(escape(title))</title></head>
+            <html lang="en"><head><meta charset="utf-8"><title>authbroker: \(HTML.escape(title))</title></head>
             <body style="font-family: sans-serif; max-width: 40em; margin: 4em auto">
-            <h1>\(escape(title))</h1>
-            <p>\(escape(message))</p>
+            <h1>\(HTML.escape(title))</h1>
+            <p>\(HTML.escape(message))</p>
             </body></html>
 
             """
@@ -36,22 +37,5 @@ enum CallbackPage {
         ])
         if status == 405 { headers.add(name: "Allow", value: "GET") }
         return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
-    }
-
-    /// Escapes the five characters that matter in HTML text and attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

@@ -1,5 +1,6 @@
 import BrokerCrypto
 import Synchronization
+import WireFormats
 
 /// The latest `DPoP-Nonce` (RFC 9449 §8) each authorization server origin sent, from every answer
 /// — success included — so the next proof to that origin carries it without a refused round trip.
@@ -34,12 +35,7 @@ public final class DPoPNonces: Sendable {
     /// How many origins are remembered.
     public var count: Int { state.withLock { $0.count } }
 
-    /// The origin (`scheme://authority`) of an absolute URL, lowercased; nil when it has none.
-    public static func origin(of url: String) -> String? {
-        guard let scheme = url.firstRange(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty else { return nil }
-        return (url[..<scheme.upperBound] + authority).lowercased()
-    }
+    /// The origin (`scheme://host[:port]`, WireFormats' `AbsoluteURL.origin`) of an absolute URL;
+    /// nil when it is not one.
+    public static func origin(of url: String) -> String? { (try? AbsoluteURL(url))?.origin }
 }

@@ -2,6 +2,7 @@ import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
+import WireFormats
 
 /// A device authorization response (RFC 8628 §3.2): what to show the user and what to poll with.
 public struct DeviceAuthorization: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
-import JSONLimits
+import WireFormats
 
 /// Where provider metadata lives and how a fetched document is judged.
 ///
@@ -86,12 +86,17 @@ extension Discovery {
 /// documents (`discovery_url`), and a document may claim any issuer, so a cached copy serves an
 /// account only when both the issuer and the source match — never by issuer alone.
 public struct CachedProviderMetadata: Sendable, Equatable {
-    public var metadata: ProviderMetadata
+    public var metadata: ProviderMetadata {
+        didSet { proofTargets = AuthorizationServerTargets(metadata) }
+    }
     public var documentURL: String?
     public var fetchedAt: Date
+    /// The endpoints no DPoP proof is made for, normalised once per document rather than per proof.
+    private(set) var proofTargets: AuthorizationServerTargets
 
     public init(metadata: ProviderMetadata, documentURL: String?, fetchedAt: Date) {
         self.metadata = metadata
+        proofTargets = AuthorizationServerTargets(metadata)
         self.documentURL = documentURL
         self.fetchedAt = fetchedAt
     }

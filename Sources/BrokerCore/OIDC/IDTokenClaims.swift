@@ -1,5 +1,6 @@
 import BrokerProtocol
 import FoundationEssentials
+import WireFormats
 
 /// The ID token claims the broker checks or shows (OpenID Connect Core §2).
 public struct IDTokenClaims: Sendable, Equatable {

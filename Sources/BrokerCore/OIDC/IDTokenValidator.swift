@@ -1,6 +1,7 @@
 import BrokerCrypto
 import BrokerProtocol
 import FoundationEssentials
+import WireFormats
 
 /// What the validator must additionally know about the login the ID token belongs to.
 public enum IDTokenExpectation: Sendable, Equatable {

@@ -2,6 +2,7 @@ import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
+import WireFormats
 
 /// The few HTTP shapes every OAuth endpoint shares: a form POST with client authentication,
 /// a JSON object answer, an RFC 6749 §5.2 error answer.

@@ -1,4 +1,5 @@
 import BrokerCrypto
+import WireFormats
 
 /// A PKCE pair (RFC 7636) with the S256 method only: `plain` gives no protection when the
 /// authorization request leaks, so the engine never offers it.

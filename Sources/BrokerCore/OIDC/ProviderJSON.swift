@@ -1,5 +1,5 @@
 import BrokerProtocol
-import JSONLimits
+import WireFormats
 
 /// Provider answers (token, error, userinfo, device authorization, ID token payloads) as JSON
 /// objects, read with the socket API's own strict parser (`WireJSON`, fuzzed, Foundation-free),

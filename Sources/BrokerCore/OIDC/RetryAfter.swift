@@ -1,6 +1,7 @@
 import BrokerHTTP
 import BrokerProtocol
 import FoundationEssentials
+import WireFormats
 
 /// The `Retry-After` response header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.
 public enum RetryAfter {

@@ -3,6 +3,7 @@ import BrokerHTTP
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
+import WireFormats
 
 /// A successful token endpoint answer (RFC 6749 §5.1), secrets wrapped.
 public struct TokenResponse: Sendable, Equatable {

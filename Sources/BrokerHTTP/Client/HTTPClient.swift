@@ -1,3 +1,5 @@
+import WireFormats
+
 /// The outbound HTTP/1.1 client on OpenSSL: HTTPS with TLS ≥ 1.2, SNI and hostname
 /// verification against the system trust store plus an optional CA file; plain http only
 /// to loopback hosts; CONNECT proxies; connect and total timeouts; a response size cap;

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// A transport that sends every request with `pins` (an account's `--pin-sha256`), so no
 /// request made for that account — discovery, JWKS, token, revocation, userinfo, device —
 /// can skip the check.

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// Which HTTP CONNECT proxy (if any) carries requests, read from the usual environment
 /// variables: `https_proxy`/`HTTPS_PROXY`, `http_proxy`/`HTTP_PROXY`, `no_proxy`/`NO_PROXY`.
 ///
@@ -39,7 +41,7 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The proxy to use for `url`, or nil to connect directly.
     func proxy(for url: ClientURL) -> ProxyEndpoint? {
         guard let endpoint = url.scheme == .https ? httpsProxy : httpProxy else { return nil }
-        if IPAddress.isLoopback(url.host) || bypasses(host: url.host, port: url.port) { return nil }
+        if url.hostIsLoopback || bypasses(host: url.host, port: url.port) { return nil }
         return endpoint
     }
 
@@ -51,16 +53,16 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     private static func entry(_ entry: String, matches host: String, port: Int) -> Bool {
         if entry == "*" { return true }
         var name = Substring(entry)
-        if let (entryHost, entryPort) = try? ClientURL.splitAuthority(name, defaultPort: 0), entryPort != 0 {
+        if let (entryHost, entryPort) = try? Host.withPort(name), let entryPort {
             guard entryPort == port else { return false }
-            name = Substring(entryHost)
+            name = Substring(entryHost.text)
         } else if name.hasPrefix("["), name.hasSuffix("]") {
             name = name.dropFirst().dropLast()
         }
         while name.hasPrefix(".") { name = name.dropFirst() }
         if name.hasSuffix(".") { name = name.dropLast() }
         guard !name.isEmpty else { return false }
-        if IPAddress.isLiteral(String(name)) || IPAddress.isLiteral(host) { return host == name }
+        if Host(address: name) != nil || Host(address: host) != nil { return host == name }
         return host == name || host.hasSuffix("." + name)
     }
 
@@ -84,25 +86,15 @@ public struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `http://[user:password@]host[:port]` (the scheme may be omitted; port defaults to 1080).
     public init(url text: String, variable: String = "proxy URL") throws(HTTPClientConfigurationError) {
-        var rest = Substring(text)
-        let parts = rest.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
-        if parts.count == 2 {
-            guard parts[0].lowercased() == "http" else {
-                throw HTTPClientConfigurationError("\(variable) must be an http:// proxy (other proxy schemes are not supported)")
-            }
-            rest = parts[1]
+        let url = try? AbsoluteURL(text.contains("://") ? text : "http://" + text)
+        if let url, url.scheme != "http" {
+            throw HTTPClientConfigurationError("\(variable) must be an http:// proxy (other proxy schemes are not supported)")
         }
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        var credentials: Substring?
-        if let at = rest.lastIndex(of: "@") {
-            credentials = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-        }
-        guard let (host, port) = try? ClientURL.splitAuthority(rest, defaultPort: 1080) else {
+        guard let url, url.host.kind != .name || url.host.text.utf8.allSatisfy(ClientURL.isResolvableNameByte) else {
             throw HTTPClientConfigurationError("\(variable) has no valid host[:port]; set it like http://proxy.example:3128")
         }
-        self.init(host: host, port: port)
-        if let credentials {
+        self.init(host: url.host.text, port: url.port ?? 1080)
+        if let credentials = url.userInfo {
             let parts = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             let user = PercentDecoding.decode(parts[0])
             let password = parts.count > 1 ? PercentDecoding.decode(parts[1]) : []
@@ -111,7 +103,7 @@ public struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(IPAddress.isIPv6(host) ? "[\(host)]" : host):\(port)\(authorization == nil ? "" : " (with credentials)")"
+        "\(Host(address: host)?.uriText ?? host):\(port)\(authorization == nil ? "" : " (with credentials)")"
     }
 }
 

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// A failed exchange, and whether the server had sent nothing at all (the only case in which
 /// an idempotent request may be retried on a fresh connection).
 struct ExchangeFailure: Error {
@@ -61,7 +63,7 @@ enum ResponseExchange {
 /// the Proxy-Authorization header and never appear in errors.
 enum ProxyTunnel {
     static func open(on connection: ClientConnection, to url: ClientURL, via proxy: ProxyEndpoint, deadline: Deadline) throws(HTTPClientError) {
-        let authority = IPAddress.isIPv6(url.host) ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)"
+        let authority = "\(url.hostURIText):\(url.port)"
         var headers = HTTPHeaders([("Host", authority)])
         if let authorization = proxy.authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
         let bytes: [UInt8]

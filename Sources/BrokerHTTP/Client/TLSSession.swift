@@ -1,6 +1,7 @@
 import COpenSSL
 import Glibc
 import SystemCalls
+import WireFormats
 
 /// One TLS connection (`SSL*`) over a `ClientSocket`, freed in `deinit`.
 ///
@@ -28,7 +29,7 @@ final class TLSSession {
     /// and get no SNI (RFC 6066 §3 forbids literals there).
     private func configureIdentity() throws(HTTPClientError) {
         let accepted: Bool
-        if IPAddress.isLiteral(host) {
+        if Host(address: host) != nil {
             accepted = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1
         } else {
             // SSL_set_tlsext_host_name is a macro over SSL_ctrl; OpenSSL copies the name.

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Synchronization
+import WireFormats
 
 /// One accepted connection, served on its own thread by `run()`.
 struct HTTPConnection: Sendable {

@@ -1,3 +1,5 @@
+import WireFormats
+
 /// Answers requests for `HTTPServer`. Both servers (Unix socket API, loopback redirect listener)
 /// use it.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import WireFormats
 
 extension HTTPServer {
     /// Who connected: TCP address or SO_PEERCRED credentials.

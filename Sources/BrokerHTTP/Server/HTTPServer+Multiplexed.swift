@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import SystemCalls
+import WireFormats
 
 /// One listener of a multiplexed server: its handler, and its connections (so `remove` can end them).
 public final class ServedListener: Sendable {

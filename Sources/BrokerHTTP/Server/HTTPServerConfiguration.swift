@@ -1,4 +1,5 @@
 import Glibc
+import WireFormats
 
 /// Limits and timeouts of an `HTTPServer`.
 public struct HTTPServerConfiguration: Sendable {

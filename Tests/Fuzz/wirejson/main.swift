@@ -4,9 +4,9 @@
 // - whatever parses serializes (compact and pretty) to text that parses back to the same value,
 //   and serializing is idempotent;
 // - whatever decodes as a wire type re-encodes and decodes to an equal value;
-// - the nesting gate (JSONLimits) agrees with the parser: it accepts whatever parses and
+// - the nesting gate (WireFormats' JSONNesting) agrees with the parser: it accepts whatever parses and
 //   refuses whatever the parser finds too deep.
-import JSONLimits
+@testable import WireFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -9,12 +9,12 @@ work=${TMPDIR:-/tmp}/authbroker-fuzz-wirejson
 mkdir -p "$work/corpus"
 cp "$here"/corpus/* "$work/corpus/"
 src="$root/Sources/BrokerProtocol"
-# WireJSON takes its nesting limit from the JSONLimits module: build that first (modules.sh).
+# WireJSON lives in the WireFormats module: build that first (modules.sh).
 modules="$work/modules"
 mkdir -p "$modules"
-(cd "$root" && . Tests/Fuzz/modules.sh && build_module JSONLimits)
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I "$modules" -L "$modules" -lJSONLimits \
-    "$here/main.swift" "$src"/WireJSON/*.swift "$src/WireTypes.swift" "$src/WireTypes+Commands.swift" "$src/WireError.swift" \
+(cd "$root" && . Tests/Fuzz/modules.sh && build_module WireFormats)
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I "$modules" -L "$modules" -lWireFormats \
+    "$here/main.swift" "$src/WireTypes.swift" "$src/WireTypes+Commands.swift" "$src/WireError.swift" \
     -o "$work/fuzz-wirejson" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 test -x "$work/fuzz-wirejson"
 # The Swift backtracer hangs on a crash under libFuzzer: turn it off.

@@ -1,4 +1,4 @@
-import HTTPCodec
+import WireFormats
 import Testing
 
 @Test func encodesLikeRFC6749AppendixB() {

@@ -1,4 +1,4 @@
-import HTTPCodec
+import WireFormats
 import Testing
 
 /// Parses `text` fed in one piece; returns the requests or the error.

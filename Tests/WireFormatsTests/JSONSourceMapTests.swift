@@ -1,4 +1,4 @@
-import BrokerProtocol
+import WireFormats
 import Testing
 
 /// `WireJSON.parseMapped` and `JSONSourceMap`: where members and elements start, as line:column.

@@ -1,4 +1,4 @@
-import HTTPCodec
+import WireFormats
 import Testing
 
 @Suite struct Base64Tests {

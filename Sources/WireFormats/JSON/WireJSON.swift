@@ -1,4 +1,3 @@
-import JSONLimits
 
 /// JSON for the socket API without Foundation, so `authctl` starts fast (see docs/BENCHMARKS.md).
 ///
