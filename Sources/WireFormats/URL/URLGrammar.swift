@@ -1,6 +1,6 @@
 /// The byte rules behind `AbsoluteURL` and `Host` (RFC 3986 §3, §3.2.2, §2.1): one pass over the
 /// URL's UTF-8 bytes, no String algorithms (a `String` split here cost ≈ 40 k instructions a parse,
-/// docs/BENCHMARKS.md "forced refresh"), offsets into the text instead of copies.
+/// docs/BENCHMARKS-archive.md, "Forced refresh: the URL parses"), offsets into the text instead of copies.
 enum URLGrammar {
     typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
