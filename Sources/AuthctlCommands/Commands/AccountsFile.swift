@@ -30,13 +30,21 @@ enum AccountsFile {
         let bytes = path == "-"
             ? try BoundedFile.read(fd: STDIN_FILENO, limit: maximumBytes, what: "the accounts file on standard input")
             : try BoundedFile.read(path, limit: maximumBytes, what: "the accounts file")
-        return try entries(bytes, source: displayName(path))
+        return try entries(bytes, source: displayName(path), directory: path == "-" ? "." : directoryOf(path))
+    }
+
+    /// The directory part of `path` ("." for a bare name).
+    static func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     static func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
     /// The entries of the document `bytes`, read from `source` (for messages).
-    static func entries(_ bytes: [UInt8], source: String) throws(UsageError) -> [Entry] {
+    /// Secret files are read relative to `directory` (the accounts file's) and only from below it
+    /// or the user's authbroker configuration directory (`SecretFileLocation`).
+    static func entries(_ bytes: [UInt8], source: String, directory: String = ".") throws(UsageError) -> [Entry] {
         let (document, map): (JSONValue, JSONSourceMap)
         do { (document, map) = try WireJSON.parseMapped(bytes, maximumBytes: maximumBytes) } catch {
             throw problem(error, bytes: bytes, source: source)
@@ -81,7 +89,13 @@ enum AccountsFile {
             }
             var configuration = entry.configuration
             configuration.clientSecret = try entry.clientSecretFile.map { (file) throws(UsageError) in
-                try SecretFile.read(expandingHome(file))
+                let location: String
+                do throws(SecretFileLocation.Refusal) {
+                    location = try SecretFileLocation.resolve(expandingHome(file), accountsDirectory: directory)
+                } catch {
+                    throw fail(path + [.name(clientSecretFileKey)], "account '\(name)': \(error.message(file))")
+                }
+                return try SecretFile.read(location)
             }
             if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
             entries.append(Entry(configuration: configuration, clientSecretFile: entry.clientSecretFile, position: map.position(of: path)))
