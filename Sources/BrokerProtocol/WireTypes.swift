@@ -103,16 +103,20 @@ public struct LoginStarted: Codable, Sendable, Equatable {
     /// Device grant only: the code the user types at `verificationURI`.
     public var userCode: String?
     public var verificationURI: String?
+    /// Scopes this login asks for beyond the account's own because a resource server asked for
+    /// them (step-up); authctl names them before the browser opens.
+    public var stepUpScopes: [String]?
 
     public init(
         loginID: String, authorizationURL: String, expiresAt: String, userCode: String? = nil,
-        verificationURI: String? = nil
+        verificationURI: String? = nil, stepUpScopes: [String]? = nil
     ) {
         self.loginID = loginID
         self.authorizationURL = authorizationURL
         self.expiresAt = expiresAt
         self.userCode = userCode
         self.verificationURI = verificationURI
+        self.stepUpScopes = stepUpScopes
     }
 
     enum CodingKeys: String, CodingKey {
@@ -121,6 +125,7 @@ public struct LoginStarted: Codable, Sendable, Equatable {
         case expiresAt = "expires_at"
         case userCode = "user_code"
         case verificationURI = "verification_uri"
+        case stepUpScopes = "step_up_scopes"
     }
 }
 

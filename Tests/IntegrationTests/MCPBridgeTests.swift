@@ -56,6 +56,25 @@ struct MCPBridgeTests {
         #expect(await harness.stopDaemon() == 0)
     }
 
+    /// The scopes of a step-up are chosen by a resource server: a provider that lists its scopes
+    /// bounds them, and the next login names them before the browser opens (hostile review).
+    @Test func aStepUpAsksOnlyForScopesTheProviderOffersAndTheLoginNamesThem() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
+        try await harness.signInMCP("tools", provider: provider)
+        let name = harness.root + "/step-up"
+        let report = try SpawnedProcess(
+            ["/usr/bin/curl", "-sS", "--unix-socket", harness.socket, "-H", "Content-Type: application/json",
+             "--data", #"{"scope": "mcp:admin admin:org"}"#, "http://localhost/v1/accounts/tools/step-up"],
+            environment: harness.environment, stdoutPath: name + ".out", stderrPath: name + ".err")
+        #expect(await report.waitForExit(timeout: 30) == 0)
+        #expect(report.stdout.contains("mcp:admin") && !report.stdout.contains("admin:org"), "\(report.stdout)")
+        let status = try await harness.authctl(["status", "--json"])
+        #expect(status.stdout.contains("mcp:admin") && !status.stdout.contains("admin:org"), "\(status)")
+        let login = try await harness.login("tools", provider: provider)
+        #expect(login.status == 0 && login.stderr.contains("This login also asks for mcp:admin: a resource server"), "\(login)")
+        #expect(await harness.stopDaemon() == 0)
+    }
+
     @Test func twoHostsOnOneAccountShareOneRefreshAfterTheServerRefusedTheToken() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
         try await harness.signInMCP("tools", provider: provider)

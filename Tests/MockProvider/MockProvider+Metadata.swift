@@ -43,7 +43,8 @@ extension MockProvider {
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
-            "scopes_supported": ["openid", "email", "profile", "offline_access"],
+            // The MCP server on this origin (MockMCPServer) asks for mcp:tools and mcp:admin: this AS grants them.
+            "scopes_supported": ["openid", "email", "profile", "offline_access", "mcp:tools", MockMCPServer.adminScope],
             "subject_types_supported": ["public"],
             "authorization_response_iss_parameter_supported": configuration.advertiseIssParameter && !entra,
         ]

@@ -104,6 +104,11 @@ enum LoginCommand: Command {
             let left = max(0, expiresAt - Double(time(nil)))
             deadline = min(deadline, ContinuousClock.now + .milliseconds(Int64(left * 1000)))
         }
+        if let added = started.stepUpScopes, !added.isEmpty {
+            // Chosen by a resource server (step-up), not by the user: said before anything opens.
+            Output.note("This login also asks for \(added.map(ShownText.escaped).joined(separator: " ")): a resource "
+                + "server asked for them (step-up). If you did not expect that, cancel (Ctrl-C) and see: authctl status \(account)")
+        }
         if let userCode = started.userCode {
             Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
         }

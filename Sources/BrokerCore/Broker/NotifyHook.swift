@@ -1,4 +1,5 @@
 import BrokerProtocol
+import WireFormats
 
 /// Tells the user an account needs a login: `--notify-command CMD` run with `/bin/sh -c`, or
 /// notify-send when it is on PATH and a display exists, else a log line.
@@ -110,7 +111,9 @@ struct NotifyHook: Sendable {
     private func argv(title: String, body: String, runner: any HookRunner) -> [String]? {
         if let command { return ["/bin/sh", "-c", command] }
         guard let notifySend = runner.notifySendPath(environment: environment) else { return nil }
-        return [notifySend, "--app-name=authbroker", title, body]
+        // notify-send's body is markup to most notification daemons; what a server or a caller
+        // chose (scopes, executable paths) must show as text.
+        return [notifySend, "--app-name=authbroker", title, HTML.escape(body)]
     }
 }
 

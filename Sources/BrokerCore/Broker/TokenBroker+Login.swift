@@ -37,11 +37,16 @@ extension TokenBroker {
                 message: "The login timeout must be between 1 and \(Int(options.maximumLoginTimeout)) seconds.")))
         }
         let login: BrokerLogin
+        var stepUpScopes: [String] = []
         do throws(OIDCError) {
             let metadata = try await metadata(for: key, needing: loginEndpoint(key, device: request.device == true))
             guard let runtime = accounts[key] else { return .failure(unknownAccount(key)) }
             var client = try runtime.loginClient()
-            for scope in (request.addScopes ?? []) + stepUps.scopes(key) where !client.scopes.contains(scope) { client.scopes.append(scope) }
+            for scope in request.addScopes ?? [] where !client.scopes.contains(scope) { client.scopes.append(scope) }
+            for scope in stepUps.scopes(key) where !client.scopes.contains(scope) {
+                client.scopes.append(scope)
+                stepUpScopes.append(scope)
+            }
             if request.device == true {
                 login = try await BrokerLogin.device(
                     client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client)
@@ -73,7 +78,7 @@ extension TokenBroker {
         let started = LoginStarted(
             loginID: flow.loginID, authorizationURL: login.authorizationURL,
             expiresAt: RFC3339.format(unixSeconds: deadline), userCode: login.userCode,
-            verificationURI: login.verificationURI)
+            verificationURI: login.verificationURI, stepUpScopes: stepUpScopes.isEmpty ? nil : stepUpScopes)
         logins.add(
             LoginRecord(account: key, login: login, started: started, allowsNewSubject: request.newSubject == true),
             id: flow.loginID, now: now())

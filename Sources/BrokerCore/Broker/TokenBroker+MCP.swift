@@ -34,7 +34,7 @@ extension TokenBroker {
         }
         var answer = MCPRelayAnswer(response)
         if response.status == 403, let challenge = BearerChallenge.stepUp(in: answer.wwwAuthenticate) {
-            let scopes = challenge.scopes.isEmpty ? await metadataScopes(target: target) : challenge.scopes
+            let scopes = challenge.scopes.isEmpty ? await metadataScopes(target: target, account: key) : challenge.scopes
             answer.stepUp = try await stepUp(account: key, scopes: scopes)
         }
         return answer
@@ -80,7 +80,8 @@ extension TokenBroker {
     /// A challenge without `scope=`: the scopes the resource's metadata (RFC 9728) lists, found as
     /// `account add --resource-url` finds them (`discoverProtectedResource`: the resource's own
     /// challenge or well-known URLs, the document checked to name this resource); none on failure.
-    private nonisolated func metadataScopes(target: MCPTarget) async -> [String] {
+    private nonisolated func metadataScopes(target: MCPTarget, account key: AccountKey) async -> [String] {
+        guard stepUps.mayRediscover(key) else { return [] }
         guard let discovery = try? await target.client.discoverProtectedResource(target.url) else { return [] }
         return Array(discovery.scopes.filter(TokenNarrowing.isScopeToken).prefix(32))
     }
@@ -89,8 +90,10 @@ extension TokenBroker {
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         let granted = runtime.machine.currentTokens?.scope.map { $0.split(separator: " ").map(String.init) }
             ?? runtime.configuration.scopes
+        // A provider that lists its scopes bounds what a resource server can ask the user to grant.
+        let offered = runtime.metadata?.metadata.scopesSupported.flatMap { $0.isEmpty ? nil : Set($0) }
         var union = granted
-        for scope in scopes where !union.contains(scope) { union.append(scope) }
+        for scope in scopes where !union.contains(scope) && offered.map({ $0.contains(scope) }) != false { union.append(scope) }
         let result = StepUpResult(account: key.name, scope: union.joined(separator: " "), loginCommand: "authctl login \(key.name)")
         // The next login adds what the account's own scopes lack; told once per new set, never a loop.
         if stepUps.record(key, scopes: union.filter { !runtime.configuration.scopes.contains($0) }) {

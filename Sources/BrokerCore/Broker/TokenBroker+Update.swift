@@ -101,6 +101,7 @@ extension TokenBroker {
             let machine = accounts[key]!.machine
             if machine.currentTokens != nil || machine.pendingLogin != nil { outcome = .signedOut }
             accounts[key]?.subject = nil
+            stepUps.clear(key)  // asked for by the old configuration's resource, not this one's
             event(key) { machine, now in machine.configurationChanged(securityRelevant: true, now: now) }
         } else {
             sync(key, now: now())  // a token-neutral change such as --allow-exe applies at once

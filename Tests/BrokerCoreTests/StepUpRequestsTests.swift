@@ -1,0 +1,18 @@
+@testable import BrokerCore
+import BrokerProtocol
+import Testing
+
+/// A resource server that answers every message 403 without `scope=` makes the relay look the
+/// scopes up (RFC 9728) at most once per interval and account: its answers choose those requests.
+@Suite struct StepUpRequestsTests {
+    @Test func reDiscoveryIsAllowedOncePerIntervalAndAccount() {
+        let requests = StepUpRequests()
+        let (work, home) = (AccountKey(owner: 1000, name: "work"), AccountKey(owner: 1000, name: "home"))
+        let start = ContinuousClock.now
+        #expect(requests.mayRediscover(work, now: start))
+        #expect(!requests.mayRediscover(work, now: start + .seconds(1)))
+        #expect(!requests.mayRediscover(work, now: start + StepUpRequests.rediscoveryInterval - .seconds(1)))
+        #expect(requests.mayRediscover(home, now: start + .seconds(1)))
+        #expect(requests.mayRediscover(work, now: start + StepUpRequests.rediscoveryInterval))
+    }
+}
