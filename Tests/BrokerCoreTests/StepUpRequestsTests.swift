@@ -16,3 +16,15 @@ import Testing
         #expect(requests.mayRediscover(work, now: start + StepUpRequests.rediscoveryInterval))
     }
 }
+
+/// The relay's 401 reports: once a minute per account, whatever the resource answers.
+@Suite struct AccountThrottleTests {
+    @Test func oneGoPerIntervalAndAccount() {
+        let throttle = AccountThrottle(interval: .seconds(60))
+        let key = AccountKey(owner: 1000, name: "tools")
+        let start = ContinuousClock.now
+        #expect(throttle.allow(key, now: start))
+        #expect((1...100).allSatisfy { !throttle.allow(key, now: start + .milliseconds($0 * 500)) })
+        #expect(throttle.allow(key, now: start + .seconds(60)))
+    }
+}

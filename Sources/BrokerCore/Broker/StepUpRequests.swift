@@ -23,19 +23,12 @@ final class StepUpRequests: Sendable {
 
     func clear(_ key: AccountKey) { _ = table.withLock { $0.removeValue(forKey: key) } }
 
-    private let discoveries = Mutex<[AccountKey: ContinuousClock.Instant]>([:])
     /// The least time between two RFC 9728 re-discoveries for one account's challenges without
     /// `scope=`: each one is requests the resource's answers choose (hostile review: a resource
     /// answering 403 to every message must not turn the daemon into a GET cannon).
     static let rediscoveryInterval = Duration.seconds(300)
+    private let discoveries = AccountThrottle(interval: rediscoveryInterval)
 
     /// True at most once per `rediscoveryInterval` per account.
-    func mayRediscover(_ key: AccountKey, now: ContinuousClock.Instant = .now) -> Bool {
-        discoveries.withLock { table in
-            if let last = table[key], now - last < Self.rediscoveryInterval { return false }
-            if table.count >= 4096 { table.removeAll() }
-            table[key] = now
-            return true
-        }
-    }
+    func mayRediscover(_ key: AccountKey, now: ContinuousClock.Instant = .now) -> Bool { discoveries.allow(key, now: now) }
 }

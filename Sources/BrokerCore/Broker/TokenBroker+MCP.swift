@@ -28,8 +28,9 @@ extension TokenBroker {
         if response.status == 401 {
             // Once: the server refused this token. Reporting it (rather than forcing a refresh) lets
             // two bridges that both saw the 401 share one refresh: the second report names a token
-            // that is no longer current, and its next token is the first one's refresh.
-            _ = try await tokenRejected(account: key, accessToken: token)
+            // that is no longer current, and its next token is the first one's refresh. Reported
+            // at most once a minute per account (`relayRejections`); the retry happens either way.
+            if relayRejections.allow(key) { _ = try await tokenRejected(account: key, accessToken: token) }
             (response, _) = try await sendMCP(message, to: target, account: key, nonce: nil)
         }
         var answer = MCPRelayAnswer(response)
@@ -65,6 +66,11 @@ extension TokenBroker {
         } else {
             let grant = try await self.token(account: key, minTTL: nil)
             (token, proof, authorization) = (grant.accessToken, nil, "Bearer " + grant.accessToken)
+        }
+        // The token may have come after a refresh or login: if the account's resource changed
+        // meanwhile, this token is not for the target chosen before (hostile review).
+        guard try await mcpTarget(key).url == target.url else {
+            throw WireError(code: .conflict, message: "The resource URL of '\(key.name)' changed while this message waited; send it again.")
         }
         do {
             let response = try await target.transport.send(

@@ -140,8 +140,8 @@ extension TokenBroker {
         configuration.clientRegistration = .dynamic
     }
 
-    /// A registration of the owner's at `issuer` whose redirect URI the account can take as its
-    /// own (its port becomes the account's fixed port).
+    /// A registration of the owner's at `issuer`, made for this resource, whose redirect URI the
+    /// account can take as its own (its port becomes the account's fixed port).
     private func reusableRegistration(for configuration: AccountConfiguration, issuer: String, owner: UInt32)
         async throws(WireError) -> ClientRegistration?
     {
@@ -151,8 +151,16 @@ extension TokenBroker {
         } catch {
             throw fail(WireError(code: .internal, message: "The client registrations could not be read: \(error)"))
         }
+        // Only a client registered for this same resource: a resource whose metadata names the
+        // user's real authorization server must not inherit the client (and remembered consent)
+        // registered for another resource there (hostile review).
+        let sameResource = Set(accounts.values.lazy.filter {
+            $0.owner == owner && $0.configuration.clientRegistration == .dynamic
+                && $0.configuration.resourceURL == configuration.resourceURL
+        }.map(\.configuration.clientID))
         var probe = configuration
         return registrations.first { registration in
+            guard sameResource.contains(registration.clientID) else { return false }
             probe.redirectPort = configuration.redirectPort ?? Self.port(of: registration.redirectURI)
             return (try? fixedRedirectURI(&probe)) == registration.redirectURI
         }

@@ -81,6 +81,9 @@ public actor TokenBroker: BrokerService {
     nonisolated let counters = BrokerMetrics()
     /// Scopes resource servers asked for (step-up), added to each account's next login.
     nonisolated let stepUps = StepUpRequests()
+    /// The MCP relay reports a 401 as a rejected token at most once a minute per account: a
+    /// resource answering 401 to everything must not buy a refresh per message (hostile review).
+    nonisolated let relayRejections = AccountThrottle(interval: .seconds(60))
 
     /// Keyed by owner and name: names are unique per owner only.
     var accounts: [AccountKey: AccountRuntime] = [:]
