@@ -12,8 +12,11 @@ struct ExchangeFailure: Error {
 enum ResponseExchange {
     /// Sends `bytes` and reads the response. `reusable` tells whether the connection may
     /// carry another request (keep-alive, complete framing, nothing extra buffered).
+    /// `cutShortAtDeadline`: at the deadline, a response whose head has arrived is returned with
+    /// the body so far (an event stream read for a window), not a timeout.
     static func run(
-        _ bytes: [UInt8], method: String, on connection: ClientConnection, maxBodyBytes: Int, deadline: Deadline
+        _ bytes: [UInt8], method: String, on connection: ClientConnection, maxBodyBytes: Int, deadline: Deadline,
+        cutShortAtDeadline: Bool = false
     ) throws(ExchangeFailure) -> (response: HTTPResponse, reusable: Bool) {
         do {
             try connection.write(bytes, until: deadline)
@@ -36,6 +39,7 @@ enum ResponseExchange {
             do {
                 chunk = try connection.read(until: deadline)
             } catch {
+                if cutShortAtDeadline, case .timeout = error, let partial = parser.cutShort() { return (partial, false) }
                 throw ExchangeFailure(error: error, nothingReceived: received == 0)
             }
             if chunk.isEmpty {

@@ -29,6 +29,10 @@ public struct HTTPResponseParser: Sendable {
         return try core.next()
     }
 
+    /// The response as far as it came (head and the body so far) when the reader stops an
+    /// open-ended body on purpose; nil before the head. The parser is done afterwards.
+    public mutating func cutShort() -> HTTPResponse? { core.cutShort() }
+
     /// Whether the connection can carry another request after the response last returned.
     public var canReuseConnection: Bool {
         core.lastBodyMode != .untilClose && core.lastFraming.keepAlive(version: core.kind.version)
