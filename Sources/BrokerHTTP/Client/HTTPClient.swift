@@ -27,6 +27,9 @@ public final class HTTPClient: HTTPTransport {
         pool = ConnectionPool(maxIdlePerKey: configuration.maxIdleConnectionsPerHost, idleTimeout: configuration.idleTimeout)
     }
 
+    /// How long a windowed stream is read after its first body bytes (`HTTPClientRequest.streamWindow`).
+    static let streamLinger: Duration = .milliseconds(250)
+
     deinit { threads.close() }  // parked threads exit now, not after their timeout
 
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
@@ -57,7 +60,7 @@ public final class HTTPClient: HTTPTransport {
             do {
                 return try ResponseExchange.run(
                     bytes, method: request.method, on: connection, maxBodyBytes: configuration.maxResponseBytes, deadline: cut,
-                    cutShortAtDeadline: true
+                    cutShortAfter: Self.streamLinger
                 ).response
             } catch {
                 throw error.error

@@ -83,6 +83,9 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
     /// The message whose head has arrived, with the body decoded so far, for a reader that stops
     /// an open-ended body (an event stream) on purpose; nil before the end of the head. The parser
     /// is done afterwards (the connection is not reusable).
+    /// Bytes of the current message's body decoded so far.
+    var bodyBytesSoFar: Int { body.count }
+
     mutating func cutShort() -> Kind.Message? {
         switch state {
         case .body, .chunked, .untilClose: break
