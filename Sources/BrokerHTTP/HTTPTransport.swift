@@ -11,7 +11,7 @@ public struct HTTPClientRequest: Sendable, Equatable {
     /// `--pin-sha256`); a mismatch is `TLSFailure.pinMismatch`. Plain loopback http has no chain.
     public var pins: PublicKeyPins
     /// For an open-ended answer (an event stream): read it for at most this long, or until a
-    /// quarter second after the first body bytes, then close the connection and return what
+    /// second after the first body bytes, then close the connection and return what
     /// came (the head and the body so far). Nil: the whole response.
     public var streamWindow: Duration?
 

@@ -6,7 +6,7 @@ import SystemCalls
 /// The optional GET stream of MCP's Streamable HTTP transport ("Listening for Messages from the
 /// Server"): on its own thread, started once the session is known, the bridge asks the daemon for
 /// one window of the server's event stream at a time (`GET /v1/accounts/{name}/mcp`; the daemon
-/// reads the upstream stream until a quarter second after its first bytes, 20 s at most, token attached and one refresh on a 401 as for POST)
+/// reads the upstream stream until a second after its first bytes, 20 s at most, token attached and one refresh on a 401 as for POST)
 /// and writes each server message to stdout as one line, through the bridge's one writer.
 /// The next window asks with `Last-Event-ID` so a server that resumes streams replays what came
 /// between two windows. A 405 means the server offers no stream: the listener stops, silently.

@@ -28,7 +28,7 @@ public final class HTTPClient: HTTPTransport {
     }
 
     /// How long a windowed stream is read after its first body bytes (`HTTPClientRequest.streamWindow`).
-    static let streamLinger: Duration = .milliseconds(250)
+    static let streamLinger: Duration = .seconds(1)
 
     deinit { threads.close() }  // parked threads exit now, not after their timeout
 
