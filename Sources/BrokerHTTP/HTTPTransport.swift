@@ -10,11 +10,16 @@ public struct HTTPClientRequest: Sendable, Equatable {
     /// For https: keys one of which the verified certificate chain must carry (an account's
     /// `--pin-sha256`); a mismatch is `TLSFailure.pinMismatch`. Plain loopback http has no chain.
     public var pins: PublicKeyPins
+    /// For an open-ended answer (an event stream): read it for at most this long, or until a
+    /// second after the first body bytes, then close the connection and return what
+    /// came (the head and the body so far). Nil: the whole response.
+    public var streamWindow: Duration?
 
     public init(
         method: String = "GET", url: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-        pins: PublicKeyPins = .none
+        pins: PublicKeyPins = .none, streamWindow: Duration? = nil
     ) {
+        self.streamWindow = streamWindow
         self.method = method
         self.url = url
         self.headers = headers

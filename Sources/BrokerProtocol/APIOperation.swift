@@ -8,7 +8,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case listAccounts, addAccount
     case getAccount, updateAccount, removeAccount
     case token, idToken, tokenRejected, dpopProof
-    case mcpMessage, mcpEndSession, stepUp
+    case mcpMessage, mcpListen, mcpEndSession, stepUp
     case login, cancelLogin, loginStatus, loginCallback, logout
     case discovery
     case rekey, metrics
@@ -18,7 +18,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     public var method: String {
         switch self {
         case .ping, .status, .listAccounts, .getAccount, .token, .idToken, .loginStatus, .metrics, .listSockets,
-            .listApprovals:
+            .listApprovals, .mcpListen:
             "GET"
         case .addAccount, .tokenRejected, .login, .loginCallback, .logout, .discovery, .rekey, .addSocket, .dpopProof,
             .decideApproval, .mcpMessage, .stepUp:
@@ -40,7 +40,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .idToken: .idToken(parameter)
         case .tokenRejected: .tokenRejected(parameter)
         case .dpopProof: .dpopProof(parameter)
-        case .mcpMessage, .mcpEndSession: .mcp(parameter)
+        case .mcpMessage, .mcpListen, .mcpEndSession: .mcp(parameter)
         case .stepUp: .stepUp(parameter)
         case .login, .cancelLogin: .login(parameter)
         case .loginStatus: .loginStatus(parameter)
@@ -75,7 +75,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .token: [.minTTL, .scope, .resource, .audience, .refresh]
         case .idToken: [.minTTL]
         case .loginStatus: [.wait]
-        case .loginCallback, .discovery, .dpopProof, .mcpMessage, .mcpEndSession, .stepUp: []
+        case .loginCallback, .discovery, .dpopProof, .mcpMessage, .mcpListen, .mcpEndSession, .stepUp: []
         case .addAccount: [.dryRun]
         case .updateAccount: [.dryRun, .keepClientSecret]
         case .getAccount, .removeAccount, .tokenRejected, .login, .logout, .rekey: nil
@@ -90,7 +90,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
             .required
         case .login, .logout, .rekey: .optional
         case .ping, .status, .listAccounts, .getAccount, .removeAccount, .token, .idToken, .loginStatus, .metrics,
-            .listSockets, .removeSocket, .listApprovals, .cancelLogin, .mcpEndSession:
+            .listSockets, .removeSocket, .listApprovals, .cancelLogin, .mcpListen, .mcpEndSession:
             .none
         }
     }

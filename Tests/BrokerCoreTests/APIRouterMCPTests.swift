@@ -1,4 +1,4 @@
-import BrokerCore
+@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Testing
@@ -17,6 +17,30 @@ import Testing
         #expect(fixture.service.recorded == ["mcpRelay(work,POST,nil)"])
         // Audited with the method, never the message.
         #expect(fixture.logs.captured.contains { $0.contains("audit: mcp account=work method=POST") && !$0.contains("ping") })
+    }
+
+    @Test func aGETAsksForOneWindowOfTheServersStreamWithItsLastEventID() async {
+        let fixture = RouterFixture()
+        let response = await fixture.send("GET", Self.path, accept: "text/event-stream")
+        #expect(response.status == 200 && response.headers[MCPRelay.upstreamStatus] == "200")
+        #expect(fixture.service.recorded == ["mcpRelay(work,GET,nil)"])
+        #expect(fixture.logs.captured.contains { $0.contains("audit: mcp account=work method=GET") })
+        // Last-Event-ID is passed on as the session headers are: visible ASCII, bounded, else refused.
+        var bad = RouterFixture.request("GET", Self.path)
+        bad.headers.add(name: MCPRelay.lastEventID, value: String(repeating: "x", count: MCPRelay.maximumHeaderValue + 1))
+        let refused = await fixture.router.handle(bad, connection: RouterFixture.connection())
+        #expect(refused.status == 400 && refused.wireError?.message.contains("Last-Event-ID") == true)
+        #expect(fixture.service.recorded.count == 1)
+    }
+
+    @Test func theGETRequestCarriesTheStreamHeadersAndAWindow() {
+        let message = MCPRelayMessage(method: .get, sessionID: "s1", protocolVersion: "2025-06-18", lastEventID: "ev-7")
+        let request = message.request(to: "https://mcp.example.com/mcp", authorization: "Bearer t", proof: nil, pins: .none)
+        #expect(request.method == "GET" && request.body.isEmpty && request.streamWindow != nil)
+        #expect(request.headers["Accept"] == "text/event-stream" && request.headers[MCPRelay.lastEventID] == "ev-7")
+        #expect(request.headers[MCPRelay.sessionID] == "s1" && request.headers["Content-Type"] == nil)
+        let post = MCPRelayMessage(method: .post, body: Array("{}".utf8))
+        #expect(post.request(to: "https://mcp.example.com/mcp", authorization: "Bearer t", proof: nil, pins: .none).streamWindow == nil)
     }
 
     @Test func whatIsNotOneJSONMessageIsRefusedBeforeAnythingIsSent() async {
@@ -44,7 +68,8 @@ import Testing
         let fixture = RouterFixture(scope: .restricted(grant))
         let relayed = await fixture.send("POST", Self.path, body: #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
         let reported = await fixture.send("POST", "/v1/accounts/work/step-up", body: #"{"scope":"x"}"#)
-        #expect(relayed.status == 403 && reported.status == 403)
+        let listened = await fixture.send("GET", Self.path, accept: "text/event-stream")
+        #expect(relayed.status == 403 && reported.status == 403 && listened.status == 403)
         #expect(fixture.service.recorded.isEmpty)
     }
 }

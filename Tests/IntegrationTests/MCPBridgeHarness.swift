@@ -16,6 +16,14 @@ extension BrokerHarness {
         guard login.status == 0 else { throw HarnessError.unexpected("login: \(login)\n\(daemonLog)") }
     }
 
+    /// `authctl mcp NAME` with its stdin open: the test writes the host's lines as it goes.
+    func mcpSession(_ name: String) throws -> SpawnedProcess {
+        let base = root + "/mcp-\(UInt32.random(in: 0...UInt32.max))"
+        return try SpawnedProcess(
+            [try Self.binary("authctl"), "--socket", socket, "mcp", name], environment: environment, stdoutPath: base + ".out",
+            stderrPath: base + ".err", keepStdinOpen: true)
+    }
+
     /// `authctl mcp ARGS…` with `lines` as the host's messages (then EOF), to its end.
     func mcp(_ arguments: [String], lines: [String], timeout: Duration = .seconds(60)) async throws -> Subprocess.Result {
         try await Subprocess.run(
@@ -51,6 +59,8 @@ extension MockProviderProcess {
         var notifications: Int
         var versions: [String]
         var sessions: Int
+        var streams: Int
+        var last_event_ids: [String]
     }
 
     private var mcpClient: HTTPClient {
@@ -67,5 +77,15 @@ extension MockProviderProcess {
     /// Every access token issued so far is refused by the MCP server from now on.
     func rejectMCPTokens() async throws {
         _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/reject-tokens"))
+    }
+
+    /// The MCP server answers GET with an event stream from now on (405 before).
+    func enableMCPStream() async throws {
+        _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/get-stream"))
+    }
+
+    /// A `notifications/tools/list_changed` for every open session, sent on its GET stream.
+    func notifyMCPSessions() async throws {
+        _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/notify"))
     }
 }

@@ -22,7 +22,7 @@ struct MCPSDKTests {
         defer { host.stop() }
         let initialized = try await host.next()
         #expect(initialized["server"] as? String == "sdk-test-server", "\(initialized)\n\(host.stderr)\n\(harness.daemonLog)")
-        #expect(try await host.step("tools")["tools"] as? [String] == ["add", "echo"])
+        #expect(try await host.step("tools")["tools"] as? [String] == ["add", "announce", "echo"])
         #expect(try await host.step(#"call echo {"text": "over the bridge"}"#)["text"] as? String == "over the bridge")
         let refreshes = try await provider.stats.refreshes
         try await Task.sleep(for: .seconds(5))
@@ -37,6 +37,28 @@ struct MCPSDKTests {
         #expect((removed["error"] as? String).map { $0.contains("sdk") } == true || removed["is_error"] as? Bool == true, "\(removed)")
         host.closeInput()
         #expect(await host.process.waitForExit(timeout: 30) == 0)
+        #expect(await harness.stopDaemon() == 0)
+    }
+
+    @Test func theSDKServersNotificationsOnItsGETStreamReachTheSDKsClient() async throws {
+        let (harness, provider) = try await BrokerHarness.withDaemon()
+        let server = try await MCPSDK.Server(issuer: provider.issuer, directory: harness.root)
+        defer { server.stop() }
+        try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
+        let host = try MCPSDK.Host(["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+        defer { host.stop() }
+        #expect(try await host.next()["server"] as? String == "sdk-test-server", "\(host.stderr)")
+        // The SDK server sends them on the session's standalone GET stream (they belong to no request),
+        // a quarter second apart for 5 s: the bridge's stream is open by then.
+        #expect(try await host.step(#"call announce {"times": 20}"#)["text"] as? String == "announced")
+        let notified = try await host.step("notifications")["tool_list_changed"] as? Int ?? 0
+        #expect(notified >= 1, "\(host.stderr)\n\(harness.daemonLog)")
+        #expect(try await host.step(#"call echo {"text": "still here"}"#)["text"] as? String == "still here")
+        host.closeInput()
+        #expect(await host.process.waitForExit(timeout: 30) == 0)
+        #expect(harness.daemonLog.contains("audit: mcp account=sdk method=GET"))
+        // The stream's windows follow each other without an error (no 409 for a stream still open).
+        #expect(!host.stderr.contains("authctl mcp:"), "\(host.stderr)")
         #expect(await harness.stopDaemon() == 0)
     }
 

@@ -6,12 +6,15 @@ import Synchronization
 /// (MCP 2025-06-18 / 2025-11-25) as a resource server of the mock's own tokens: `initialize` (a
 /// session id, the negotiated version), `tools/list` (JSON), `tools/call` (an SSE answer: a
 /// comment, a log notification, then the result split over two `data` lines with CRLF endings),
-/// `ping`; notifications and responses get 202; GET is 405 (no server stream); DELETE ends the
-/// session. Tokens are checked against the mock's issued access tokens; the tool `admin` needs the
+/// `ping`; notifications and responses get 202; GET is 405 (no server stream) unless the stream
+/// is switched on, then it answers the session's pending server messages as a short SSE stream
+/// (ids `s-N`) that ends at once; DELETE ends the session. Tokens are checked against the mock's issued access tokens; the tool `admin` needs the
 /// scope `mcp:admin` and answers 403 `insufficient_scope` with `scope=` otherwise.
 ///
 /// Test hooks: `GET /_mock/mcp` (counters), `POST /_mock/mcp/reject-tokens` (every access token
-/// issued so far is refused from now on, as after a server-side expiry).
+/// issued so far is refused from now on, as after a server-side expiry), `POST
+/// /_mock/mcp/get-stream` (GET answers a stream from now on), `POST /_mock/mcp/notify` (a
+/// `notifications/tools/list_changed` for every open session, sent on its next GET).
 public final class MockMCPServer: Sendable {
     struct Counters {
         var initializes = 0
@@ -23,6 +26,13 @@ public final class MockMCPServer: Sendable {
         /// `MCP-Protocol-Version` headers seen after initialize ("-" when one was missing).
         var versions: [String] = []
         var sessions: [String: String] = [:]
+        /// GET requests on the MCP endpoint (405 or streams), and the `Last-Event-ID`s they carried.
+        var streams = 0
+        var lastEventIDs: [String] = []
+        var streamEnabled = false
+        /// Server messages (JSON text) waiting for each session's next GET.
+        var pending: [String: [String]] = [:]
+        var eventCount = 0
     }
 
     static let versions = ["2025-11-25", "2025-06-18", "2025-03-26"]
@@ -39,8 +49,9 @@ public final class MockMCPServer: Sendable {
         let mode = provider.configuration.protectedResource
         if path == "/introspect" || path.hasPrefix("/_mock/mcp") { return handle(request, path: path, provider: provider) }
         guard path == (mode?.path ?? "/mcp") else { return nil }
-        // The mode's resource keeps its plain GET (`{"ok": true}`); MCP is POST and DELETE.
-        if mode != nil, provider.mcpScopes(request) == nil || !["POST", "DELETE"].contains(request.method) { return nil }
+        // The mode's resource keeps its plain GET (`{"ok": true}`); MCP is POST, DELETE and a GET for an event stream.
+        let mcpMethod = ["POST", "DELETE"].contains(request.method) || (request.method == "GET" && Self.wantsStream(request))
+        if mode != nil, provider.mcpScopes(request) == nil || !mcpMethod { return nil }
         return handle(request, path: "/mcp", provider: provider)
     }
 
@@ -50,9 +61,17 @@ public final class MockMCPServer: Sendable {
         case ("/_mock/mcp/reject-tokens", "POST"):
             provider.state.withLock { state in for token in state.accessTokens.keys { state.accessTokens[token]?.revoked = true } }
             return HTTPResponse(status: 204)
+        case ("/_mock/mcp/get-stream", "POST"):
+            counters.withLock { $0.streamEnabled = true }
+            return HTTPResponse(status: 204)
+        case ("/_mock/mcp/notify", "POST"):
+            let changed = #"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#
+            counters.withLock { counters in for session in counters.sessions.keys { counters.pending[session, default: []].append(changed) } }
+            return HTTPResponse(status: 204)
         case ("/introspect", "POST"): return provider.introspect(request)
-        case ("/mcp", "GET"): return HTTPResponse(status: 405, headers: HTTPHeaders([("Allow", "POST, DELETE")]))
-        case ("/mcp", "POST"), ("/mcp", "DELETE"): break
+        case ("/mcp", "GET") where !counters.withLock({ $0.streams += 1; return $0.streamEnabled }):
+            return HTTPResponse(status: 405, headers: HTTPHeaders([("Allow", "POST, DELETE")]))
+        case ("/mcp", "POST"), ("/mcp", "DELETE"), ("/mcp", "GET"): break
         default: return .plainText(status: 405, "use POST or DELETE")
         }
         guard let scopes = provider.mcpScopes(request) else {
@@ -63,6 +82,7 @@ public final class MockMCPServer: Sendable {
                 headers: [("WWW-Authenticate", "Bearer error=\"invalid_token\", resource_metadata=\"\(metadata)\"")])
         }
         if request.method == "DELETE" { return endSession(request) }
+        if request.method == "GET" { return stream(request) }
         return post(request, scopes: scopes, subject: provider.configuration.subject)
     }
 
@@ -151,6 +171,31 @@ public final class MockMCPServer: Sendable {
             status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]), body: Array(text.utf8))
     }
 
+    static func wantsStream(_ request: HTTPRequest) -> Bool { (request.headers["Accept"] ?? "").contains("text/event-stream") }
+
+    /// The GET stream: the session's pending server messages, then the end of the stream (the
+    /// spec lets a server close it at any time; the client asks again).
+    private func stream(_ request: HTTPRequest) -> HTTPResponse {
+        guard Self.wantsStream(request) else { return .plainText(status: 406, "Accept must list text/event-stream") }
+        guard let session = request.headers["Mcp-Session-Id"] else { return .plainText(status: 400, "Mcp-Session-Id required") }
+        let events = counters.withLock { counters -> [(String, String)]? in
+            guard counters.sessions[session] != nil else { return nil }
+            if let last = request.headers["Last-Event-ID"] { counters.lastEventIDs.append(last) }
+            let messages = counters.pending.removeValue(forKey: session) ?? []
+            return messages.map { message in
+                counters.eventCount += 1
+                return ("s-\(counters.eventCount)", message)
+            }
+        }
+        guard let events else { return .plainText(status: 404, "no such session") }
+        var text = ": mock server stream\n\n"
+        for (id, json) in events {
+            text += "id: \(id)\nevent: message\ndata: \(json)\n\n"
+        }
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]), body: Array(text.utf8))
+    }
+
     private func endSession(_ request: HTTPRequest) -> HTTPResponse {
         guard let session = request.headers["Mcp-Session-Id"] else { return .plainText(status: 400, "Mcp-Session-Id required") }
         let known = counters.withLock { counters -> Bool in
@@ -167,6 +212,7 @@ public final class MockMCPServer: Sendable {
             "initializes": counters.initializes, "calls": counters.calls, "deletes": counters.deletes,
             "unauthorized": counters.unauthorized, "insufficient_scope": counters.insufficientScope,
             "notifications": counters.notifications, "versions": counters.versions, "sessions": counters.sessions.count,
+            "streams": counters.streams, "last_event_ids": counters.lastEventIDs,
         ])
     }
 

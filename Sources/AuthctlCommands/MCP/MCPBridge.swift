@@ -21,6 +21,8 @@ struct MCPBridge {
     let output: MCPOutput
     var sessionID: String?
     var protocolVersion: String?
+    /// The GET stream's reader, started after the first successful initialize.
+    var listener: MCPEventListener?
     /// How long one message may take through the daemon (the daemon's own HTTPS timeout is shorter).
     static let messageTimeout: Double = 120
 
@@ -33,7 +35,10 @@ struct MCPBridge {
     /// Runs until stdin ends or a termination signal; the exit code.
     mutating func run(input: MCPInput) -> Int32 {
         MCPTermination.arm()
-        defer { endSession() }
+        defer {
+            listener?.stop()
+            endSession()
+        }
         while let line = input.nextLine() {
             switch line {
             case .tooLong:
@@ -80,6 +85,7 @@ struct MCPBridge {
                     if message.isInitialize, let version = JSONRPCMessage(Array(line.utf8)).negotiatedVersion { protocolVersion = version }
                     output.line(line)
                 }
+                if message.isInitialize { listen() }
             } catch {
                 fail(message, "the MCP server's answer could not be read: \(error)")
             }
@@ -97,6 +103,15 @@ struct MCPBridge {
         default:
             fail(message, "the MCP server answered \(answer.status)\(answer.excerpt)")
         }
+    }
+
+    /// Opens the server's optional GET stream for the session (once): its messages are written
+    /// as they come, between the answers to the host's requests.
+    private mutating func listen() {
+        guard listener == nil else { return }
+        let listener = MCPEventListener(
+            account: account, client: client, output: output, sessionID: sessionID, protocolVersion: protocolVersion)
+        if listener.start() { self.listener = listener } else { output.error("no thread for the MCP server's event stream; running without it") }
     }
 
     /// An error line on stderr and, when the host waits for an answer (a request), a JSON-RPC error.
@@ -148,15 +163,19 @@ struct MCPAnswer {
 
     /// The JSON-RPC messages of a 2xx answer, each as one line: the JSON body, or the data of each
     /// SSE event (events without data, comments and other event types carry none).
-    func messages() throws -> [String] {
+    func messages() throws -> [String] { try events().lines }
+
+    /// The messages and the `id` of the last complete event (for `Last-Event-ID`).
+    func events() throws -> (lines: [String], lastID: String?) {
         if mediaType.hasPrefix("text/event-stream") {
             var parser = ServerSentEvents()
-            // An unterminated last event is dropped (the stream ended before its empty line).
+            // An unterminated last event is dropped (the stream ended, or its window was cut, before its empty line).
             let events = try parser.feed(body)
-            return events.filter { $0.type == "message" && !$0.data.isEmpty }.map { Self.oneLine(Array($0.data.utf8)) }
+            let lines = events.filter { $0.type == "message" && !$0.data.isEmpty }.map { Self.oneLine(Array($0.data.utf8)) }
+            return (lines, events.last?.id)
         }
-        guard !body.isEmpty else { return [] }
-        return [Self.oneLine(body)]
+        guard !body.isEmpty else { return ([], nil) }
+        return ([Self.oneLine(body)], nil)
     }
 
     /// JSON with its line breaks turned into spaces: a raw CR or LF can only be whitespace between

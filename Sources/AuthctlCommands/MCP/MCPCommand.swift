@@ -14,7 +14,8 @@ enum MCPCommand: Command {
         `authctl` with the arguments `mcp NAME`. Reads JSON-RPC messages from stdin, one per
         line, and relays each through authbrokerd to the account's MCP server (its resource URL)
         over MCP's Streamable HTTP transport; writes every message of the server to stdout, one
-        per line, in order. The daemon attaches the account's token (or a DPoP proof) itself:
+        per line, in order; after initialize, messages the server starts itself (its optional
+        GET event stream) are written as they come. The daemon attaches the account's token (or a DPoP proof) itself:
         the token never reaches this process, the host or any argv.
 
         A 401 makes the daemon refresh the token once and send again. A 403 asking for more

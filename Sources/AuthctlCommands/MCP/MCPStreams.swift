@@ -4,7 +4,7 @@ import Synchronization
 import SystemCalls
 
 /// stdout (the host reads one JSON-RPC message per line) and stderr (one line per problem).
-struct MCPOutput {
+struct MCPOutput: Sendable {
     var messageFD: Int32 = STDOUT_FILENO
     var errorFD: Int32 = STDERR_FILENO
 
@@ -12,7 +12,15 @@ struct MCPOutput {
     func message(_ text: String) { line(text) }
     func error(_ text: String) { write("authctl mcp: " + text.filter { $0 != "\n" && $0 != "\r" } + "\n", to: errorFD) }
 
+    /// One writer at a time: the event stream's thread writes beside the bridge's loop, and a
+    /// line must reach the host whole.
+    private static let writer = Mutex(())
+
     private func write(_ text: String, to fd: Int32) {
+        Self.writer.withLock { _ in writeNow(text, to: fd) }
+    }
+
+    private func writeNow(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { raw in SystemCall.writeAll(UnsafeRawBufferPointer(raw)) { Glibc.write(fd, $0.baseAddress, $0.count) } }
     }

@@ -2,7 +2,8 @@ import BrokerHTTP
 import BrokerProtocol
 
 extension APIRouter {
-    /// `POST /v1/accounts/{name}/mcp` (a JSON-RPC message) and `DELETE …/mcp` (the session's end):
+    /// `POST /v1/accounts/{name}/mcp` (a JSON-RPC message), `GET …/mcp` (one window of the
+    /// server's optional event stream) and `DELETE …/mcp` (the session's end):
     /// relayed to the account's own resource URL with its token attached by the daemon. The caller
     /// policy applies as to the token route (the relay spends the token for the caller), and each
     /// relayed request is audited (`audit: mcp account=… method=…`), never its body.
@@ -22,6 +23,13 @@ extension APIRouter {
         let (sessionID, protocolVersion) = (MCPRelay.passable(session), MCPRelay.passable(version))
         guard (session == nil || sessionID != nil), (version == nil || protocolVersion != nil) else {
             throw WireError(code: .invalidRequest, message: "Mcp-Session-Id and MCP-Protocol-Version must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes.")
+        }
+        if operation == .mcpListen {
+            let lastEvent = request.headers[MCPRelay.lastEventID], lastEventID = MCPRelay.passable(lastEvent)
+            guard lastEvent == nil || lastEventID != nil else {
+                throw WireError(code: .invalidRequest, message: "Last-Event-ID must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes.")
+            }
+            return MCPRelayMessage(method: .get, sessionID: sessionID, protocolVersion: protocolVersion, lastEventID: lastEventID)
         }
         guard operation == .mcpMessage else {
             guard sessionID != nil else {

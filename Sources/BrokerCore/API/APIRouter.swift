@@ -276,7 +276,7 @@ public struct APIRouter: HTTPHandler {
             return try Self.json(.tokenRejected(account: name), result)
         case .dpopProof:
             return try await answerDPoPProof(account: peer.account(name), request: request, peer: peer)
-        case .mcpMessage, .mcpEndSession:
+        case .mcpMessage, .mcpListen, .mcpEndSession:
             return try await answerMCP(operation, account: peer.account(name), request: request, peer: peer)
         case .stepUp:
             return try await answerStepUp(account: peer.account(name), request: request, peer: peer)

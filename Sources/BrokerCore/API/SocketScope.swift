@@ -81,7 +81,7 @@ enum RestrictedRouteFilter {
             .login, .cancelLogin, .loginStatus, .loginCallback, .logout, .discovery, .rekey, .metrics, .listSockets, .addSocket,
             .removeSocket, .listApprovals, .decideApproval:
             return false
-        case .mcpMessage, .mcpEndSession, .stepUp:
+        case .mcpMessage, .mcpListen, .mcpEndSession, .stepUp:
             // Deliberately refused (docs/mcp.md): a restricted socket hands out tokens only; the relay
             // and step-up change what the account does on the main socket's behalf.
             return false

@@ -2,11 +2,13 @@ import BrokerProtocol
 import BrokerHTTP
 
 /// One request of `authctl mcp` for the account's MCP server, as the router read it from the socket:
-/// a JSON-RPC message to POST, or the end of the session (DELETE). The target is never the
+/// a JSON-RPC message to POST, one window of the server's event stream (GET), or the end of the
+/// session (DELETE). The target is never the
 /// caller's: it is the account's own `resource_url` (no open proxy).
 public struct MCPRelayMessage: Sendable, Equatable {
     public enum Method: String, Sendable {
         case post = "POST"
+        case get = "GET"
         case delete = "DELETE"
     }
 
@@ -17,8 +19,17 @@ public struct MCPRelayMessage: Sendable, Equatable {
     public var sessionID: String?
     /// `MCP-Protocol-Version` after initialize.
     public var protocolVersion: String?
+    /// `Last-Event-ID` of a GET: the server may resume its stream after that event.
+    public var lastEventID: String?
 
-    public init(method: Method, body: [UInt8] = [], sessionID: String? = nil, protocolVersion: String? = nil) {
+    /// How long the daemon reads the server's GET stream before it hands what came to the bridge,
+    /// which asks again (with `Last-Event-ID`). Below the HTTPS client's total timeout (30 s).
+    static let streamWindow: Duration = .seconds(20)
+
+    public init(
+        method: Method, body: [UInt8] = [], sessionID: String? = nil, protocolVersion: String? = nil, lastEventID: String? = nil
+    ) {
+        self.lastEventID = lastEventID
         self.method = method
         self.body = body
         self.sessionID = sessionID
@@ -35,7 +46,12 @@ public struct MCPRelayMessage: Sendable, Equatable {
         }
         if let sessionID { headers.add(name: MCPRelay.sessionID, value: sessionID) }
         if let protocolVersion { headers.add(name: MCPRelay.protocolVersion, value: protocolVersion) }
-        return HTTPClientRequest(method: method.rawValue, url: url, headers: headers, body: body, pins: pins)
+        guard method == .get else {
+            return HTTPClientRequest(method: method.rawValue, url: url, headers: headers, body: body, pins: pins)
+        }
+        headers.add(name: "Accept", value: "text/event-stream")
+        if let lastEventID { headers.add(name: MCPRelay.lastEventID, value: lastEventID) }
+        return HTTPClientRequest(method: "GET", url: url, headers: headers, pins: pins, streamWindow: Self.streamWindow)
     }
 }
 

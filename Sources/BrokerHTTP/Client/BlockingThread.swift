@@ -5,31 +5,10 @@ import SystemCalls
 /// Runs blocking work (getaddrinfo, connect, SSL_read, SQLite, waitpid) on a dedicated detached
 /// pthread, so the Swift cooperative pool (as many threads as cores) is never blocked.
 public enum BlockingThread {
-    private final class Job {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-
     /// Starts `body` on a new thread (with `stackSize` bytes of stack, or the default); returns
     /// false when the system refused to create one.
     public static func start(stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
-        var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { raw in
-            BrokenPipe.blockOnThisThread()  // socket and TLS I/O runs here
-            Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, job)
-        if result != 0 {
-            Unmanaged<Job>.fromOpaque(job).release()
-            return false
-        }
-        return true
+        DetachedThread.start(stackSize: stackSize, body)
     }
 
     /// Runs `body` on one of `threads` (a parked thread, else a new one; Dispatch's pool, not the

@@ -27,6 +27,9 @@ public final class HTTPClient: HTTPTransport {
         pool = ConnectionPool(maxIdlePerKey: configuration.maxIdleConnectionsPerHost, idleTimeout: configuration.idleTimeout)
     }
 
+    /// How long a windowed stream is read after its first body bytes (`HTTPClientRequest.streamWindow`).
+    static let streamLinger: Duration = .seconds(1)
+
     deinit { threads.close() }  // parked threads exit now, not after their timeout
 
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPResponse {
@@ -50,6 +53,19 @@ public final class HTTPClient: HTTPTransport {
         let bytes = try wireBytes(of: request, to: url)
         let key = ConnectionKey(scheme: url.scheme, host: url.host, port: url.port, proxy: configuration.proxy.proxy(for: url),
             pins: request.pins)
+        if let window = request.streamWindow {
+            // A stream is cut when its window ends: a connection of its own, never pooled.
+            let cut = Deadline.earliest(deadline, Deadline.after(window, what: "the stream window of \(window)"))
+            let connection = try open(key, for: url, deadline: deadline)
+            do {
+                return try ResponseExchange.run(
+                    bytes, method: request.method, on: connection, maxBodyBytes: configuration.maxResponseBytes, deadline: cut,
+                    cutShortAfter: Self.streamLinger
+                ).response
+            } catch {
+                throw error.error
+            }
+        }
         if let pooled = pool.take(key) {
             do {
                 return try complete(bytes, method: request.method, on: pooled, deadline: deadline)

@@ -12,9 +12,16 @@ struct ExchangeFailure: Error {
 enum ResponseExchange {
     /// Sends `bytes` and reads the response. `reusable` tells whether the connection may
     /// carry another request (keep-alive, complete framing, nothing extra buffered).
+    /// `cutShortAfter`: an open-ended body (an event stream read for a window): at the deadline,
+    /// or this long after the first body bytes came, a response whose head has arrived is
+    /// returned with the body so far, not a timeout; what came is handed over without waiting
+    /// for the rest of the window, and a burst of events travels together.
     static func run(
-        _ bytes: [UInt8], method: String, on connection: ClientConnection, maxBodyBytes: Int, deadline: Deadline
+        _ bytes: [UInt8], method: String, on connection: ClientConnection, maxBodyBytes: Int, deadline: Deadline,
+        cutShortAfter linger: Duration? = nil
     ) throws(ExchangeFailure) -> (response: HTTPResponse, reusable: Bool) {
+        var deadline = deadline
+        var lingering = false
         do {
             try connection.write(bytes, until: deadline)
         } catch {
@@ -32,10 +39,15 @@ enum ResponseExchange {
             } catch {
                 throw ExchangeFailure(error: classify(error, limit: maxBodyBytes), nothingReceived: false)
             }
+            if let linger, !lingering, parser.bodyBytesSoFar > 0 {
+                lingering = true
+                deadline = Deadline.earliest(deadline, Deadline.after(linger, what: "the end of a stream's first burst"))
+            }
             let chunk: ArraySlice<UInt8>
             do {
                 chunk = try connection.read(until: deadline)
             } catch {
+                if linger != nil, case .timeout = error, let partial = parser.cutShort() { return (partial, false) }
                 throw ExchangeFailure(error: error, nothingReceived: received == 0)
             }
             if chunk.isEmpty {

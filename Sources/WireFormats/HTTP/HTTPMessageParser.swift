@@ -80,6 +80,22 @@ struct HTTPMessageParser<Kind: HTTPMessageKind>: Sendable {
     /// if its body runs until close.
     mutating func finishInput() { inputClosed = true }
 
+    /// The message whose head has arrived, with the body decoded so far, for a reader that stops
+    /// an open-ended body (an event stream) on purpose; nil before the end of the head. The parser
+    /// is done afterwards (the connection is not reusable).
+    /// Bytes of the current message's body decoded so far.
+    var bodyBytesSoFar: Int { body.count }
+
+    mutating func cutShort() -> Kind.Message? {
+        switch state {
+        case .body, .chunked, .untilClose: break
+        case .startLine, .headers, .failed: return nil
+        }
+        let message = kind.message(headers: headers, body: body)
+        state = .failed(.truncated)
+        return message
+    }
+
     mutating func next() throws(HTTPError) -> Kind.Message? {
         do {
             return try advance()

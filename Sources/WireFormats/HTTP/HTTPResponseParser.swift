@@ -29,6 +29,13 @@ public struct HTTPResponseParser: Sendable {
         return try core.next()
     }
 
+    /// The response as far as it came (head and the body so far) when the reader stops an
+    /// open-ended body on purpose; nil before the head. The parser is done afterwards.
+    public mutating func cutShort() -> HTTPResponse? { core.cutShort() }
+
+    /// Bytes of the current response's body decoded so far (0 before its head has ended).
+    public var bodyBytesSoFar: Int { core.bodyBytesSoFar }
+
     /// Whether the connection can carry another request after the response last returned.
     public var canReuseConnection: Bool {
         core.lastBodyMode != .untilClose && core.lastFraming.keepAlive(version: core.kind.version)

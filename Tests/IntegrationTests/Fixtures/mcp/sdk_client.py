@@ -8,6 +8,7 @@ Reads steps from stdin, one per line, and prints one JSON line per step on stdou
     call NAME JSON        → {"text": "...", "is_error": false} or {"error": "..."}
     bench NAME JSON N     → {"seconds": [per-call wall times]}
     wait                  → {"ok": true} (after the test said so on stdin: a pause point)
+    notifications         → {"tool_list_changed": N} once N ≥ 1 arrived (waiting up to 60 s), N may be 0
 At the end of stdin the session ends (the transport closes; the bridge deletes the session).
 """
 import asyncio
@@ -23,6 +24,17 @@ from mcp.client.streamable_http import streamable_http_client
 
 def emit(value):
     print(json.dumps(value), flush=True)
+
+
+tool_list_changed = 0
+
+
+async def on_message(message):
+    """Counts the server's notifications/tools/list_changed (from its GET stream)."""
+    global tool_list_changed
+    method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
+    if method == "notifications/tools/list_changed":
+        tool_list_changed += 1
 
 
 async def steps(session):
@@ -55,6 +67,12 @@ async def steps(session):
                     await session.call_tool(name, arguments)
                     seconds.append(time.perf_counter() - start)
                 emit({"seconds": seconds})
+            elif words[0] == "notifications":
+                for _ in range(600):
+                    if tool_list_changed:
+                        break
+                    await asyncio.sleep(0.1)
+                emit({"tool_list_changed": tool_list_changed})
             elif words[0] == "wait":
                 emit({"ok": True})
         except Exception as error:  # the test reads the error line
@@ -66,7 +84,7 @@ async def main():
     if mode == "stdio":
         parameters = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:])
         async with stdio_client(parameters) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=on_message) as session:
                 await steps(session)
     else:
         url, token = sys.argv[2], sys.argv[3]

@@ -15,10 +15,11 @@ import urllib.parse
 import urllib.request
 import warnings
 
+import anyio
 import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 warnings.simplefilter("ignore")
@@ -73,6 +74,15 @@ def main():
     def add(a: int, b: int) -> int:
         """Adds two numbers."""
         return a + b
+
+    @server.tool()
+    async def announce(times: int, ctx: Context) -> str:
+        """Sends notifications/tools/list_changed `times` times, a quarter second apart: on the
+        session's standalone GET stream (it is related to no request), dropped while none is open."""
+        for _ in range(times):
+            await ctx.session.send_tool_list_changed()
+            await anyio.sleep(0.25)
+        return "announced"
 
     app = server.streamable_http_app(
         json_response=args.json_response,
