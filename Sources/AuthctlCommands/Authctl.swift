@@ -8,7 +8,11 @@ package enum Authctl {
             switch try Invocation(arguments) {
             case .overview(let exitCode):
                 // `authctl` alone is a usage error: the overview goes where errors go, not into a pipe.
-                if exitCode == ExitCode.success { Output.line(HelpCommand.overviewText()) } else { Output.note(HelpCommand.overviewText()) }
+                if exitCode == ExitCode.success {
+                    Output.line(HelpCommand.overviewText())
+                } else {
+                    Output.note(HelpCommand.overviewText())
+                }
                 return exitCode
             case .help(let command):
                 Output.line(command.help)

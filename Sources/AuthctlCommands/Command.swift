@@ -15,8 +15,10 @@ protocol Command {
 
 /// The subcommands, in the order `authctl help` lists them.
 let commands: [any Command.Type] = [
-    LoginCommand.self, CallbackCommand.self, LogoutCommand.self, TokenCommand.self, RefreshCommand.self, StatusCommand.self, AccountCommand.self,
-    SocketCommand.self, ApproveCommand.self, ApprovalsCommand.self, ExecCommand.self, HeaderCommand.self, CurlCommand.self, MCPCommand.self, KubeCredentialCommand.self, GitCredentialCommand.self, RekeyCommand.self, PingCommand.self,
+    LoginCommand.self, CallbackCommand.self, LogoutCommand.self, TokenCommand.self, RefreshCommand.self, StatusCommand.self,
+    AccountCommand.self,
+    SocketCommand.self, ApproveCommand.self, ApprovalsCommand.self, ExecCommand.self, HeaderCommand.self, CurlCommand.self,
+    MCPCommand.self, KubeCredentialCommand.self, GitCredentialCommand.self, RekeyCommand.self, PingCommand.self,
     VersionCommand.self, HelpCommand.self,
 ]
 

@@ -11,7 +11,9 @@ struct CommandContext {
     /// The account name, refusing names the daemon would refuse anyway: a usage error (exit 64)
     /// before any connection, not an error from the client.
     func checked(_ name: String) throws(UsageError) -> String {
-        if let problem = AccountName.problem(with: name) { throw UsageError("invalid account name '\(ShownText.argument(name))': \(problem)") }
+        if let problem = AccountName.problem(with: name) {
+            throw UsageError("invalid account name '\(ShownText.argument(name))': \(problem)")
+        }
         return name
     }
 

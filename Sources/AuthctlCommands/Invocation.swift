@@ -16,7 +16,8 @@ enum Invocation {
     ]
 
     init(_ arguments: [String]) throws(UsageError) {
-        let global = try CommandLineArguments(arguments, command: "authctl", options: Self.globalOptions, stopAtFirstPositional: true)
+        let global = try CommandLineArguments(
+            arguments, command: "authctl", options: Self.globalOptions, stopAtFirstPositional: true)
         if global.has("--version") {
             self = .version(global: global)
             return
@@ -45,7 +46,9 @@ enum Invocation {
         } catch {
             // `authctl exec work ls -l`: '-l' is the program's, but without `--` authctl reads it as its own.
             if found == ExecCommand.self, !rest.contains("--"), rest.filter({ !$0.hasPrefix("-") }).count > 1 {
-                throw UsageError("'authctl exec' needs '--' before the command (\(error.message)): authctl exec NAME [OPTIONS] -- CMD [ARGS...]")
+                throw UsageError(
+                    "'authctl exec' needs '--' before the command (\(error.message)): authctl exec NAME [OPTIONS] -- CMD [ARGS...]"
+                )
             }
             throw error
         }

@@ -48,7 +48,8 @@ extension AESGCM {
     static func makeContext(key: SymmetricKey, sealing: Bool) throws(CryptoError) -> OpaquePointer {
         guard let context = EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_CIPHER_CTX_new") }
         let ok = key.secret.withUnsafeBytes { keyBytes in
-            EVP_CipherInit_ex2(context, EVP_aes_256_gcm(), keyBytes.bindMemory(to: UInt8.self).baseAddress, nil, sealing ? 1 : 0, nil)
+            EVP_CipherInit_ex2(
+                context, EVP_aes_256_gcm(), keyBytes.bindMemory(to: UInt8.self).baseAddress, nil, sealing ? 1 : 0, nil)
         }
         guard ok == 1 else {
             EVP_CIPHER_CTX_free(context)

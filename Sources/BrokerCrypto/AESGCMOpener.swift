@@ -35,7 +35,8 @@ public final class AESGCMOpener {
         var output = [UInt8](repeating: 0, count: ciphertextCount + 16)
         let opened = envelope.withUnsafeBufferPointer { bytes in
             output.withUnsafeMutableBufferPointer { out in
-                decrypt(bytes.baseAddress!, ciphertextCount: ciphertextCount, associatedData: associatedData, into: out.baseAddress!)
+                decrypt(
+                    bytes.baseAddress!, ciphertextCount: ciphertextCount, associatedData: associatedData, into: out.baseAddress!)
             }
         }
         guard opened else {

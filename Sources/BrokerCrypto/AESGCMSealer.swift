@@ -41,7 +41,8 @@ public final class AESGCMSealer {
         // Secrets arrive as raw buffers (`Secret.withUnsafeBytes`): read in place, never copied.
         let encrypted = { (input: UnsafeBufferPointer<UInt8>) in
             envelope.withUnsafeMutableBufferPointer { out in
-                self.encrypt(input, associatedData: associatedData, nonce: nonce, into: out.baseAddress! + 1 + AESGCM.nonceByteCount)
+                self.encrypt(
+                    input, associatedData: associatedData, nonce: nonce, into: out.baseAddress! + 1 + AESGCM.nonceByteCount)
             }
         }
         let sealed = plaintext.withContiguousStorageIfAvailable(encrypted) ?? Array(plaintext).withUnsafeBufferPointer(encrypted)
@@ -61,7 +62,9 @@ public final class AESGCMSealer {
         }
         var written: Int32 = 0
         if !plaintext.isEmpty {
-            guard EVP_CipherUpdate(context, output, &written, plaintext.baseAddress, Int32(plaintext.count)) == 1 else { return false }
+            guard EVP_CipherUpdate(context, output, &written, plaintext.baseAddress, Int32(plaintext.count)) == 1 else {
+                return false
+            }
         }
         var final: Int32 = 0
         // GCM is a stream mode: everything was written by the updates, `final` only computes the tag.

@@ -84,9 +84,10 @@ public struct DPoPProof: Sendable, CustomStringConvertible, CustomDebugStringCon
     static func isToken(_ method: String) -> Bool { HTTPGrammar.isToken(method, maximumLength: maximumMethodLength) }
 
     public var description: String {
-        let origin = htu.firstRange(of: "://").flatMap { scheme in
-            htu[scheme.upperBound...].firstIndex(of: "/").map { String(htu[..<$0]) }
-        } ?? htu
+        let origin =
+            htu.firstRange(of: "://").flatMap { scheme in
+                htu[scheme.upperBound...].firstIndex(of: "/").map { String(htu[..<$0]) }
+            } ?? htu
         return "DPoPProof(\(htm) \(origin))"
     }
 

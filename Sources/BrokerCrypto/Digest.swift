@@ -66,7 +66,8 @@ public enum HMACSHA256 {
         var outLength: UInt32 = 0
         let result = keyBytes.withUnsafeBytes { k in
             messageBytes.withUnsafeBytes { m in
-                HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                HMAC(
+                    EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     m.count, &out, &outLength)
             }
         }

@@ -55,7 +55,8 @@ public struct JWSCompact: Sendable {
 
     private static func decodeHeader(_ bytes: [UInt8]) throws(JWSError) -> JOSEHeader {
         let fields = try JOSEJSON.decode(
-            HeaderFields.self, from: bytes, what: "the header", else: .malformed("the header is not a JSON object with a string \"alg\""))
+            HeaderFields.self, from: bytes, what: "the header",
+            else: .malformed("the header is not a JSON object with a string \"alg\""))
         guard fields.crit == nil else { throw .malformed("the header has a \"crit\" extension the broker cannot honour") }
         return JOSEHeader(alg: fields.alg, kid: fields.kid, typ: fields.typ)
     }

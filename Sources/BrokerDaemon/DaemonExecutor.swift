@@ -1,9 +1,9 @@
-@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import BrokerHTTP
 import Dispatch
 import Glibc
 import Synchronization
 import SystemCalls
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 
 /// The daemon's default executor for Swift concurrency, installed by `install()` before any task
 /// starts: up to `width` worker threads (one per CPU, at least two, started when work first

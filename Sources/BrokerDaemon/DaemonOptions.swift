@@ -111,7 +111,8 @@ public struct DaemonOptions: Sendable, Equatable {
             guard parts.count == 2, let burst = Int(parts[0]), let perMinute = Int(parts[1]),
                 (1...100_000).contains(burst), (1...100_000).contains(perMinute)
             else {
-                throw UsageError("'--narrowed-refresh-limit' takes BURST,PER_MINUTE (each 1 to 100000) such as 10,6, got '\(text)'")
+                throw UsageError(
+                    "'--narrowed-refresh-limit' takes BURST,PER_MINUTE (each 1 to 100000) such as 10,6, got '\(text)'")
             }
             (self.burst, self.perMinute) = (burst, perMinute)
         }

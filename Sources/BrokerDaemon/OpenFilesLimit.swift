@@ -17,7 +17,9 @@ enum OpenFilesLimit {
 
     static func raise() -> Outcome {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return .refused(soft: 0, "getrlimit: \(String(cString: strerror(errno)))") }
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else {
+            return .refused(soft: 0, "getrlimit: \(String(cString: strerror(errno)))")
+        }
         let soft = UInt64(limit.rlim_cur)
         guard limit.rlim_cur < limit.rlim_max else { return .unchanged }
         var raised = limit

@@ -94,7 +94,9 @@ final class RestrictedSocketDirectory: Sendable {
         guard lstat(bindPath, &info) == 0 else {
             throw WireError(code: .internal, message: "\(shown) vanished right after it was bound.")
         }
-        return (listener, RestrictedSocketFile(path: shown, bindPath: bindPath, dev: UInt64(info.st_dev), ino: UInt64(info.st_ino)))
+        return (
+            listener, RestrictedSocketFile(path: shown, bindPath: bindPath, dev: UInt64(info.st_dev), ino: UInt64(info.st_ino))
+        )
     }
 
     /// The file of a stored socket that expired while no daemon ran, left by one that was killed:

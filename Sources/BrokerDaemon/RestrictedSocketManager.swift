@@ -172,7 +172,9 @@ final class RestrictedSocketManager: RestrictedSocketService {
             if entries[key] != nil {
                 throw WireError(
                     code: .conflict,
-                    message: "A restricted socket named '\(stored.name)' exists; remove it first (authctl socket remove \(stored.name)).")
+                    message:
+                        "A restricted socket named '\(stored.name)' exists; remove it first (authctl socket remove \(stored.name))."
+                )
             }
             let ownerCount = entries.keys.count { $0.owner == stored.owner }
             if let problem = Self.capProblem(ownerCount: ownerCount, totalCount: entries.count) {

@@ -14,7 +14,8 @@ extension StartedDaemon {
         switch openFiles {
         case .raised(let from, let to): logger.debug("open files limit raised from \(from) to \(to)")
         case .unchanged: break
-        case .refused(let soft, let why): logger.info("open files limit stays at \(soft) (\(why)); the units set it with LimitNOFILE=")
+        case .refused(let soft, let why):
+            logger.info("open files limit stays at \(soft) (\(why)); the units set it with LimitNOFILE=")
         }
         await broker.start()
         let sockets = restrictedSockets(context)
@@ -61,7 +62,8 @@ extension StartedDaemon {
     private func restrictedSockets(_ context: DaemonContext) -> RestrictedSocketManager {
         let (broker, policy, startedAt) = (broker, PeerPolicy(allowedUIDs: context.options.allowedUIDs), startedAt)
         let logger = context.logger
-        return RestrictedSocketManager(directory: socketDirectory, server: restrictedServer, broker: broker, logger: logger) { scope in
+        return RestrictedSocketManager(directory: socketDirectory, server: restrictedServer, broker: broker, logger: logger) {
+            scope in
             APIRouter(
                 service: broker, configuration: .init(policy: policy, startedAt: startedAt, scope: scope, adapter: Self.adapter),
                 logger: logger, process: ProcessIdentity.of(pid:), executables: .system)

@@ -20,7 +20,9 @@ final class TimerQueue<Job: Sendable>: Sendable {
     private let heap = Mutex<(entries: [Entry], sequence: UInt64)>(([], 0))
 
     init() {
-        guard let timer = BootTimer() else { preconditionFailure("cannot create the timer of the daemon's tasks (errno \(errno))") }
+        guard let timer = BootTimer() else {
+            preconditionFailure("cannot create the timer of the daemon's tasks (errno \(errno))")
+        }
         self.timer = timer
     }
 
@@ -79,7 +81,8 @@ final class TimerQueue<Job: Sendable>: Sendable {
         entries[0] = last
         var parent = 0
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var smallest = parent
             if left < entries.count, entries[left].precedes(entries[smallest]) { smallest = left }
             if right < entries.count, entries[right].precedes(entries[smallest]) { smallest = right }

@@ -88,4 +88,3 @@ public struct HomeNamespaces: Sendable {
 
     func contains(_ namespaces: Namespaces) -> Bool { members.contains(namespaces) }
 }
-

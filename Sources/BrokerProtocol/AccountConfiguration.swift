@@ -190,7 +190,8 @@ public struct AccountConfiguration: Codable, Sendable, Equatable {
             browser: try container.decodeIfPresent(String.self, forKey: .browser),
             pinSHA256: try container.decodeIfPresent([String].self, forKey: .pinSHA256),
             tenantAllow: try container.decodeIfPresent([String].self, forKey: .tenantAllow),
-            tokenEndpointAuthMethod: try container.decodeIfPresent(TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
+            tokenEndpointAuthMethod: try container.decodeIfPresent(
+                TokenEndpointAuthMethod.self, forKey: .tokenEndpointAuthMethod),
             pushedAuthorization: try container.decodeIfPresent(PushedAuthorizationMode.self, forKey: .pushedAuthorization),
             dpop: try container.decodeIfPresent(Bool.self, forKey: .dpop),
             allowExe: try container.decodeIfPresent([String].self, forKey: .allowExe),

@@ -1,7 +1,7 @@
 import WireFormats
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// A tiny blocking client for the daemon's socket API: one connection, one request, one answer.
@@ -59,7 +59,8 @@ public struct BrokerClient: Sendable {
         // token may wait for a refresh or a `--confirm` approval.
         let tokenOperation = endpoint.operation == .token || endpoint.operation == .idToken
         let timeout = timeout ?? (tokenOperation ? CallerApproval.clientTimeout : method == "GET" ? 30 : 60)
-        let response = try exchange(method: method, path: target(endpoint, query: query, narrowing: narrowing), body: bytes,
+        let response = try exchange(
+            method: method, path: target(endpoint, query: query, narrowing: narrowing), body: bytes,
             timeout: timeout, headers: headers)
         if let none = APINoContent() as? Response { return none }
         return try decode(response, as: Response.self)
@@ -83,7 +84,8 @@ public struct BrokerClient: Sendable {
         if !narrowing.isEmpty, endpoint.operation != .token {
             throw .protocolError("\(endpoint.operation.method) \(endpoint.route.template) takes no narrowing")
         }
-        let fields = APIQueryParameter.allCases.compactMap { name in query[name].map { "\(name.rawValue)=\($0)" } }
+        let fields =
+            APIQueryParameter.allCases.compactMap { name in query[name].map { "\(name.rawValue)=\($0)" } }
             + narrowing.queryFields.map { "\($0.0)=\(FormURLEncoding.encodeComponent($0.1))" }
         if !fields.isEmpty { target += "?" + fields.joined(separator: "&") }
         return target
@@ -124,7 +126,8 @@ public struct BrokerClient: Sendable {
         if let envelope = try? WireJSON.decode(ErrorEnvelope.self, from: response.body) {
             return .api(envelope.error)
         }
-        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+        let text =
+            String(decoding: response.body.prefix(200), as: UTF8.self)
             .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         return .protocolError("the daemon answered \(response.status) \(response.reason): \(text)")
     }
@@ -165,12 +168,14 @@ public enum BrokerClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// path (`--socket`, AUTHBROKER_SOCKET) gets the command that starts a daemon on that one.
     public static func startHint(_ socket: String) -> String {
         if socket.contains("/restricted/") {
-            return "A restricted socket ends with its ttl, `authctl socket remove` or the daemon; its owner lists them with: authctl socket list"
+            return
+                "A restricted socket ends with its ttl, `authctl socket remove` or the daemon; its owner lists them with: authctl socket list"
         }
         if socket.hasSuffix("/authbroker/\(SocketPath.fileName)") {
             return "Start it with: systemctl --user start authbrokerd.socket (or run authbrokerd)"
         }
-        return "Start one there with: authbrokerd --socket \(ShownText.shellWord(socket)) (or leave out --socket and AUTHBROKER_SOCKET to use the default socket)"
+        return
+            "Start one there with: authbrokerd --socket \(ShownText.shellWord(socket)) (or leave out --socket and AUTHBROKER_SOCKET to use the default socket)"
     }
 
     public var exitCode: Int32 {

@@ -83,7 +83,8 @@ public struct CommandLineArguments: Sendable {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(
-                "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(ShownText.argument(text))'")
+                "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(ShownText.argument(text))'"
+            )
         }
         return number
     }

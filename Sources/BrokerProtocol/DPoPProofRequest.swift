@@ -72,12 +72,16 @@ public struct DPoPProofRequest: Codable, Sendable, Equatable {
     /// for the proof) so the proof route parses the caller's URL once.
     public func checkedTarget() -> Result<AbsoluteURL, Problem> {
         if !Self.isToken(method) {
-            return .failure(Problem(
-                "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."))
+            return .failure(
+                Problem(
+                    "The method must be an HTTP method such as GET or POST (a token of at most \(Self.maximumMethodLength) characters)."
+                ))
         }
         if let nonce, !Self.isNonce(nonce) {
-            return .failure(Problem(
-                "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."))
+            return .failure(
+                Problem(
+                    "The nonce must be the resource server's DPoP-Nonce value as sent (at most \(Self.maximumNonceLength) visible ASCII characters, no quotes)."
+                ))
         }
         let target: AbsoluteURL
         switch Self.target(url) {

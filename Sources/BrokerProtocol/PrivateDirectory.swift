@@ -1,7 +1,7 @@
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Opens a directory that must be ours, checking the descriptor — never the path — so nothing
@@ -61,7 +61,8 @@ public enum PrivateDirectory {
             let code = errno
             close(fd)
             guard next >= 0 else {
-                return .failure(code == ENOTDIR || code == ELOOP ? .notADirectory(walked) : .system(walked, call: "open", errno: code))
+                return .failure(
+                    code == ENOTDIR || code == ELOOP ? .notADirectory(walked) : .system(walked, call: "open", errno: code))
             }
             fd = next
         }

@@ -25,12 +25,14 @@ public enum ShownText {
     /// characters are escaped (`escaped`) first, so the suggestion itself prints safely (such a path
     /// cannot be pasted as it is, and `--allow-exe` refuses it anyway).
     public static func shellWord(_ word: String) -> String {
-        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "/", ".", "_", "-", "+", ",", ":", "@", "=", "%": true
-            default: false
+        let safe =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "/", ".", "_", "-", "+", ",", ":", "@", "=", "%": true
+                default: false
+                }
             }
-        }
         if safe { return word }
         var quoted = "'"
         let controls = word.unicodeScalars.contains { $0 != "\\" && needsEscape($0) }

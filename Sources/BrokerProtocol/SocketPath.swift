@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the daemon's Unix socket lives. Both binaries resolve it the same way:

@@ -1,8 +1,8 @@
-import WireFormats
 import SystemCalls
+import WireFormats
 
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 /// A connected AF_UNIX stream socket with blocking writes and deadline-bounded reads.
@@ -91,7 +91,9 @@ struct UnixConnection {
             let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
             // Timed out or interrupted: the loop rechecks the deadline.
             guard ready > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { raw in SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, 0) } }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                SystemCall.retryingInterrupts { recv(fd, raw.baseAddress, raw.count, 0) }
+            }
             if count < 0 { throw .protocolError("reading from the daemon: \(Errno.current)") }
             if count == 0 {
                 parser.finishInput()
@@ -138,7 +140,8 @@ enum DaemonIdentity {
         if credentials.uid == me || credentials.uid == 0 || isSystemSocket(socketPath, owner: credentials.uid) {
             return nil
         }
-        return "refusing to use \(socketPath): the process listening there runs as uid \(credentials.uid), not as you (uid \(me)); remove it or pass --socket"
+        return
+            "refusing to use \(socketPath): the process listening there runs as uid \(credentials.uid), not as you (uid \(me)); remove it or pass --socket"
     }
 
     /// The socket's directory belongs to `owner` and nobody else may write it, nor any of its

@@ -53,7 +53,8 @@ public final class SQLiteStatement {
             case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
             case .blob(let bytes):
                 // A zero-length blob must still be a blob, not NULL: bind_zeroblob does that.
-                code = bytes.isEmpty
+                code =
+                    bytes.isEmpty
                     ? sqlite3_bind_zeroblob(handle, index, 0)
                     : sqlite3_bind_blob(handle, index, bytes, Int32(bytes.count), transient)
             case .null: code = sqlite3_bind_null(handle, index)

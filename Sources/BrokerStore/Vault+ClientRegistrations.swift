@@ -37,12 +37,15 @@ extension Vault {
                 INSERT INTO client_registrations (owner_uid, issuer, client_id, redirect_uri, registration_client_uri, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
-                [.integer(Int64(registration.owner)), .text(registration.issuer), .text(registration.clientID),
-                 .text(registration.redirectURI), registration.registrationClientURI.map(SQLValue.text) ?? .null, .real(now)])
+                [
+                    .integer(Int64(registration.owner)), .text(registration.issuer), .text(registration.clientID),
+                    .text(registration.redirectURI), registration.registrationClientURI.map(SQLValue.text) ?? .null, .real(now),
+                ])
             let id = connection.lastInsertRowID
             if let token = registration.registrationAccessToken {
                 let sealed = try seal(token, accountID: id, field: .registrationAccessToken)
-                try connection.run("UPDATE client_registrations SET registration_access_token = ? WHERE id = ?", [.blob(sealed), .integer(id)])
+                try connection.run(
+                    "UPDATE client_registrations SET registration_access_token = ? WHERE id = ?", [.blob(sealed), .integer(id)])
             }
         }
     }
@@ -55,7 +58,10 @@ extension Vault {
             FROM client_registrations WHERE owner_uid = ? AND issuer = ? ORDER BY id
             """, [.integer(Int64(owner)), .text(issuer)]
         ) { row in
-            (id: row.int64(0), clientID: row.text(1), redirect: row.text(2), uri: row.optionalText(3), sealed: row.optionalBlob(4))
+            (
+                id: row.int64(0), clientID: row.text(1), redirect: row.text(2), uri: row.optionalText(3),
+                sealed: row.optionalBlob(4)
+            )
         }
         return try rows.map { row in
             ClientRegistration(
@@ -77,9 +83,11 @@ extension Vault {
             "SELECT id, issuer, registration_access_token FROM client_registrations WHERE registration_access_token IS NOT NULL"
         ) { (id: $0.int64(0), issuer: $0.text(1), sealed: $0.blob(2)) }
         for row in rows {
-            let token = try open(row.sealed, accountID: row.id, accountName: "registration at \(row.issuer)", field: .registrationAccessToken)
+            let token = try open(
+                row.sealed, accountID: row.id, accountName: "registration at \(row.issuer)", field: .registrationAccessToken)
             let resealed = try seal(token, accountID: row.id, field: .registrationAccessToken, key: newKey)
-            try connection.run("UPDATE client_registrations SET registration_access_token = ? WHERE id = ?", [.blob(resealed), .integer(row.id)])
+            try connection.run(
+                "UPDATE client_registrations SET registration_access_token = ? WHERE id = ?", [.blob(resealed), .integer(row.id)])
         }
     }
 }

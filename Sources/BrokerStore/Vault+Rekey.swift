@@ -19,7 +19,8 @@ extension Vault {
     public func rekey(to newKey: SymmetricKey, keySource newSource: KeySource) throws {
         guard !newSource.isPassphrase else {
             // A passphrase needs a salt and KDF record: rekey(toPassphraseFile:) makes them.
-            throw StoreError.keyKindMismatch(keySource: newSource.description, database: databasePath, databaseUsesPassphrase: false)
+            throw StoreError.keyKindMismatch(
+                keySource: newSource.description, database: databasePath, databaseUsesPassphrase: false)
         }
         try reseal(to: newKey, kdf: nil)
         keySource = newSource

@@ -30,14 +30,15 @@ extension Vault {
             ORDER BY accounts.owner_uid, accounts.name
             """
         ) { row in
-            read(SealedAccount(
-                account: Self.account(from: row), clientSecret: row.optionalBlob(first),
-                tokens: row.int64(first + 2) != 0 ? SealedTokens(row, from: first + 7) : nil,
-                status: row.int64(first + 1) == 0
-                    ? nil
-                    : TokenStatus(
-                        lastRefreshAt: row.optionalDouble(first + 3), lastErrorCode: row.optionalText(first + 4),
-                        lastErrorMessage: row.optionalText(first + 5), subject: row.optionalText(first + 6))))
+            read(
+                SealedAccount(
+                    account: Self.account(from: row), clientSecret: row.optionalBlob(first),
+                    tokens: row.int64(first + 2) != 0 ? SealedTokens(row, from: first + 7) : nil,
+                    status: row.int64(first + 1) == 0
+                        ? nil
+                        : TokenStatus(
+                            lastRefreshAt: row.optionalDouble(first + 3), lastErrorCode: row.optionalText(first + 4),
+                            lastErrorMessage: row.optionalText(first + 5), subject: row.optionalText(first + 6))))
         }
     }
 
@@ -51,6 +52,7 @@ extension Vault {
 
     /// `clientSecret(for:)` of the account: nil for a public client.
     public func clientSecret(of sealed: SealedAccount) throws -> Secret? {
-        try openOptional(sealed.clientSecret, accountID: sealed.account.id, accountName: sealed.account.name, field: .clientSecret)
+        try openOptional(
+            sealed.clientSecret, accountID: sealed.account.id, accountName: sealed.account.name, field: .clientSecret)
     }
 }

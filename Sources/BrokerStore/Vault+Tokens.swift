@@ -59,7 +59,9 @@ extension Vault {
     /// Opens every sealed field of a tokens row (the DPoP key also imported). `keepingIDTokenStored`:
     /// the ID token is opened — so a row that does not open fails here as before — but held as
     /// `.stored` (start-up: no account's ID token stays in memory).
-    func open(_ sealed: SealedTokens, accountID: Int64, accountName: String, keepingIDTokenStored: Bool = false) throws -> TokenSet {
+    func open(_ sealed: SealedTokens, accountID: Int64, accountName: String, keepingIDTokenStored: Bool = false) throws
+        -> TokenSet
+    {
         let idToken = try openOptional(sealed.id, accountID: accountID, accountName: accountName, field: .idToken)
         var tokens = TokenSet(
             accessToken: try open(sealed.access, accountID: accountID, accountName: accountName, field: .accessToken),
@@ -88,7 +90,9 @@ extension Vault {
 
     /// A sealed key that opens but is not a P-256 key is as unusable as one that does not open.
     private func importKey(_ pkcs8: Secret, accountName: String) throws -> ECSigningKey {
-        do { return try ECSigningKey(pkcs8: pkcs8) } catch { throw StoreError.cannotDecrypt(account: accountName, field: SealedField.dpopKey.rawValue) }
+        do { return try ECSigningKey(pkcs8: pkcs8) } catch {
+            throw StoreError.cannotDecrypt(account: accountName, field: SealedField.dpopKey.rawValue)
+        }
     }
 
     /// Logout: forgets the account's tokens and status.

@@ -17,11 +17,13 @@ public enum DetachedThread {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         if let stackSize { pthread_attr_setstacksize(&attributes, stackSize) }
         var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { raw in
-            BrokenPipe.blockOnThisThread()  // socket and TLS I/O runs here
-            Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, job)
+        let result = pthread_create(
+            &thread, &attributes,
+            { raw in
+                BrokenPipe.blockOnThisThread()  // socket and TLS I/O runs here
+                Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            }, job)
         if result != 0 {
             Unmanaged<Job>.fromOpaque(job).release()
             return false

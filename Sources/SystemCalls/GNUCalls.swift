@@ -11,7 +11,9 @@ public enum GNUCalls {
     }
 
     /// Adds "change to `directory`" to `actions`; 0 or the error number.
-    public static func addChangeDirectory(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ directory: String) -> Int32 {
+    public static func addChangeDirectory(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ directory: String)
+        -> Int32
+    {
         posix_spawn_file_actions_addchdir_np(actions, directory)
     }
 

@@ -5,7 +5,8 @@ enum FullCLI {
     /// Runs authctl-full in this process with the same arguments; returns only when it cannot
     /// (then with a message saying what is wrong and exit status 1).
     static func replaceProcess(
-        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+        environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
         tokenRequest: TokenFastPath.Request? = nil
     ) -> Int32 {
         guard var path = ownDirectory() else {

@@ -8,7 +8,9 @@
 @_extern(c, "socket") func c_socket(_ domain: Int32, _ type: Int32, _ protocol: Int32) -> Int32
 @_extern(c, "connect") func c_connect(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32) -> Int32
 @_extern(c, "getsockopt")
-func c_getsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer?, _ length: UnsafeMutablePointer<UInt32>?) -> Int32
+func c_getsockopt(
+    _ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer?, _ length: UnsafeMutablePointer<UInt32>?
+) -> Int32
 @_extern(c, "setsockopt")
 func c_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRawPointer?, _ length: UInt32) -> Int32
 @_extern(c, "getuid") func c_getuid() -> UInt32
@@ -16,7 +18,10 @@ func c_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRaw
 @_extern(c, "strlen") func c_strlen(_ string: UnsafePointer<CChar>?) -> Int
 @_extern(c, "readlink") func c_readlink(_ path: UnsafePointer<CChar>?, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int
 @_extern(c, "execve")
-func c_execve(_ path: UnsafePointer<CChar>?, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>?, _ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
+func c_execve(
+    _ path: UnsafePointer<CChar>?, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>?,
+    _ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32
 @_extern(c, "strerror") func c_strerror(_ code: Int32) -> UnsafePointer<CChar>?
 @_extern(c, "__errno_location") func c_errno_location() -> UnsafeMutablePointer<Int32>
 

@@ -44,7 +44,8 @@ enum LoneFront {
             message += Array("for a socket outside a temp-dir authbroker-UID directory; docs/remote.md)\n".utf8)
         } else {
             message += Array("'".utf8) + shortened(first) + Array("' needs authctl-full, which is not at ".utf8) + fullPath
-            message += Array(" (this copy alone answers only `authctl token NAME`; copy authctl-full beside it: docs/remote.md)\n".utf8)
+            message += Array(
+                " (this copy alone answers only `authctl token NAME`; copy authctl-full beside it: docs/remote.md)\n".utf8)
         }
         Stream.standardError.write(message)
         return 1

@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import AuthctlCommands
 
 /// One list of token-neutral fields (`AccountConfiguration.tokenNeutralFields`): `authctl account
 /// --help` prints it, and docs/authctl.1, docs/guide.md and docs/api.md each state it in a
@@ -45,7 +46,8 @@ import Testing
 
     @Test(arguments: ["docs/authctl.1", "docs/guide.md", "docs/api.md"])
     func eachDocumentStatesTheSameList(_ path: String) throws {
-        let paragraph = try #require(Self.tokenNeutralParagraph(in: try Self.document(path)), "\(path) has no 'Token-neutral fields' paragraph")
+        let paragraph = try #require(
+            Self.tokenNeutralParagraph(in: try Self.document(path)), "\(path) has no 'Token-neutral fields' paragraph")
         #expect(Set(Self.fields(in: paragraph)) == Set(AccountConfiguration.tokenNeutralFields), "\(path): \(paragraph)")
     }
 

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Testing
+
+@testable import AuthctlCommands
 
 /// `authctl account apply`'s file checks (`AccountsFile`), before anything is sent: every problem
 /// as FILE:LINE:COLUMN, unknown keys with the nearest known one.
@@ -47,7 +48,8 @@ import Testing
         #expect(problem("{\"accounts\": [\n  {\"name\": \"w\",}\n]}") == "a.json:2:16: invalid JSON: expected a quoted name")
         let missing = "{\"accounts\": [\n  {\"name\": \"w\", \"issuer\": \"i\"}\n]}"
         #expect(problem(missing)?.hasPrefix("a.json:2:3: accounts[0].client_id") == true, "\(problem(missing) ?? "")")
-        #expect(problem("[]") == #"a.json:1:1: not an accounts file: {"accounts": [{"name": …, "issuer": …, "client_id": …}, …]}"#)
+        #expect(
+            problem("[]") == #"a.json:1:1: not an accounts file: {"accounts": [{"name": …, "issuer": …, "client_id": …}, …]}"#)
     }
 
     @Test func namesAreCheckedAndListedOnce() {
@@ -58,9 +60,13 @@ import Testing
             ]}
             """
         #expect(problem(twice) == "a.json:3:4: 'w' is listed twice (first at 2:3)")
-        #expect(problem(#"{"accounts": [{"name": "a b", "issuer": "i", "client_id": "c"}]}"#)?.hasPrefix("a.json:1:16: invalid account name 'a b'") == true)
+        #expect(
+            problem(#"{"accounts": [{"name": "a b", "issuer": "i", "client_id": "c"}]}"#)?.hasPrefix(
+                "a.json:1:16: invalid account name 'a b'") == true)
         let inline = #"{"accounts": [{"name": "w", "issuer": "i", "client_id": "c", "client_secret": "s3cret"}]}"#
-        #expect(problem(inline)?.hasPrefix("a.json:1:62: account 'w' has an inline client_secret") == true, "\(problem(inline) ?? "")")
+        #expect(
+            problem(inline)?.hasPrefix("a.json:1:62: account 'w' has an inline client_secret") == true, "\(problem(inline) ?? "")"
+        )
         #expect(problem(inline)?.contains("s3cret") == false)
     }
 

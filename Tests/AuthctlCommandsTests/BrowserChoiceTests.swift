@@ -1,8 +1,9 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Glibc
 import SystemCalls
 import Testing
+
+@testable import AuthctlCommands
 
 /// Which browser `authctl login` runs, and how its failure is seen (docs/guide.md, "Signing in: which browser").
 @Suite struct BrowserChoiceTests {

@@ -64,11 +64,16 @@ import Testing
     /// `-q` disables ~/.curlrc only as curl's first argument (a `location` line there would follow
     /// the redirects authctl curl refuses). The real curl: `DaemonDPoPServingTests`.
     @Test func curlRunsWithQuietFirstSoNoCurlrcIsRead() {
-        #expect(CurlCommand.curlCommand(["-sS", "https://a.example/"]) == ["curl", "-q", "--globoff", "-sS", "https://a.example/"])
+        #expect(
+            CurlCommand.curlCommand(["-sS", "https://a.example/"]) == ["curl", "-q", "--globoff", "-sS", "https://a.example/"])
     }
 
     @Test func theCommandLineStopsAtTheAccountName() throws {
-        guard case .run(let command, let arguments, _) = try Invocation(["curl", "work", "-sS", "--data", "x", "https://a.example/"]) else {
+        guard
+            case .run(let command, let arguments, _) = try Invocation([
+                "curl", "work", "-sS", "--data", "x", "https://a.example/",
+            ])
+        else {
             Issue.record("not a run")
             return
         }
@@ -79,12 +84,14 @@ import Testing
 
 /// The resource server's nonce challenge (RFC 9449 §9) as curl's `-D` writes it.
 @Suite struct NonceChallengeTests {
-    static let challenge = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: DPoP error=\"use_dpop_nonce\", error_description=\"Resource server requires nonce in DPoP proof\"\r\nDPoP-Nonce: eyJ7S_zG.eyJH0-Z.HX4w-7v\r\n\r\n"
+    static let challenge =
+        "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: DPoP error=\"use_dpop_nonce\", error_description=\"Resource server requires nonce in DPoP proof\"\r\nDPoP-Nonce: eyJ7S_zG.eyJH0-Z.HX4w-7v\r\n\r\n"
 
     @Test func theRFCExampleGivesItsNonce() {
         #expect(NonceChallenge.nonce(in: Self.challenge) == "eyJ7S_zG.eyJH0-Z.HX4w-7v")
         #expect(NonceChallenge.nonce(in: "HTTP/1.1 100 Continue\r\n\r\n" + Self.challenge) == "eyJ7S_zG.eyJH0-Z.HX4w-7v")
-        let lowerCase = Self.challenge.replacingOccurrences(of: "WWW-Authenticate: DPoP", with: "www-authenticate: Bearer realm=\"x\", dpop")
+        let lowerCase = Self.challenge.replacingOccurrences(
+            of: "WWW-Authenticate: DPoP", with: "www-authenticate: Bearer realm=\"x\", dpop")
         #expect(NonceChallenge.nonce(in: lowerCase) == "eyJ7S_zG.eyJH0-Z.HX4w-7v")
     }
 

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Testing
+
+@testable import AuthctlCommands
 
 /// When a new account gets DPoP, and when `account add` only suggests it (`DPoPAdvice`): metadata
 /// that advertises ES256 warns an account without `--dpop`; a preset that requires DPoP turns it on.
@@ -31,7 +32,8 @@ import Testing
         let arguments = try CommandLineArguments(
             ["work", "--client-id", "c"], command: "authctl account add", options: AccountCommand.addOptions)
         var configuration = AccountConfiguration(name: "work", issuer: "", clientID: "c")
-        try AccountCommand.apply(preset, to: &configuration, arguments, CommandContext(socketPath: "/nonexistent", environment: [:]))
+        try AccountCommand.apply(
+            preset, to: &configuration, arguments, CommandContext(socketPath: "/nonexistent", environment: [:]))
         #expect(configuration.dpop == true && configuration.issuer == "https://idp.example")
         #expect(DPoPAdvice.warning(for: configuration, advertised: ["ES256"]) == nil)
     }

@@ -1,5 +1,6 @@
-@testable import AuthctlCommands
 import Testing
+
+@testable import AuthctlCommands
 
 /// The desktop entry authctl writes: keys, file ID and the spec's Exec quoting.
 @Suite struct DesktopEntryTests {
@@ -7,8 +8,10 @@ import Testing
         let entry = DesktopEntry(scheme: "shop.4242.app", executable: "/usr/bin/authctl")
         let lines = entry.contents.split(separator: "\n").map(String.init)
         #expect(lines.first == "[Desktop Entry]")
-        for line in ["Type=Application", "NoDisplay=true", "Terminal=false", "MimeType=x-scheme-handler/shop.4242.app;",
-                     "Exec=/usr/bin/authctl callback %u"] {
+        for line in [
+            "Type=Application", "NoDisplay=true", "Terminal=false", "MimeType=x-scheme-handler/shop.4242.app;",
+            "Exec=/usr/bin/authctl callback %u",
+        ] {
             #expect(lines.contains(line))
         }
         #expect(entry.fileID == "authbroker-shop.4242.app.desktop")
@@ -16,7 +19,9 @@ import Testing
 
     @Test func aSocketOtherThanTheDefaultIsPassedOnTheExecLine() {
         let entry = DesktopEntry(scheme: "shop.4242.app", executable: "/usr/bin/authctl", socket: "/run/authbroker/my sock")
-        #expect(entry.contents.contains("\nExec=/usr/bin/authctl --socket \"/run/authbroker/my sock\" callback %u\n"), "\(entry.contents)")
+        #expect(
+            entry.contents.contains("\nExec=/usr/bin/authctl --socket \"/run/authbroker/my sock\" callback %u\n"),
+            "\(entry.contents)")
         #expect(DesktopEntry(scheme: "x.y", executable: "/a", socket: "/s\nExec=/bin/evil").problem?.contains("socket") == true)
         #expect(DesktopEntry(scheme: "x.y", executable: "/a", socket: "/run/s").problem == nil)
     }
@@ -46,7 +51,9 @@ import Testing
         #expect(DesktopEntry.scheme(of: "shop.4242.app://callback") == "shop.4242.app")
         #expect(DesktopEntry.scheme(of: "MyApp:/auth/callback") == "myapp")
         #expect(DesktopEntry.scheme(of: "com.example+x-y:/cb") == "com.example+x-y")
-        for refused in ["https://example.com/cb", "HTTP://x", "file:/etc/passwd", "mailto:a@b", "4shop://cb", "sh_op://cb", "/cb", ":x"] {
+        for refused in [
+            "https://example.com/cb", "HTTP://x", "file:/etc/passwd", "mailto:a@b", "4shop://cb", "sh_op://cb", "/cb", ":x",
+        ] {
             #expect(DesktopEntry.scheme(of: refused) == nil, "\(refused)")
         }
     }

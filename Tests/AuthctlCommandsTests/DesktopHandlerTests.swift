@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AuthctlCommands
 
 /// `DesktopHandler` against the real desktop tools (xdg-utils, GLib's gio, desktop-file-utils;
 /// .ci/install-deps installs them), in a temporary HOME with its own XDG directories. The entry's
@@ -64,7 +65,9 @@ import TestSupport
         #expect(registration == .init(entryWritten: true, defaultSet: true, replaced: nil))
         let query = try await desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/shop.4242.app"])
         #expect(query.stdout == "authbroker-shop.4242.app.desktop\n", "\(query)")
-        let validate = try await desktop.run(["desktop-file-validate", desktop.home.appending("data/applications/authbroker-shop.4242.app.desktop")])
+        let validate = try await desktop.run([
+            "desktop-file-validate", desktop.home.appending("data/applications/authbroker-shop.4242.app.desktop"),
+        ])
         #expect(validate.status == 0, "\(validate)")
         // update-desktop-database ran on the directory: the cache names the scheme.
         let cache = try String(contentsOfFile: desktop.home.appending("data/applications/mimeinfo.cache"), encoding: .utf8)
@@ -148,7 +151,8 @@ import TestSupport
         let desktop = try Desktop()
         defer { desktop.home.remove() }
         try FileManager.default.createDirectory(atPath: desktop.handler.configHome, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: desktop.handler.mimeAppsPath, contents: Data(), attributes: [.posixPermissions: 0o600])
+        FileManager.default.createFile(
+            atPath: desktop.handler.mimeAppsPath, contents: Data(), attributes: [.posixPermissions: 0o600])
         _ = try desktop.handler.register(desktop.entry)
         let mode = try FileManager.default.attributesOfItem(atPath: desktop.handler.mimeAppsPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -158,10 +162,13 @@ import TestSupport
         let desktop = try Desktop()
         defer { desktop.home.remove() }
         try FileManager.default.createDirectory(atPath: desktop.handler.configHome, withIntermediateDirectories: true)
-        try "[Default Applications]\ntext/html=firefox.desktop\n".write(toFile: desktop.handler.mimeAppsPath, atomically: false, encoding: .utf8)
+        try "[Default Applications]\ntext/html=firefox.desktop\n".write(
+            toFile: desktop.handler.mimeAppsPath, atomically: false, encoding: .utf8)
         _ = try desktop.handler.register(desktop.entry)
         #expect(try desktop.handler.unregister(scheme: "shop.4242.app"))
-        #expect(try String(contentsOfFile: desktop.handler.mimeAppsPath, encoding: .utf8) == "[Default Applications]\ntext/html=firefox.desktop\n")
+        #expect(
+            try String(contentsOfFile: desktop.handler.mimeAppsPath, encoding: .utf8)
+                == "[Default Applications]\ntext/html=firefox.desktop\n")
         #expect(!FileManager.default.fileExists(atPath: desktop.handler.applicationsDirectory + "/" + desktop.entry.fileID))
         let query = try await desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/shop.4242.app"])
         #expect(query.stdout.isEmpty, "\(query)")
@@ -175,8 +182,10 @@ import TestSupport
         try "[Default Applications]\n".write(toFile: outside, atomically: false, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: desktop.handler.configHome, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: desktop.handler.mimeAppsPath, withDestinationPath: outside)
-        #expect(throws: DesktopError.symlink(
-            path: desktop.handler.mimeAppsPath, line: "x-scheme-handler/shop.4242.app=authbroker-shop.4242.app.desktop")) {
+        #expect(
+            throws: DesktopError.symlink(
+                path: desktop.handler.mimeAppsPath, line: "x-scheme-handler/shop.4242.app=authbroker-shop.4242.app.desktop")
+        ) {
             try desktop.handler.register(desktop.entry)
         }
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "[Default Applications]\n")
@@ -198,7 +207,8 @@ import TestSupport
             atPath: desktop.handler.applicationsDirectory + "/" + desktop.entry.fileID, withDestinationPath: outside)
         #expect(try desktop.handler.register(desktop.entry).entryWritten)
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "keep")
-        let written = try String(contentsOfFile: desktop.handler.applicationsDirectory + "/" + desktop.entry.fileID, encoding: .utf8)
+        let written = try String(
+            contentsOfFile: desktop.handler.applicationsDirectory + "/" + desktop.entry.fileID, encoding: .utf8)
         #expect(written == desktop.entry.contents)
     }
 
@@ -206,8 +216,11 @@ import TestSupport
         let desktop = try Desktop()
         defer { desktop.home.remove() }
         try FileManager.default.createDirectory(
-            atPath: desktop.handler.applicationsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
-        #expect(throws: DesktopError.notOwned(path: desktop.handler.applicationsDirectory)) { try desktop.handler.register(desktop.entry) }
+            atPath: desktop.handler.applicationsDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
+        #expect(throws: DesktopError.notOwned(path: desktop.handler.applicationsDirectory)) {
+            try desktop.handler.register(desktop.entry)
+        }
     }
 
     @Test func theXDGDirectoriesDefaultUnderHomeAndIgnoreRelativeValues() throws {

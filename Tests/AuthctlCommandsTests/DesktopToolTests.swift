@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import Glibc
 import Testing
+
+@testable import AuthctlCommands
 
 /// The bounded runner of the desktop's tools: a missing tool is nil, a hung one is killed.
 @Suite struct DesktopToolTests {

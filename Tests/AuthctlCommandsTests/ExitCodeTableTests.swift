@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import AuthctlCommands
 
 /// authctl(1)'s EXIT STATUS table against the code: the codes scripts rely on are `ExitCode.all`,
 /// no more and no fewer, and each wire error maps to one of them.

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import Testing
 import WireFormats
+
+@testable import AuthctlCommands
 
 /// git-credential's prefix matching (`GitRemote`): which account answers for which remote.
 @Suite struct GitRemoteTests {

@@ -1,5 +1,6 @@
-@testable import AuthctlCommands
 import Testing
+
+@testable import AuthctlCommands
 
 /// Which socket the desktop-launched `authctl callback` is told about: none when the login used
 /// the default its session's XDG_RUNTIME_DIR leads to, the login's own otherwise.
@@ -15,7 +16,8 @@ import Testing
     }
 
     @Test func aSocketFromTheFlagOrTheVariableIsPassed() {
-        #expect(HandlerRegistration.handlerSocket(context("/run/authbroker/authbroker.sock")) == "/run/authbroker/authbroker.sock")
+        #expect(
+            HandlerRegistration.handlerSocket(context("/run/authbroker/authbroker.sock")) == "/run/authbroker/authbroker.sock")
         // The variable lives in this shell, not in the browser the desktop started earlier.
         let fromVariable = context("/srv/a.sock", ["AUTHBROKER_SOCKET": "/srv/a.sock"])
         #expect(HandlerRegistration.handlerSocket(fromVariable) == "/srv/a.sock")

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Testing
+
+@testable import AuthctlCommands
 
 /// authctl's argument handling, decided before anything runs or is printed.
 @Suite struct InvocationTests {
@@ -13,7 +14,9 @@ import Testing
 
     private func invocation(_ arguments: String...) throws -> Invocation { try Invocation(arguments) }
 
-    private func run(_ arguments: String...) throws -> (command: any Command.Type, arguments: CommandLineArguments, global: CommandLineArguments) {
+    private func run(_ arguments: String...) throws -> (
+        command: any Command.Type, arguments: CommandLineArguments, global: CommandLineArguments
+    ) {
         guard case .run(let command, let parsed, let global) = try Invocation(arguments) else {
             Issue.record("\(arguments) should run a command")
             throw UsageError("not a run")
@@ -66,13 +69,16 @@ import Testing
     }
 
     @Test func optionsAfterTheCommandBelongToIt() {
-        #expect(usageError("token", "work", "--socket", "/x") == "unknown option '--socket' for 'authctl token'; see: authctl token --help")
+        #expect(
+            usageError("token", "work", "--socket", "/x")
+                == "unknown option '--socket' for 'authctl token'; see: authctl token --help")
         #expect(usageError("--min-ttl", "5", "token", "work") == "unknown option '--min-ttl' for 'authctl'; see: authctl --help")
     }
 
     @Test func unknownCommandsAndOptionsAreUsageErrors() {
         #expect(usageError("frobnicate") == "unknown command 'frobnicate'; see: authctl help")
-        #expect(usageError("token", "work", "--bogus") == "unknown option '--bogus' for 'authctl token'; see: authctl token --help")
+        #expect(
+            usageError("token", "work", "--bogus") == "unknown option '--bogus' for 'authctl token'; see: authctl token --help")
     }
 
     @Test func aTypoGetsOneSuggestion() {
@@ -98,7 +104,9 @@ import Testing
 
     @Test func execWithoutDoubleDashSaysSo() throws {
         let message = try #require(usageError("exec", "work", "ls", "-l"))
-        #expect(message.hasPrefix("'authctl exec' needs '--' before the command (unknown option '-l' for 'authctl exec'"), "\(message)")
+        #expect(
+            message.hasPrefix("'authctl exec' needs '--' before the command (unknown option '-l' for 'authctl exec'"),
+            "\(message)")
         #expect(message.hasSuffix("): authctl exec NAME [OPTIONS] -- CMD [ARGS...]"))
     }
 
@@ -144,8 +152,10 @@ import Testing
 
     @Test func theTokenRequestFormatIsFormOrJSON() throws {
         func format(_ words: [String]) throws -> TokenRequestFormat? {
-            try AccountCommand.choice("--token-request-format", CommandLineArguments(
-                ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
+            try AccountCommand.choice(
+                "--token-request-format",
+                CommandLineArguments(
+                    ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
         }
         #expect(try format([]) == nil)
         #expect(try format(["--token-request-format", "json"]) == .json)
@@ -157,8 +167,10 @@ import Testing
 
     @Test func theTokenEndpointAuthMethodIsBasicOrPost() throws {
         func method(_ words: [String]) throws -> TokenEndpointAuthMethod? {
-            try AccountCommand.choice("--token-endpoint-auth-method", CommandLineArguments(
-                ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
+            try AccountCommand.choice(
+                "--token-endpoint-auth-method",
+                CommandLineArguments(
+                    ["work"] + words, command: "authctl account add", options: AccountCommand.addOptions))
         }
         #expect(try method([]) == nil)
         #expect(try method(["--token-endpoint-auth-method", "client_secret_post"]) == .clientSecretPost)
@@ -189,12 +201,23 @@ import Testing
     }
 
     @Test func socketSubcommandsTakeTheirOwnOptions() throws {
-        guard case .run(let command, let arguments, _) = try Invocation(["socket", "add", "remote", "--account", "work", "--ttl", "2s"])
-        else { Issue.record("not a run"); return }
+        guard
+            case .run(let command, let arguments, _) = try Invocation([
+                "socket", "add", "remote", "--account", "work", "--ttl", "2s",
+            ])
+        else {
+            Issue.record("not a run")
+            return
+        }
         #expect(ObjectIdentifier(command) == ObjectIdentifier(SocketCommand.self))
         #expect(arguments.positionals == ["add", "remote", "--account", "work", "--ttl", "2s"])
-        for words in [["socket", "--help"], ["socket", "add", "--help"], ["socket", "list", "-h"], ["socket", "remove", "--help"]] {
-            guard case .help(let shown) = try Invocation(words) else { Issue.record("\(words): no help"); continue }
+        for words in [
+            ["socket", "--help"], ["socket", "add", "--help"], ["socket", "list", "-h"], ["socket", "remove", "--help"],
+        ] {
+            guard case .help(let shown) = try Invocation(words) else {
+                Issue.record("\(words): no help")
+                continue
+            }
             #expect(ObjectIdentifier(shown) == ObjectIdentifier(SocketCommand.self), "\(words)")
         }
         #expect(SocketCommand.help.hasPrefix("usage: authctl socket add NAME --account A"))

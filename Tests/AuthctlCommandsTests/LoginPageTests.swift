@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
+@testable import AuthctlCommands
 
 /// The page `authctl login` hands the browser instead of the authorization URL (the URL in a
 /// browser's argv is readable by every local user): private, exact, and removed.

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import Foundation
 import Testing
+
+@testable import AuthctlCommands
 
 /// Editing `mimeapps.list`: one key of `[Default Applications]` changes, every other byte stays.
 @Suite struct MimeAppsListTests {
@@ -44,8 +45,10 @@ import Testing
     }
 
     @Test func aFileWithoutTheGroupGetsItAppendedAfterABlankLine() {
-        #expect(set("[Added Associations]\ntext/plain=gedit.desktop;") ==
-            ("[Added Associations]\ntext/plain=gedit.desktop;\n\n[Default Applications]\n\(mime)=\(ours)\n", true))
+        #expect(
+            set("[Added Associations]\ntext/plain=gedit.desktop;") == (
+                "[Added Associations]\ntext/plain=gedit.desktop;\n\n[Default Applications]\n\(mime)=\(ours)\n", true
+            ))
     }
 
     @Test func anEmptyGroupAtTheEndWithoutANewlineGetsTheLineAfterItsHeader() {
@@ -68,7 +71,8 @@ import Testing
         #expect(list.defaults(for: mime) == ["other.desktop", ours])
         let changed = list.setDefault(mime, to: ours)
         #expect(changed)
-        #expect(String(decoding: list.bytes, as: UTF8.self) == "[Default Applications]\n\(mime)=\(ours)\ntext/html=firefox.desktop\n")
+        #expect(
+            String(decoding: list.bytes, as: UTF8.self) == "[Default Applications]\n\(mime)=\(ours)\ntext/html=firefox.desktop\n")
     }
 
     @Test func duplicateKeysAndCaseVariantsCollapseIntoOneLine() {

@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import AuthctlCommands
 
 /// docs/providers.md is checked against the preset table (`ProviderPreset.all`): the table block
 /// between its markers is generated from the rows and must be current, and each preset's section
@@ -34,7 +35,8 @@ import Testing
             var parameters = preset.parameters.sorted { $0.key < $1.key }.map { "`\($0.key)=\($0.value)`" }
             if let format = preset.tokenRequestFormat { parameters.append("token request \(format.rawValue)") }
             if let method = preset.tokenEndpointAuthMethod { parameters.append("secret by \(method.rawValue)") }
-            let endpoints = preset.endpoints.isEmpty
+            let endpoints =
+                preset.endpoints.isEmpty
                 ? "discovery" + (preset.discoveryURL.map { _ in " (other URL)" } ?? "")
                 : "manual: " + preset.endpoints.configured.map(\.key).sorted().joined(separator: ", ")
             let redirect = preset.redirectURI.map { "`\($0)`" } ?? "loopback, \(preset.redirectHost ?? "127.0.0.1")"
@@ -67,9 +69,12 @@ import Testing
         for preset in ProviderPreset.all {
             let lines = (sections[preset.docsAnchor] ?? "").split(separator: "\n")
                 .filter { $0.hasPrefix("authctl account add ") && $0.contains("--provider \(preset.name) ") }
-            try #require(!lines.isEmpty, "section #\(preset.docsAnchor) has no `authctl account add … --provider \(preset.name)` line")
+            try #require(
+                !lines.isEmpty, "section #\(preset.docsAnchor) has no `authctl account add … --provider \(preset.name)` line")
             for option in preset.options where option.defaultValue == nil {
-                #expect(lines.allSatisfy { $0.contains(option.flag + " ") }, "#\(preset.docsAnchor): a --provider \(preset.name) line lacks \(option.flag)")
+                #expect(
+                    lines.allSatisfy { $0.contains(option.flag + " ") },
+                    "#\(preset.docsAnchor): a --provider \(preset.name) line lacks \(option.flag)")
             }
         }
     }

@@ -1,6 +1,7 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Testing
+
+@testable import AuthctlCommands
 
 /// The rows of the usual providers (issue 12 item 6), each expanded from a command line as
 /// `account add` parses it: endpoints, parameters, scopes, required options and their values.
@@ -23,7 +24,8 @@ import Testing
                 #expect(throws: UsageError.self, "\(preset.name) without \(option.flag)") {
                     try preset.values(clientID: "cid", arguments: arguments)
                 }
-                #expect(AccountCommand.addOptions.contains { $0.name == option.flag }, "\(option.flag) is not an account add option")
+                #expect(
+                    AccountCommand.addOptions.contains { $0.name == option.flag }, "\(option.flag) is not an account add option")
             }
         }
     }
@@ -35,7 +37,8 @@ import Testing
         #expect(endpoints.authorization == "https://github.com/login/oauth/authorize")
         #expect(endpoints.token == "https://github.com/login/oauth/access_token")
         #expect(endpoints.deviceAuthorization == "https://github.com/login/device/code")
-        #expect(endpoints.jwksURI == nil && endpoints.revocation == nil, "GitHub has no JWKS (no ID token) and no RFC 7009 endpoint")
+        #expect(
+            endpoints.jwksURI == nil && endpoints.revocation == nil, "GitHub has no JWKS (no ID token) and no RFC 7009 endpoint")
         #expect(!github.scopes.contains("openid") && github.scopes == ["repo", "read:org"])
         #expect(github.tokenEndpointAuthMethod == .clientSecretPost, "GitHub documents client_secret as a body parameter")
     }
@@ -51,12 +54,16 @@ import Testing
     @Test func googleAsksForARefreshTokenOnEveryConsent() throws {
         let google = try #require(ProviderPreset.named("google"))
         #expect(google.parameters == ["access_type": "offline", "prompt": "consent"])
-        #expect(try Self.issuer(google, ["client_id": "c"]) == "https://accounts.google.com" && google.scopes == ["openid", "email"])
+        #expect(
+            try Self.issuer(google, ["client_id": "c"]) == "https://accounts.google.com" && google.scopes == ["openid", "email"])
     }
 
     @Test func microsoftBuildsTheTenantsV2Issuer() throws {
         for (tenant, issuer) in [
-            ("72f988bf-86f1-41af-91ab-2d7cd011db47", "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"),
+            (
+                "72f988bf-86f1-41af-91ab-2d7cd011db47",
+                "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"
+            ),
             ("organizations", "https://login.microsoftonline.com/organizations/v2.0"),
             ("Common", "https://login.microsoftonline.com/common/v2.0"),
             ("consumers", "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0"),
@@ -80,9 +87,13 @@ import Testing
         let (dot, dotValues) = try Self.values("django-oauth-toolkit", ["--dot-url", "https://app.example.com/o"])
         let endpoints = try #require(try dot.endpoints(under: nil, dotValues))
         #expect(endpoints.revocation == "https://app.example.com/o/revoke_token/")
-        #expect(endpoints.jwksURI == "https://app.example.com/o/.well-known/jwks.json" && endpoints.token == "https://app.example.com/o/token/")
-        for bad in ["http://sso.example.com/realms/x", "https://sso.example.com/realms/x?a=b", "https://sso.example.com/a/../b",
-                    "https://user@sso.example.com/x", "https://sso.example.com//x", "https://sso.example.com/x#y"] {
+        #expect(
+            endpoints.jwksURI == "https://app.example.com/o/.well-known/jwks.json"
+                && endpoints.token == "https://app.example.com/o/token/")
+        for bad in [
+            "http://sso.example.com/realms/x", "https://sso.example.com/realms/x?a=b", "https://sso.example.com/a/../b",
+            "https://user@sso.example.com/x", "https://sso.example.com//x", "https://sso.example.com/x#y",
+        ] {
             #expect(throws: UsageError.self, "\(bad)") { try Self.values("keycloak", ["--realm-url", bad]) }
         }
     }
@@ -91,7 +102,8 @@ import Testing
         let (okta, oktaValues) = try Self.values("okta", ["--okta-domain", "ORG.okta.com"])
         #expect(try Self.issuer(okta, oktaValues) == "https://org.okta.com/oauth2/default")
         #expect(throws: UsageError.self) { try Self.values("auth0", ["--auth0-domain", "t.eu.auth0.com"]) }
-        let (auth0, values) = try Self.values("auth0", ["--auth0-domain", "t.eu.auth0.com", "--audience", "https://api.example.com"])
+        let (auth0, values) = try Self.values(
+            "auth0", ["--auth0-domain", "t.eu.auth0.com", "--audience", "https://api.example.com"])
         #expect(try Self.issuer(auth0, values) == "https://t.eu.auth0.com/", "Auth0's issuer ends with a slash")
         #expect(values["audience"] == nil && values[""] == nil, "--audience is the account's own field, not a placeholder")
         #expect(!ProviderPreset.allOptionFlags.contains("--audience"), "--audience stays usable without a preset")

@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import AuthctlCommands
 
 /// The provider preset table (`ProviderPreset.all`): every row usable as declared, its templates
 /// expand, and the expansion rules (domains, overrides) hold without a daemon.
@@ -31,7 +32,8 @@ import Testing
         for preset in ProviderPreset.all {
             let values = Self.values(for: preset)
             for template in preset.templates {
-                let expanded = try #require(ProviderPreset.expand(template, values), "\(preset.name): '\(template)' does not expand")
+                let expanded = try #require(
+                    ProviderPreset.expand(template, values), "\(preset.name): '\(template)' does not expand")
                 #expect(!expanded.contains("{") && !expanded.contains("}"), "\(preset.name): \(expanded)")
             }
             if case .fromDiscoveryDocument = preset.issuer {
@@ -54,7 +56,9 @@ import Testing
         #expect(shopify.scopes == ["openid", "email", "customer-account-api:full"])
         #expect(shopify.endpoints.revocation == nil)
         let values = Self.values(for: shopify).merging(["shop_domain": "https://shop.myshopify.com"]) { $1 }
-        #expect(ProviderPreset.expand(try #require(shopify.discoveryURL), values) == "https://shop.myshopify.com/.well-known/openid-configuration")
+        #expect(
+            ProviderPreset.expand(try #require(shopify.discoveryURL), values)
+                == "https://shop.myshopify.com/.well-known/openid-configuration")
         #expect(ProviderPreset.expand(try #require(shopify.redirectURI), values) == "shop.4242.app://callback")
         #expect(ProviderPreset.lastPathSegment(of: "https://shopify.com/authentication/4242") == "4242")
         #expect(ProviderPreset.lastPathSegment(of: "https://shopify.com/authentication/4242/") == "4242")
@@ -64,7 +68,10 @@ import Testing
     @Test func workosRowIsTheUserManagementFlow() throws {
         let workos = try #require(ProviderPreset.named("workos"))
         let values = Self.values(for: workos)
-        guard case .template(let issuer) = workos.issuer else { Issue.record("workos has a fixed issuer"); return }
+        guard case .template(let issuer) = workos.issuer else {
+            Issue.record("workos has a fixed issuer")
+            return
+        }
         #expect(ProviderPreset.expand(issuer, values) == "https://api.workos.com/user_management/client_01TEST")
         #expect(workos.tokenRequestFormat == .json && workos.parameters == ["provider": "authkit"] && workos.scopes.isEmpty)
         let endpoints = try #require(try workos.endpoints(under: nil, values))
@@ -86,9 +93,11 @@ import Testing
         ] {
             #expect(try PresetDomain.origin(given, option: option) == origin, "\(given)")
         }
-        for bad in ["http://shop.example.com", "shop.example.com/path", "user@shop.example.com", "", "shop..example",
-                    "ftp://shop.example.com", "http://[::2]:80", "-shop.example.com", "shop.example.com:0", "shop example",
-                    "http://localhost.:8123", "http://a.localhost:8123"] {
+        for bad in [
+            "http://shop.example.com", "shop.example.com/path", "user@shop.example.com", "", "shop..example",
+            "ftp://shop.example.com", "http://[::2]:80", "-shop.example.com", "shop.example.com:0", "shop example",
+            "http://localhost.:8123", "http://a.localhost:8123",
+        ] {
             #expect(throws: UsageError.self, "\(bad)") { try PresetDomain.origin(bad, option: option) }
         }
     }
@@ -114,7 +123,9 @@ import Testing
             for preset in ProviderPreset.all {
                 #expect(words.contains(preset.name), "\(file) does not offer --provider \(preset.name)")
                 for option in preset.options {
-                    #expect(words.contains(option.flag) || words.contains(String(option.flag.dropFirst(2))), "\(file) lacks \(option.flag)")
+                    #expect(
+                        words.contains(option.flag) || words.contains(String(option.flag.dropFirst(2))),
+                        "\(file) lacks \(option.flag)")
                 }
             }
         }
@@ -122,23 +133,27 @@ import Testing
 
     /// GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens.
     static func anchor(_ heading: String) -> String {
-        String(heading.lowercased().compactMap { character -> Character? in
-            if character == " " { return "-" }
-            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-        })
+        String(
+            heading.lowercased().compactMap { character -> Character? in
+                if character == " " { return "-" }
+                return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+            })
     }
 
     @Test func showPrintsEveryFieldThatIsSet() {
         var configuration = AccountConfiguration(
             name: "shop", issuer: "https://shopify.com/authentication/4242", clientID: "c", clientSecret: "s3cret",
             scopes: ["openid"], redirectURI: "shop.4242.app://callback", extraParameters: ["b": "2", "a": "1"],
-            endpoints: ManualEndpoints(jwksURI: "https://x.example/jwks"), discoveryURL: "https://shop.example/.well-known/openid-configuration")
+            endpoints: ManualEndpoints(jwksURI: "https://x.example/jwks"),
+            discoveryURL: "https://shop.example/.well-known/openid-configuration")
         configuration.tokenRequestFormat = .json
-        let lines = AccountCommand.setFields(of: configuration, except: ["name: shop", "issuer: x", "client_id: c", "scopes: openid"])
-        #expect(lines == [
-            "discovery_url: https://shop.example/.well-known/openid-configuration", "jwks_uri: https://x.example/jwks",
-            "extra_parameters: a=1 b=2", "redirect_uri: shop.4242.app://callback", "token_request_format: json",
-        ])
+        let lines = AccountCommand.setFields(
+            of: configuration, except: ["name: shop", "issuer: x", "client_id: c", "scopes: openid"])
+        #expect(
+            lines == [
+                "discovery_url: https://shop.example/.well-known/openid-configuration", "jwks_uri: https://x.example/jwks",
+                "extra_parameters: a=1 b=2", "redirect_uri: shop.4242.app://callback", "token_request_format: json",
+            ])
         #expect(!lines.joined().contains("s3cret"))
     }
 }

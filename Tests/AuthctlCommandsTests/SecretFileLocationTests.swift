@@ -1,8 +1,9 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AuthctlCommands
 
 /// An accounts file names secret files only below its own directory (or the user's authbroker
 /// configuration directory): a shared file cannot send `~/.git-credentials` to its provider.
@@ -19,9 +20,11 @@ import TestSupport
     }
 
     func load(_ secretFile: String, from repo: String) -> Result<String?, UsageError> {
-        let text = #"{"accounts": [{"name": "w", "issuer": "https://idp.example", "client_id": "c", "client_secret_file": "\#(secretFile)"}]}"#
+        let text =
+            #"{"accounts": [{"name": "w", "issuer": "https://idp.example", "client_id": "c", "client_secret_file": "\#(secretFile)"}]}"#
         do {
-            return .success(try AccountsFile.entries(Array(text.utf8), source: "a.json", directory: repo).first?.configuration.clientSecret)
+            return .success(
+                try AccountsFile.entries(Array(text.utf8), source: "a.json", directory: repo).first?.configuration.clientSecret)
         } catch {
             return .failure(error)
         }
@@ -43,7 +46,8 @@ import TestSupport
                 Issue.record("\(path) was read")
                 continue
             }
-            #expect(error.message.contains("client_secret_file") && error.message.contains("a.json:1:"), "\(path): \(error.message)")
+            #expect(
+                error.message.contains("client_secret_file") && error.message.contains("a.json:1:"), "\(path): \(error.message)")
         }
     }
 

@@ -19,15 +19,19 @@ struct ServerSentEventsTests {
 
     @Test func fieldsCommentsAndMultiLineData() throws {
         let text = ": keep-alive\n\nid: 7\nevent: message\ndata: {\"a\":\ndata:1}\n\nretry: 100\nunknown: x\ndata: two\n\n"
-        #expect(try events(text) == [
-            .init(type: "message", data: "{\"a\":\n1}", id: "7"), .init(type: "message", data: "two", id: "7"),
-        ])
+        #expect(
+            try events(text) == [
+                .init(type: "message", data: "{\"a\":\n1}", id: "7"), .init(type: "message", data: "two", id: "7"),
+            ])
     }
 
     @Test(arguments: [1, 2, 3, 7]) func everyLineEndingAndAnySplitGiveTheSameEvents(_ split: Int) throws {
         for ending in ["\n", "\r\n", "\r"] {
             let text = ["event: note", "data:  x", "", "data: y", "", ""].joined(separator: ending)
-            #expect(try events(text, split: split) == [.init(type: "note", data: " x", id: nil), .init(type: "message", data: "y", id: nil)])
+            #expect(
+                try events(text, split: split) == [
+                    .init(type: "note", data: " x", id: nil), .init(type: "message", data: "y", id: nil),
+                ])
         }
     }
 
@@ -39,7 +43,8 @@ struct ServerSentEventsTests {
     @Test func anEventLargerThanTheLimitFailsTheStream() {
         var parser = ServerSentEvents(maximumEventBytes: 16)
         #expect(throws: ServerSentEvents.Failure.eventTooLarge(limit: 16)) {
-            _ = try parser.feed(Array(("data: " + String(repeating: "x", count: 8) + "\ndata: " + String(repeating: "y", count: 8) + "\n").utf8))
+            _ = try parser.feed(
+                Array(("data: " + String(repeating: "x", count: 8) + "\ndata: " + String(repeating: "y", count: 8) + "\n").utf8))
         }
     }
 
@@ -51,7 +56,9 @@ struct ServerSentEventsTests {
         #expect(JSONRPCMessage(Array(#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#.utf8)).requestID == .string("a"))
         #expect(JSONRPCMessage(Array(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8)).requestID == nil)
         #expect(JSONRPCMessage(Array(#"{"jsonrpc":"2.0","id":1,"result":{}}"#.utf8)).requestID == nil)
-        #expect(JSONRPCMessage(Array(#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}"#.utf8)).negotiatedVersion == "2025-11-25")
+        #expect(
+            JSONRPCMessage(Array(#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}"#.utf8)).negotiatedVersion
+                == "2025-11-25")
         #expect(!JSONRPCMessage(Array("[1,2]".utf8)).isObject)
     }
 

@@ -1,5 +1,6 @@
-@testable import AuthctlCommands
 import Testing
+
+@testable import AuthctlCommands
 
 /// The time left `authctl login` shows while it waits.
 @Suite struct SpinnerTests {

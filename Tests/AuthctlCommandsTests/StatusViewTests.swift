@@ -1,7 +1,8 @@
-@testable import AuthctlCommands
 import BrokerProtocol
 import Testing
 import WireFormats
+
+@testable import AuthctlCommands
 
 /// `authctl status`'s view: relative times, what needs attention, the 80-column cut.
 @Suite struct StatusViewTests {
@@ -24,7 +25,9 @@ import WireFormats
     }
 
     @Test func loggedOutLoginRequiredAndErrorNeedAttentionRefreshingDoesNot() {
-        for state in [AccountState.loggedOut, .loginRequired, .error] { #expect(StatusView.needsAttention(account(state), now: now)) }
+        for state in [AccountState.loggedOut, .loginRequired, .error] {
+            #expect(StatusView.needsAttention(account(state), now: now))
+        }
         for state in [AccountState.refreshing, .pendingLogin] { #expect(!StatusView.needsAttention(account(state), now: now)) }
     }
 

@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 /// The routes of issue 6 on the router: account update (PUT), rejected tokens, ID tokens.
 @Suite struct APIRouterAccountUpdateTests {
@@ -76,7 +77,10 @@ import Testing
         #expect(await fixture.send("POST", "/v1/accounts/kube/id_token").status == 405)
         #expect(fixture.service.recorded == ["idToken(kube,60)", "idToken(kube,nil)"])
         let audits = fixture.logs.captured.filter { $0.contains("audit:") }
-        #expect(audits.first == "info: audit: id_token account=kube pid=41 uid=1000 exe=/usr/bin/prog-41 comm=\"prog (41)\" start=941 socket=main owner=1000")
+        #expect(
+            audits.first
+                == "info: audit: id_token account=kube pid=41 uid=1000 exe=/usr/bin/prog-41 comm=\"prog (41)\" start=941 socket=main owner=1000"
+        )
         #expect(audits.count == 2)
         #expect(!fixture.logs.captured.contains { $0.contains(FakeBrokerService.idToken) })
     }

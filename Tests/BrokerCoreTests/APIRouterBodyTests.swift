@@ -1,14 +1,16 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
 
+@testable import BrokerCore
+
 /// Request bodies go through the operation's `APIEndpoint` and the WireJSON coder: a bad body is a
 /// 400 that names the field (never echoing the body), and answers keep Foundation's bytes.
 @Suite struct APIRouterBodyTests {
     @Test func aMissingFieldIsNamed() async {
-        let response = await RouterFixture().send("POST", "/v1/accounts", body: #"{"issuer":"https://idp.example","client_id":"c"}"#)
+        let response = await RouterFixture().send(
+            "POST", "/v1/accounts", body: #"{"issuer":"https://idp.example","client_id":"c"}"#)
         #expect(response.status == 400)
         #expect(response.wireError?.message == "The JSON body is invalid: 'name' is missing.")
     }

@@ -23,7 +23,9 @@ import Testing
         #expect(response.headers["Cache-Control"] == "no-store")
         #expect(fixture.service.recorded == ["cachedDPoPProof(work,GET,https://api.example/v1/items?id=7,n-2)"])
         let audits = fixture.logs.captured.filter { $0.contains("audit:") }
-        #expect(audits.count == 1 && audits[0].contains("audit: dpop_proof account=work method=GET origin=https://api.example pid=77 "))
+        #expect(
+            audits.count == 1
+                && audits[0].contains("audit: dpop_proof account=work method=GET origin=https://api.example pid=77 "))
     }
 
     @Test func withoutACachedTokenTheActorPathSigns() async throws {

@@ -10,7 +10,8 @@ import Testing
 @Suite struct APIRouterDPoPTests {
     static let path = "/v1/accounts/work/dpop-proof"
 
-    static func body(_ method: String = "GET", url: String = "https://api.example/v1/items?id=7", nonce: String? = nil) -> String {
+    static func body(_ method: String = "GET", url: String = "https://api.example/v1/items?id=7", nonce: String? = nil) -> String
+    {
         let nonceField = nonce.map { #","nonce":"\#($0)""# } ?? ""
         return #"{"method":"\#(method)","url":"\#(url)"\#(nonceField)}"#
     }
@@ -31,7 +32,9 @@ import Testing
         _ = await fixture.send("POST", Self.path, body: Self.body("POST", url: "https://API.example:8443/secret/path?q=1"))
         let audits = fixture.logs.captured.filter { $0.contains("audit:") }
         try #require(audits.count == 1)
-        #expect(audits[0].contains("audit: dpop_proof account=work method=POST origin=https://api.example:8443 pid=77 "), "\(audits[0])")
+        #expect(
+            audits[0].contains("audit: dpop_proof account=work method=POST origin=https://api.example:8443 pid=77 "),
+            "\(audits[0])")
         #expect(audits[0].contains(" socket=main owner=\(RouterFixture.daemonUID)"))
         for secret in [FakeBrokerService.proof, FakeBrokerService.token, "/secret/path", "q=1"] {
             #expect(!fixture.logs.captured.joined().contains(secret), "\(secret) in the log")

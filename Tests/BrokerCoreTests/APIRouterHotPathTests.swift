@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 /// The token route's fast path as 16 keep-alive clients drive it (docs/BENCHMARKS.md, "Token
 /// route"): every token served leaves one whole audit line naming its own caller, however the
@@ -14,7 +15,8 @@ import Testing
         let served = await Self.onThreads(threads) { thread in
             // Each thread is one connection of its own process, as each client is.
             let connection = ConnectionInfo(
-                id: UInt64(thread + 1), peer: .unix(PeerCredentials(pid: Int32(100 + thread), uid: RouterFixture.daemonUID, gid: 100)))
+                id: UInt64(thread + 1),
+                peer: .unix(PeerCredentials(pid: Int32(100 + thread), uid: RouterFixture.daemonUID, gid: 100)))
             let request = RouterFixture.request("GET", "/v1/accounts/fast/token", accept: "text/plain")
             return (0..<requests).count { _ in
                 fixture.router.handleImmediately(request, connection: connection)?.text == FakeBrokerService.token + "\n"
@@ -23,11 +25,12 @@ import Testing
         #expect(served == Array(repeating: requests, count: threads))
         let audits = fixture.logs.captured.filter { $0.contains("audit:") }
         #expect(audits.count == threads * requests)
-        let expected = Set((0..<threads).map { thread in
-            let pid = 100 + thread
-            return "info: audit: token account=fast pid=\(pid) uid=1000 exe=/usr/bin/prog-\(pid) comm=\"prog (\(pid))\" "
-                + "start=9\(pid) socket=main owner=1000"
-        })
+        let expected = Set(
+            (0..<threads).map { thread in
+                let pid = 100 + thread
+                return "info: audit: token account=fast pid=\(pid) uid=1000 exe=/usr/bin/prog-\(pid) comm=\"prog (\(pid))\" "
+                    + "start=9\(pid) socket=main owner=1000"
+            })
         #expect(audits.allSatisfy(expected.contains), "\(audits.first { !expected.contains($0) } ?? "")")
         for line in expected { #expect(audits.count { $0 == line } == requests, "\(line)") }
     }
@@ -60,7 +63,8 @@ import Testing
         }
         switch decoded {
         case .success(let body): #expect(accepted && body.method == "GET", "\(contentType)")
-        case .failure(let error): #expect(!accepted && error.message == "The body must be application/json, not \(contentType).", "\(contentType)")
+        case .failure(let error):
+            #expect(!accepted && error.message == "The body must be application/json, not \(contentType).", "\(contentType)")
         }
     }
 

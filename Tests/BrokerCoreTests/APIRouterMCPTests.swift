@@ -1,7 +1,8 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Testing
+
+@testable import BrokerCore
 
 /// The MCP relay and step-up routes at the router: what is refused before the broker relays
 /// anything, restricted sockets, the relayed answer's framing, and the audit line.
@@ -40,7 +41,9 @@ import Testing
         #expect(request.headers["Accept"] == "text/event-stream" && request.headers[MCPRelay.lastEventID] == "ev-7")
         #expect(request.headers[MCPRelay.sessionID] == "s1" && request.headers["Content-Type"] == nil)
         let post = MCPRelayMessage(method: .post, body: Array("{}".utf8))
-        #expect(post.request(to: "https://mcp.example.com/mcp", authorization: "Bearer t", proof: nil, pins: .none).streamWindow == nil)
+        #expect(
+            post.request(to: "https://mcp.example.com/mcp", authorization: "Bearer t", proof: nil, pins: .none).streamWindow
+                == nil)
     }
 
     @Test func whatIsNotOneJSONMessageIsRefusedBeforeAnythingIsSent() async {

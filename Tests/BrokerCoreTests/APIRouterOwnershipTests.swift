@@ -69,14 +69,19 @@ import Testing
         #expect(try await fixture.token("work", as: Self.alice) == aliceToken)
         let audits = fixture.logs.captured.filter { $0.contains("audit: token") }
         #expect(audits.contains { $0.contains("uid=\(Self.bob)") && $0.hasSuffix("owner=\(Self.bob)") })
-        #expect(audits.allSatisfy { line in [Self.alice, Self.bob].contains { line.contains("uid=\($0) ") && line.hasSuffix("owner=\($0)") } })
+        #expect(
+            audits.allSatisfy { line in
+                [Self.alice, Self.bob].contains { line.contains("uid=\($0) ") && line.hasSuffix("owner=\($0)") }
+            })
         #expect(fixture.logs.captured.contains { $0.contains("account removed account=work owner=\(Self.bob)") })
     }
 
     @Test func aPendingLoginIsShownAndAnsweredOnlyToItsOwner() async throws {
         let fixture = try await OwnershipFixture(pendingLogins: true)
         defer { fixture.remove() }
-        #expect(await fixture.send("POST", "/v1/accounts", body: fixture.configuration("work", owner: Self.alice), as: Self.alice).status == 201)
+        #expect(
+            await fixture.send("POST", "/v1/accounts", body: fixture.configuration("work", owner: Self.alice), as: Self.alice)
+                .status == 201)
         let started = try await fixture.send("POST", "/v1/accounts/work/login", body: "{}", as: Self.alice)
             .decoded(LoginStarted.self)
         #expect(started.authorizationURL.contains("for=cli-\(Self.alice)"))
@@ -95,13 +100,16 @@ import Testing
             #expect(!token.text.contains(started.authorizationURL))
         }
         // Bob's `authctl login work` is a login of his own `work`, not a way into Alice's.
-        #expect(await fixture.send("POST", "/v1/accounts", body: fixture.configuration("work", owner: Self.bob), as: Self.bob).status == 201)
+        #expect(
+            await fixture.send("POST", "/v1/accounts", body: fixture.configuration("work", owner: Self.bob), as: Self.bob).status
+                == 201)
         let bobs = try await fixture.send("POST", "/v1/accounts/work/login", body: "{}", as: Self.bob)
             .decoded(LoginStarted.self)
         #expect(bobs.loginID != started.loginID)
         #expect(bobs.authorizationURL.contains("for=cli-\(Self.bob)"))
-        #expect(try await fixture.send("GET", "/v1/logins/\(started.loginID)", as: Self.alice)
-            .decoded(LoginStatus.self).outcome == .pending)
+        #expect(
+            try await fixture.send("GET", "/v1/logins/\(started.loginID)", as: Self.alice)
+                .decoded(LoginStatus.self).outcome == .pending)
     }
 
     @Test func onlyTheDaemonsOwnUserMayRotateTheKey() async throws {

@@ -49,8 +49,10 @@ final class FakeBrokerService: BrokerService {
         -> ApprovalResult
     {
         let code = decision.code.map { ",code=\($0)" } ?? ""
-        try record("decideApproval(\(label(decision.account, owner: owner)),\(decision.executable ?? "nil"),\(decision.deny)\(code))")
-        return ApprovalResult(account: decision.account, executable: decision.executable ?? "/x", decision: "approved", released: 0)
+        try record(
+            "decideApproval(\(label(decision.account, owner: owner)),\(decision.executable ?? "nil"),\(decision.deny)\(code))")
+        return ApprovalResult(
+            account: decision.account, executable: decision.executable ?? "/x", decision: "approved", released: 0)
     }
 
     private func record(_ call: String) throws(WireError) {
@@ -93,7 +95,8 @@ final class FakeBrokerService: BrokerService {
         _ configuration: AccountConfiguration, owner: UInt32, confirmation: String?, caller: ChangeRequester,
         keepClientSecret: Bool, dryRun: Bool
     ) async throws(WireError) -> AccountUpdateResult {
-        let code = (confirmation.map { ",code=\($0)" } ?? "") + (keepClientSecret ? ",keep_client_secret" : "")
+        let code =
+            (confirmation.map { ",code=\($0)" } ?? "") + (keepClientSecret ? ",keep_client_secret" : "")
             + (dryRun ? ",dry_run" : "")
         try record("updateAccount(\(label(configuration.name, owner: owner)),\(configuration.gitUsername ?? "nil")\(code))")
         return AccountUpdateResult(outcome: .updated, account: AccountStatus(name: configuration.name, state: .active))
@@ -143,7 +146,8 @@ final class FakeBrokerService: BrokerService {
 
     func stepUp(account: AccountKey, scopes: [String]) async throws(WireError) -> StepUpResult {
         try record("stepUp(\(label(account)),\(scopes.joined(separator: " ")))")
-        return StepUpResult(account: account.name, scope: scopes.joined(separator: " "), loginCommand: "authctl login \(account.name)")
+        return StepUpResult(
+            account: account.name, scope: scopes.joined(separator: " "), loginCommand: "authctl login \(account.name)")
     }
 
     func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant {
@@ -155,14 +159,18 @@ final class FakeBrokerService: BrokerService {
     static let cachedProof = "fake-cached-dpop-proof-51c0"
 
     func cachedDPoPProof(account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL, now: Double) -> DPoPProofGrant? {
-        calls.withLock { $0.append("cachedDPoPProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))") }
+        calls.withLock {
+            $0.append("cachedDPoPProof(\(label(account)),\(request.method),\(request.url),\(request.nonce ?? "nil"))")
+        }
         guard cachedAccounts.contains(label(account)) else { return nil }
-        return DPoPProofGrant(accessToken: Self.token, tokenType: "DPoP", proof: Self.cachedProof, expiresAt: "2030-01-01T00:00:00Z")
+        return DPoPProofGrant(
+            accessToken: Self.token, tokenType: "DPoP", proof: Self.cachedProof, expiresAt: "2030-01-01T00:00:00Z")
     }
 
     func startLogin(account: AccountKey, request: LoginRequest) async throws(WireError) -> LoginStarted {
         try record("startLogin(\(label(account)),\(request.timeoutSeconds.map(String.init) ?? "nil"))")
-        return LoginStarted(loginID: "L1", authorizationURL: "https://idp.example/authorize?x=1", expiresAt: "2030-01-01T00:05:00Z")
+        return LoginStarted(
+            loginID: "L1", authorizationURL: "https://idp.example/authorize?x=1", expiresAt: "2030-01-01T00:05:00Z")
     }
 
     func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
@@ -219,7 +227,8 @@ struct RouterFixture {
             configuration: .init(
                 policy: PeerPolicy(daemonUID: Self.daemonUID, allowedUIDs: allowedUIDs), processID: 4242,
                 startedAt: 1_000, scope: scope),
-            logger: logs.logger, now: { 1_010 }, process: {
+            logger: logs.logger, now: { 1_010 },
+            process: {
                 ProcessIdentity(executable: "/usr/bin/prog-\($0)", command: "prog (\($0))", startTime: "9\($0)")
             }, executables: executables)
     }

@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 @Suite struct APIRouterTests {
     @Test func pingReportsVersionPidAndUptime() async throws {
@@ -33,7 +34,8 @@ import Testing
         #expect(show.status == 200)
         #expect(try show.decoded(AccountStatus.self).name == "work")
         let added = await fixture.send(
-            "POST", "/v1/accounts", body: #"{"name":"new","issuer":"https://idp.example","client_id":"c","scopes":[],"extra_parameters":{}}"#)
+            "POST", "/v1/accounts",
+            body: #"{"name":"new","issuer":"https://idp.example","client_id":"c","scopes":[],"extra_parameters":{}}"#)
         #expect(added.status == 201)
         let removed = await fixture.send("DELETE", "/v1/accounts/work")
         #expect(removed.status == 204)
@@ -252,15 +254,20 @@ import Testing
     @Test func aNarrowedTokensAuditLineNamesWhatWasIssued() async throws {
         let fixture = RouterFixture()
         let response = await fixture.send(
-            "GET", "/v1/accounts/work/token?scope=profile%20openid&resource=https%3A%2F%2Fapi.example.com%2F&audience=api%3A%2F%2Fr",
+            "GET",
+            "/v1/accounts/work/token?scope=profile%20openid&resource=https%3A%2F%2Fapi.example.com%2F&audience=api%3A%2F%2Fr",
             connection: RouterFixture.connection(pid: 31))
         #expect(response.status == 200)
-        #expect(fixture.logs.captured.contains(
-            "info: audit: token account=work scope=\"openid profile\" resource=https://api.example.com/ audience=api://r pid=31 uid=1000 "
-                + "exe=/usr/bin/prog-31 comm=\"prog (31)\" start=931 socket=main owner=1000"), "\(fixture.logs.captured)")
+        #expect(
+            fixture.logs.captured.contains(
+                "info: audit: token account=work scope=\"openid profile\" resource=https://api.example.com/ audience=api://r pid=31 uid=1000 "
+                    + "exe=/usr/bin/prog-31 comm=\"prog (31)\" start=931 socket=main owner=1000"), "\(fixture.logs.captured)")
         let proof = #"{"method":"GET","url":"https://api.example.com/x","audience":"api://r"}"#
         #expect(await fixture.send("POST", "/v1/accounts/work/dpop-proof", body: proof).status == 200)
-        #expect(fixture.logs.captured.contains { $0.contains("audit: dpop_proof account=work method=GET origin=https://api.example.com audience=api://r pid=") },
+        #expect(
+            fixture.logs.captured.contains {
+                $0.contains("audit: dpop_proof account=work method=GET origin=https://api.example.com audience=api://r pid=")
+            },
             "\(fixture.logs.captured)")
     }
 

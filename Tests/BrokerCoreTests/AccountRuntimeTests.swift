@@ -1,9 +1,10 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 import Testing
+
+@testable import BrokerCore
 
 /// What the broker derives from an account's runtime, without the actor: the OAuth client follows
 /// the configuration, the secret and the metadata it has at the moment of use.
@@ -37,14 +38,16 @@ import Testing
         #expect(
             Self.runtime(secret: "s3", methods: ["client_secret_post", "client_secret_basic"]).client.authentication
                 == .clientSecretBasic(Secret("s3")))
-        #expect(Self.runtime(secret: "s3", methods: ["client_secret_post"]).client.authentication == .clientSecretPost(Secret("s3")))
+        #expect(
+            Self.runtime(secret: "s3", methods: ["client_secret_post"]).client.authentication == .clientSecretPost(Secret("s3")))
     }
 
     /// Manual endpoints (GitHub) have no metadata to say so: the account's own method wins either way.
     @Test func theAccountsAuthMethodWinsOverTheMetadata() {
         #expect(Self.runtime(secret: "s3", method: .clientSecretPost).client.authentication == .clientSecretPost(Secret("s3")))
-        #expect(Self.runtime(secret: "s3", methods: ["client_secret_post"], method: .clientSecretBasic).client.authentication
-            == .clientSecretBasic(Secret("s3")))
+        #expect(
+            Self.runtime(secret: "s3", methods: ["client_secret_post"], method: .clientSecretBasic).client.authentication
+                == .clientSecretBasic(Secret("s3")))
         #expect(Self.runtime(method: .clientSecretPost).client.authentication == .none, "no secret, nothing to send")
     }
 

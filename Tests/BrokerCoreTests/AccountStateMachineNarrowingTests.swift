@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import Testing
+
+@testable import BrokerCore
 
 /// What narrowed tokens need of the account machine: a rotated refresh token adopted without
 /// touching the account's own access token, and `scope_lost` when a refresh returns less.
@@ -32,7 +33,8 @@ import Testing
         #expect(machine.lastError?.code == .scopeLost)
         _ = machine.loginStarted(
             AccountStateMachine.PendingLogin(loginID: "l", authorizationURL: "https://x/", deadline: 9_999), now: 1_562)
-        _ = machine.loginSucceeded(loginID: "l", tokens: tokens("access-4", scope: "openid profile email", obtainedAt: 1_563), now: 1_563)
+        _ = machine.loginSucceeded(
+            loginID: "l", tokens: tokens("access-4", scope: "openid profile email", obtainedAt: 1_563), now: 1_563)
         #expect(machine.lastError == nil)
     }
 
@@ -60,7 +62,8 @@ import Testing
         #expect(machine.currentTokens?.accessToken == Secret("access-1"))
         #expect(machine.currentTokens?.refreshToken == Secret("refresh-2"))
         // The next plain refresh presents the rotated token.
-        #expect(machine.timerFired(now: 1_280).contains(.startRefresh(refreshToken: Secret("refresh-2"), generation: 0, attempt: 1)))
+        #expect(
+            machine.timerFired(now: 1_280).contains(.startRefresh(refreshToken: Secret("refresh-2"), generation: 0, attempt: 1)))
         var empty = Fixture.machine()
         #expect(empty.refreshTokenRotated(Secret("refresh-3"), saved: saved, kept: saved, generation: 0, now: 1_001).isEmpty)
         #expect(empty.currentTokens == nil)

@@ -87,7 +87,8 @@ import Testing
         var machine = Fixture.machine(holding: Fixture.tokens(obtainedAt: 1_000, lifetime: 300), now: 1_000)
         #expect(machine.timerFired(now: 1_240).refreshStarts.map(\.0) == [0])
         _ = machine.logout(now: 1_241)
-        _ = machine.loginStarted(.init(loginID: "L1", authorizationURL: "https://idp.test/a", deadline: 1_600),
+        _ = machine.loginStarted(
+            .init(loginID: "L1", authorizationURL: "https://idp.test/a", deadline: 1_600),
             now: 1_242)
         let fromLogin = Fixture.tokens("access-new", obtainedAt: 1_243, lifetime: 300)
         _ = machine.loginSucceeded(loginID: "L1", tokens: fromLogin, now: 1_243)
@@ -105,7 +106,8 @@ import Testing
     @Test func newLoginDuringARefreshWinsAndServesTheWaiters() {
         var machine = Fixture.machine(holding: Fixture.tokens(obtainedAt: 1_000, lifetime: 300), now: 1_000)
         _ = machine.tokenRequested(ids[0], minTTL: nil, now: 1_400)
-        _ = machine.loginStarted(.init(loginID: "L1", authorizationURL: "https://idp.test/a", deadline: 1_700),
+        _ = machine.loginStarted(
+            .init(loginID: "L1", authorizationURL: "https://idp.test/a", deadline: 1_700),
             now: 1_400)
         let fromLogin = Fixture.tokens("access-login", obtainedAt: 1_410, lifetime: 300)
         let done = machine.loginSucceeded(loginID: "L1", tokens: fromLogin, now: 1_410)
@@ -148,7 +150,8 @@ import Testing
         var machine = Fixture.machine(holding: Fixture.tokens(obtainedAt: 100, lifetime: 60), now: 100)
         _ = machine.tokenRequested(ids[0], minTTL: nil, now: 200)
         // A provider that hands out an already expired token.
-        let done = machine.refreshSucceeded(Fixture.tokens("access-2", obtainedAt: 199, lifetime: 1),
+        let done = machine.refreshSucceeded(
+            Fixture.tokens("access-2", obtainedAt: 199, lifetime: 1),
             generation: 0, now: 200.1)
         #expect(done.failures.map(\.code) == ["provider_unavailable"])
         #expect(done.wakeUps == [201])
@@ -162,7 +165,8 @@ import Testing
         var now = 1_240.0
         #expect(machine.timerFired(now: now).refreshStarts.map(\.1) == [1])
         for attempt in 1...5 {
-            let failed = machine.refreshFailed(.transient(message: "connection refused", retryAfter: nil),
+            let failed = machine.refreshFailed(
+                .transient(message: "connection refused", retryAfter: nil),
                 generation: 0, now: now)
             let nominal = RefreshBackoff().nominalDelay(afterAttempt: attempt)
             #expect(failed == [.scheduleWakeUp(at: now + nominal)])  // jitter pinned to 0
@@ -184,7 +188,8 @@ import Testing
         #expect(machine.wireState(now: 1_301) == .error)
         // Recovery: the retry at the Retry-After time succeeds.
         #expect(machine.timerFired(now: now + 120).refreshStarts.map(\.1) == [7])
-        let recovered = machine.refreshSucceeded(Fixture.tokens("access-2", obtainedAt: now + 120),
+        let recovered = machine.refreshSucceeded(
+            Fixture.tokens("access-2", obtainedAt: now + 120),
             generation: 0, now: now + 120)
         #expect(recovered.first == .persistTokens(Fixture.tokens("access-2", obtainedAt: now + 120)))
         #expect(machine.lastError == nil && machine.wireState(now: now + 120) == .active)
@@ -294,9 +299,11 @@ import Testing
                 // Every other refresh fails once, transiently.
                 actions =
                     failNext
-                    ? machine.refreshFailed(.transient(message: "503", retryAfter: 600),
+                    ? machine.refreshFailed(
+                        .transient(message: "503", retryAfter: 600),
                         generation: generation, now: now)
-                    : machine.refreshSucceeded(Fixture.tokens(obtainedAt: now, lifetime: lifetime),
+                    : machine.refreshSucceeded(
+                        Fixture.tokens(obtainedAt: now, lifetime: lifetime),
                         generation: generation, now: now)
                 failNext.toggle()
                 continue
@@ -334,7 +341,8 @@ import Testing
             #expect(now < expiry)
             #expect(expiry - now <= policy.margin(lifetime: lifetime) + policy.jitterBound(lifetime: lifetime))
             now += 0.05
-            _ = machine.refreshSucceeded(Fixture.tokens(obtainedAt: now, lifetime: lifetime),
+            _ = machine.refreshSucceeded(
+                Fixture.tokens(obtainedAt: now, lifetime: lifetime),
                 generation: generation, now: now)
             expiry = now + lifetime
         }

@@ -109,7 +109,8 @@ import Testing
         #expect(machine.pendingLogin == nil)
         #expect(machine.wireState(now: 1_110) == .active)
         #expect(machine.lastError == nil)
-        #expect(machine.loginCancelled(because: "again", now: 1_111).allSatisfy { if case .cancelLogin = $0 { false } else { true } })
+        #expect(
+            machine.loginCancelled(because: "again", now: 1_111).allSatisfy { if case .cancelLogin = $0 { false } else { true } })
     }
 
     @Test func loginThatIsNoLongerPendingOnlyRevokesItsTokens() {
@@ -138,8 +139,11 @@ import Testing
         var machine = Fixture.machine(holding: tokens, now: 1_000)
         #expect(machine.logout(now: 1_100) == [.revoke(tokens), .deleteTokens, .cancelWakeUp])
         #expect(machine.state == .loggedOut && machine.generation == 1)
-        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil,
-            now: 1_101).failures.map(\.code) == ["login_required"])
+        #expect(
+            machine.tokenRequested(
+                Fixture.id(1), minTTL: nil,
+                now: 1_101
+            ).failures.map(\.code) == ["login_required"])
     }
 
     @Test func logoutCancelsAPendingLogin() {
@@ -182,8 +186,10 @@ import Testing
         var machine = Fixture.machine()
         #expect(machine.restored(tokens, now: 2_000) == [.scheduleWakeUp(at: 4_240)])
         #expect(machine.state == .active(tokens, checkAt: 4_240))
-        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil,
-            now: 2_001) == [.serveToken(tokens, to: [Fixture.id(1)])])
+        #expect(
+            machine.tokenRequested(
+                Fixture.id(1), minTTL: nil,
+                now: 2_001) == [.serveToken(tokens, to: [Fixture.id(1)])])
     }
 
     @Test(arguments: [4_300.0, 5_000.0])  // inside the margin, and expired
@@ -201,8 +207,11 @@ import Testing
         let actions = machine.restored(Fixture.tokens(obtainedAt: 1_000, lifetime: 300, refresh: nil), now: 2_000)
         #expect(actions == [])
         #expect(machine.state == .loginRequired(.expired))
-        #expect(machine.tokenRequested(Fixture.id(1), minTTL: nil,
-            now: 2_001).failures.map(\.code) == ["login_required"])
+        #expect(
+            machine.tokenRequested(
+                Fixture.id(1), minTTL: nil,
+                now: 2_001
+            ).failures.map(\.code) == ["login_required"])
     }
 
     @Test func tokenWithoutRefreshTokenExpiresIntoLoginRequired() {

@@ -1,8 +1,8 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 @testable import BrokerCore
-import WireFormats
 
 /// Every manual endpoint is checked (https, or http only to loopback) before anything is stored:
 /// the list comes from `ManualEndpoints`' own keys, so a new endpoint cannot be left unchecked.

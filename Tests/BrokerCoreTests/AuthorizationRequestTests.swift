@@ -37,17 +37,20 @@ import WireFormats
         #expect(pending.deadline == now.addingTimeInterval(300))
         #expect(pending.redirectURI.description == "http://127.0.0.1:49152/callback")
         let challenge = PKCE(codeVerifier: Secret(verifier)).codeChallenge
-        #expect(queryFields(request.url) == [
-            FormField("response_type", "code"), FormField("client_id", "my app"),
-            FormField("redirect_uri", "http://127.0.0.1:49152/callback"),
-            FormField("scope", "openid email offline_access"), FormField("state", state), FormField("nonce", nonce),
-            FormField("code_challenge", challenge), FormField("code_challenge_method", "S256"),
-            FormField("resource", "https://api.example.com/"), FormField("audience", "urn:aud"),
-            FormField("prompt", "login"), FormField("login_hint", "a+b@example.com"),
-        ])
+        #expect(
+            queryFields(request.url) == [
+                FormField("response_type", "code"), FormField("client_id", "my app"),
+                FormField("redirect_uri", "http://127.0.0.1:49152/callback"),
+                FormField("scope", "openid email offline_access"), FormField("state", state), FormField("nonce", nonce),
+                FormField("code_challenge", challenge), FormField("code_challenge_method", "S256"),
+                FormField("resource", "https://api.example.com/"), FormField("audience", "urn:aud"),
+                FormField("prompt", "login"), FormField("login_hint", "a+b@example.com"),
+            ])
         // Spaces as %20, reserved characters escaped, nothing left raw.
-        #expect(request.url.hasPrefix("https://id.example.com/authorize?response_type=code&client_id=my%20app&"
-            + "redirect_uri=http%3A%2F%2F127.0.0.1%3A49152%2Fcallback&scope=openid%20email%20offline_access&"))
+        #expect(
+            request.url.hasPrefix(
+                "https://id.example.com/authorize?response_type=code&client_id=my%20app&"
+                    + "redirect_uri=http%3A%2F%2F127.0.0.1%3A49152%2Fcallback&scope=openid%20email%20offline_access&"))
         #expect(request.url.contains("login_hint=a%2Bb%40example.com"))
     }
 
@@ -80,7 +83,8 @@ import WireFormats
     @Test func extraParametersCannotOverrideTheBrokersOwn() throws {
         let client = ClientConfiguration(clientID: "c", extraParameters: [FormField("state", "fixed")])
         #expect(throws: OIDCError.self) {
-            try AuthorizationRequest.make(metadata: testMetadata(), client: client, redirectURI: try RedirectURI(port: 1), now: now)
+            try AuthorizationRequest.make(
+                metadata: testMetadata(), client: client, redirectURI: try RedirectURI(port: 1), now: now)
         }
     }
 

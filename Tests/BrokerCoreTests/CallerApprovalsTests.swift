@@ -22,7 +22,12 @@ import Testing
                 }
             }
         }
-        func open() { waiting.withLock { list in list.forEach { $0.resume() }; list.removeAll() } }
+        func open() {
+            waiting.withLock { list in
+                list.forEach { $0.resume() }
+                list.removeAll()
+            }
+        }
     }
 
     static func untilWaiting(_ approvals: CallerApprovals, _ count: Int) async {
@@ -37,7 +42,8 @@ import Testing
         async let first = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: notify)
         async let second = approvals.wait(Self.work, pid: 8, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: notify)
         await Self.untilWaiting(approvals, 2)
-        #expect(approvals.pending(owner: 1000) == [PendingApproval(account: "work", executable: "/usr/bin/curl", pid: 7, waiting: 2)])
+        #expect(
+            approvals.pending(owner: 1000) == [PendingApproval(account: "work", executable: "/usr/bin/curl", pid: 7, waiting: 2)])
         #expect(approvals.pending(owner: 1001).isEmpty)
         #expect(approvals.decide(Self.work, approve: true) == 2)
         #expect(await first == .approved)
@@ -120,7 +126,9 @@ import Testing
         await Self.untilWaiting(approvals, 1)
         let next = shown.code.withLock { $0 } ?? ""
         #expect(next != code)
-        #expect(approvals.approve(Self.work, code: next.lowercased().replacingOccurrences(of: "-", with: "")) == .approved(released: 1))
+        #expect(
+            approvals.approve(Self.work, code: next.lowercased().replacingOccurrences(of: "-", with: ""))
+                == .approved(released: 1))
         #expect(await again == .approved)
         #expect(approvals.decision(Self.work) == true)
         gate.open()

@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Synchronization
 import Testing
+
+@testable import BrokerCore
 
 /// `--allow-exe` identifies the file, not the name (docs/security.md, "Caller policy"): a caller
 /// is named by its `/proc/PID/exe` path only when the file it runs is the file at that path as the
@@ -16,7 +17,11 @@ import Testing
 
     /// What the fake system says: each pid's path, running file and namespace; each path's file.
     final class System: Sendable {
-        struct Process { var path: String; var file: FileIdentity?; var namespace: ExecutableFile.Namespace }
+        struct Process {
+            var path: String
+            var file: FileIdentity?
+            var namespace: ExecutableFile.Namespace
+        }
         let processes: Mutex<[Int32: Process]>
         let files: Mutex<[String: FileIdentity]>
         let runningReads = Mutex(0)
@@ -65,7 +70,8 @@ import Testing
     }
 
     @Test func aFileBindMountedOverAnAllowedPathIsRefusedAndTheRealFileServed() async throws {
-        let system = Self.system(), logs = LogCapture()
+        let system = Self.system()
+        let logs = LogCapture()
         let router = Self.router(system, logs: logs, policy: Self.allowGit)
         #expect(router.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 10))?.status == 200)
         for pid: Int32 in [11, 12] {
@@ -78,23 +84,29 @@ import Testing
                 RouterFixture.request("GET", "/v1/accounts/work/token?min_ttl=5"), connection: RouterFixture.connection(pid: pid))
             #expect(slow.status == 403)
         }
-        let message = router.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 12))?.wireError?.message ?? ""
-        #expect(message.contains("/usr/bin/git (not the file at this path)") && message.contains("mounted over the path"), "\(message)")
+        let message =
+            router.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 12))?.wireError?.message ?? ""
+        #expect(
+            message.contains("/usr/bin/git (not the file at this path)") && message.contains("mounted over the path"),
+            "\(message)")
         // The audit line of the served one carries the file's identity: MAJOR:MINOR:INODE.
         let audits = logs.captured.filter { $0.contains("audit: token") }
         #expect(audits.count == 1 && audits[0].contains("exe=/usr/bin/git exe_id=8:1:123456 "), "\(audits)")
     }
 
     @Test func anotherNamespaceIsRefusedUnlessTheAccountAllowsItAndThenTheFileDecides() throws {
-        let system = Self.system(), logs = LogCapture()
+        let system = Self.system()
+        let logs = LogCapture()
         let strict = Self.router(system, logs: logs, policy: Self.allowGit)
         let refused = try #require(strict.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 13)))
         #expect(refused.status == 403)
         let message = refused.wireError?.message ?? ""
-        #expect(message.contains("another mount or user namespace")
-            && message.contains("authctl account update work --allow-other-namespaces"), "\(message)")
+        #expect(
+            message.contains("another mount or user namespace")
+                && message.contains("authctl account update work --allow-other-namespaces"), "\(message)")
 
-        let open = Self.router(system, logs: logs, policy: CallerPolicy(allowedExecutables: [Self.git], allowOtherNamespaces: true))
+        let open = Self.router(
+            system, logs: logs, policy: CallerPolicy(allowedExecutables: [Self.git], allowOtherNamespaces: true))
         #expect(open.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 13))?.status == 200)
         #expect(open.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 11))?.status == 403)
         // Namespaces that cannot be read are never allowed.
@@ -103,8 +115,10 @@ import Testing
 
     /// `--confirm` approves by name: a spoofed name must not ride on an approval.
     @Test func anApprovalOfTheNameIsNotAnApprovalOfAnotherFile() {
-        let system = Self.system(), logs = LogCapture()
-        let service = FakeBrokerService(cachedAccounts: ["work"], policies: ["work": CallerPolicy(allowedExecutables: [], confirm: true)])
+        let system = Self.system()
+        let logs = LogCapture()
+        let service = FakeBrokerService(
+            cachedAccounts: ["work"], policies: ["work": CallerPolicy(allowedExecutables: [], confirm: true)])
         service.approvalDecisions.withLock { $0[Self.git] = true }
         let router = APIRouter(
             service: service, configuration: .init(policy: PeerPolicy(daemonUID: RouterFixture.daemonUID), startedAt: 1_000),
@@ -116,7 +130,8 @@ import Testing
     /// A package upgrade replaces /usr/bin/git (a new inode): the path is stat'ed at each check, so
     /// the new git is served at once and a connection of the old, replaced one is refused.
     @Test func theAllowedPathIsStatedAtEachCheckNotOnceAtStart() {
-        let system = Self.system(), logs = LogCapture()
+        let system = Self.system()
+        let logs = LogCapture()
         let router = Self.router(system, logs: logs, policy: Self.allowGit)
         let old = RouterFixture.connection(pid: 10)
         #expect(router.handleImmediately(Self.token, connection: old)?.status == 200)
@@ -129,7 +144,8 @@ import Testing
 
     /// The running file is read only for an account with a policy, and once per connection.
     @Test func theRunningFileIsReadOnlyWithAPolicyAndOncePerConnection() async {
-        let system = Self.system(), logs = LogCapture()
+        let system = Self.system()
+        let logs = LogCapture()
         let connection = RouterFixture.connection(pid: 10)
         let open = Self.router(system, logs: logs, policy: nil)
         open.connectionStarted(connection)
@@ -141,14 +157,16 @@ import Testing
         let second = RouterFixture.connection(pid: 10)
         guarded.connectionStarted(second)
         for _ in 0..<3 { #expect(guarded.handleImmediately(Self.token, connection: second)?.status == 200) }
-        #expect(await guarded.handle(RouterFixture.request("GET", "/v1/accounts/work/id_token"), connection: second).status == 200)
+        #expect(
+            await guarded.handle(RouterFixture.request("GET", "/v1/accounts/work/id_token"), connection: second).status == 200)
         #expect(system.runningReads.withLock { $0 } == 1)
     }
 
     @Test func fileIdentitiesPrintAsMajorMinorInode() {
         #expect(FileIdentity(device: 0x801, inode: 5).description == "8:1:5")
         // A large device number (minor ≥ 256, major ≥ 4096) in glibc's encoding.
-        #expect(FileIdentity(device: (0x12345 << 44) | (0xabc << 20) | (0x678 << 8) | 0x9a, inode: 1).description
-            == "\(0x12345678):\(0xabc9a):1")
+        #expect(
+            FileIdentity(device: (0x12345 << 44) | (0xabc << 20) | (0x678 << 8) | 0x9a, inode: 1).description
+                == "\(0x1234_5678):\(0xabc9a):1")
     }
 }

@@ -13,11 +13,15 @@ import Testing
         let none: CallerPolicy? = nil
         #expect(!CallerPolicy.widens(from: none, to: Self.git), "a first policy narrows who is served")
         #expect(CallerPolicy.widens(from: Self.git, to: none), "removing the policy")
-        #expect(CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables + ["/tmp/x"])))
+        #expect(
+            CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables + ["/tmp/x"])))
         #expect(CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: ["/usr/bin/curl"])))
         #expect(!CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: ["/usr/bin/git"])), "fewer entries")
-        #expect(!CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables.reversed())))
-        #expect(!CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables, confirm: true)))
+        #expect(
+            !CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables.reversed())))
+        #expect(
+            !CallerPolicy.widens(from: Self.git, to: CallerPolicy(allowedExecutables: Self.git.allowedExecutables, confirm: true))
+        )
         let confirmOnly = CallerPolicy(allowedExecutables: [], confirm: true)
         #expect(CallerPolicy.widens(from: confirmOnly, to: none), "--no-confirm")
         #expect(!CallerPolicy.widens(from: confirmOnly, to: Self.git.with(confirm: true)), "a list added to --confirm")
@@ -32,7 +36,9 @@ import Testing
         let code = codes.issue(Self.account, proposal: wider)
         let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
         #expect(codes.check(Self.account, proposal: nil, code: code) == .otherChange, "the code was sent for another change")
-        for remaining in (1...4).reversed() { #expect(codes.check(Self.account, proposal: wider, code: wrong) == .wrong(remaining: remaining)) }
+        for remaining in (1...4).reversed() {
+            #expect(codes.check(Self.account, proposal: wider, code: wrong) == .wrong(remaining: remaining))
+        }
         #expect(codes.check(Self.account, proposal: wider, code: wrong) == .burnt)
         #expect(codes.check(Self.account, proposal: wider, code: code) == .notIssued, "burnt: the right code no longer works")
 
@@ -55,5 +61,7 @@ import Testing
 }
 
 extension CallerPolicy {
-    fileprivate func with(confirm: Bool) -> CallerPolicy { CallerPolicy(allowedExecutables: allowedExecutables, confirm: confirm) }
+    fileprivate func with(confirm: Bool) -> CallerPolicy {
+        CallerPolicy(allowedExecutables: allowedExecutables, confirm: confirm)
+    }
 }

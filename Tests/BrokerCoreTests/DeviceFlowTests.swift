@@ -35,10 +35,15 @@ import Testing
 
     @Test func driverPollsWithTheInjectedClock() async throws {
         let transport = FakeTransport()
-        transport.on("\(testIssuer)/device",
-            .json(["device_code": "dc-1", "user_code": "ABCD-EFGH", "verification_uri": "https://id.example.com/activate",
-                "verification_uri_complete": "https://id.example.com/activate?user_code=ABCD-EFGH", "expires_in": 600, "interval": 2]))
-        transport.on("\(testIssuer)/token",
+        transport.on(
+            "\(testIssuer)/device",
+            .json([
+                "device_code": "dc-1", "user_code": "ABCD-EFGH", "verification_uri": "https://id.example.com/activate",
+                "verification_uri_complete": "https://id.example.com/activate?user_code=ABCD-EFGH", "expires_in": 600,
+                "interval": 2,
+            ]))
+        transport.on(
+            "\(testIssuer)/token",
             .json(["error": "authorization_pending"], status: 400), .json(["error": "slow_down"], status: 400),
             .json(["error": "authorization_pending"], status: 400),
             .json(["access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt"]))
@@ -52,9 +57,12 @@ import Testing
         #expect(time.sleeps == [.seconds(2), .seconds(2), .seconds(7), .seconds(7)])
         let requests = transport.requests
         #expect(formFields(requests[0].body) == ["scope": "offline_access", "client_id": "cli"])
-        #expect(requests.dropFirst().allSatisfy {
-            formFields($0.body) == ["grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "dc-1", "client_id": "cli"]
-        })
+        #expect(
+            requests.dropFirst().allSatisfy {
+                formFields($0.body) == [
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "dc-1", "client_id": "cli",
+                ]
+            })
     }
 
     @Test func driverStopsOnDenial() async throws {
@@ -62,14 +70,16 @@ import Testing
         transport.on("\(testIssuer)/token", .json(["error": "access_denied"], status: 400))
         let client = OIDCClient(transport: transport, time: TestTime().time)
         await #expect(throws: OIDCError.deviceAccessDenied) {
-            try await client.pollDeviceAuthorization(Self.authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+            try await client.pollDeviceAuthorization(
+                Self.authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
         }
     }
 
     /// GitHub's `slow_down` names the new interval; RFC 8628 §3.5's +5 s is the floor (issue 12).
     @Test func slowDownsIntervalIsObeyedWhenLongerThanFiveMoreSeconds() async throws {
         let transport = FakeTransport()
-        transport.on("\(testIssuer)/token",
+        transport.on(
+            "\(testIssuer)/token",
             .json(["error": "slow_down", "interval": 30]), .json(["error": "slow_down", "interval": 2]),
             .json(["error": "slow_down", "interval": 100_000]), .json(["error": "access_denied"]))
         let time = TestTime()
@@ -77,7 +87,8 @@ import Testing
         let authorization = DeviceAuthorization(
             deviceCode: Secret("dc"), userCode: "U", verificationURI: "https://x/device", expiresIn: .seconds(3600))
         await #expect(throws: OIDCError.deviceAccessDenied) {
-            try await client.pollDeviceAuthorization(authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+            try await client.pollDeviceAuthorization(
+                authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
         }
         #expect(time.sleeps == [.seconds(5), .seconds(30), .seconds(35), .seconds(300)])
     }
@@ -85,21 +96,30 @@ import Testing
     /// GitHub: every poll is answered with HTTP 200, its errors included (issue 12).
     @Test func driverReadsErrorsAnsweredWithHTTP200() async throws {
         let transport = FakeTransport()
-        transport.on("\(testIssuer)/token",
-            .json(["error": "authorization_pending"]), .json(["error": "slow_down", "interval": 10]), .json(["error": "access_denied"]))
+        transport.on(
+            "\(testIssuer)/token",
+            .json(["error": "authorization_pending"]), .json(["error": "slow_down", "interval": 10]),
+            .json(["error": "access_denied"]))
         let time = TestTime()
         let client = OIDCClient(transport: transport, time: time.time)
         await #expect(throws: OIDCError.deviceAccessDenied) {
-            try await client.pollDeviceAuthorization(Self.authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
+            try await client.pollDeviceAuthorization(
+                Self.authorization, metadata: testMetadata(), client: ClientConfiguration(clientID: "c"))
         }
         #expect(time.sleeps == [.seconds(5), .seconds(5), .seconds(10)])
     }
 
     @Test func aDeviceRequestRefusedWithHTTP200IsTheOAuthError() {
-        let response = HTTPResponse(status: 200, body: Array(#"{"error":"device_flow_disabled","error_description":"Device Flow must be explicitly enabled for this App"}"#.utf8))
-        #expect(throws: OIDCError.oauthError(
-            OAuthErrorResponse(error: "device_flow_disabled", errorDescription: "Device Flow must be explicitly enabled for this App"),
-            status: 200, retryAfter: nil)
+        let response = HTTPResponse(
+            status: 200,
+            body: Array(
+                #"{"error":"device_flow_disabled","error_description":"Device Flow must be explicitly enabled for this App"}"#
+                    .utf8))
+        #expect(
+            throws: OIDCError.oauthError(
+                OAuthErrorResponse(
+                    error: "device_flow_disabled", errorDescription: "Device Flow must be explicitly enabled for this App"),
+                status: 200, retryAfter: nil)
         ) { try DeviceAuthorization.parse(response, now: Date()) }
     }
 

@@ -5,19 +5,24 @@ import Testing
 
 @Suite struct DiscoveryTests {
     @Test func openIDConfigurationURLAppendsToTheIssuer() throws {
-        #expect(try Discovery.openIDConfigurationURL(issuer: "https://id.example.com")
-            == "https://id.example.com/.well-known/openid-configuration")
-        #expect(try Discovery.openIDConfigurationURL(issuer: "https://id.example.com/tenant/")
-            == "https://id.example.com/tenant/.well-known/openid-configuration")
+        #expect(
+            try Discovery.openIDConfigurationURL(issuer: "https://id.example.com")
+                == "https://id.example.com/.well-known/openid-configuration")
+        #expect(
+            try Discovery.openIDConfigurationURL(issuer: "https://id.example.com/tenant/")
+                == "https://id.example.com/tenant/.well-known/openid-configuration")
     }
 
     @Test func rfc8414URLInsertsTheWellKnownPathBeforeTheIssuerPath() throws {
-        #expect(try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com")
-            == "https://id.example.com/.well-known/oauth-authorization-server")
-        #expect(try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com/issuer1")
-            == "https://id.example.com/.well-known/oauth-authorization-server/issuer1")
-        #expect(try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com:8443/a/b/")
-            == "https://id.example.com:8443/.well-known/oauth-authorization-server/a/b")
+        #expect(
+            try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com")
+                == "https://id.example.com/.well-known/oauth-authorization-server")
+        #expect(
+            try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com/issuer1")
+                == "https://id.example.com/.well-known/oauth-authorization-server/issuer1")
+        #expect(
+            try Discovery.authorizationServerMetadataURL(issuer: "https://id.example.com:8443/a/b/")
+                == "https://id.example.com:8443/.well-known/oauth-authorization-server/a/b")
     }
 
     @Test(arguments: [
@@ -41,8 +46,9 @@ import Testing
     }
 
     @Test func loopbackHTTPIssuerIsAllowedForDevelopment() throws {
-        #expect(try Discovery.openIDConfigurationURL(issuer: "http://127.0.0.1:8080")
-            == "http://127.0.0.1:8080/.well-known/openid-configuration")
+        #expect(
+            try Discovery.openIDConfigurationURL(issuer: "http://127.0.0.1:8080")
+                == "http://127.0.0.1:8080/.well-known/openid-configuration")
     }
 
     @Test func readsTheOpenIDDocument() async throws {
@@ -62,10 +68,11 @@ import Testing
         let client = OIDCClient(transport: transport, time: TestTime().time)
         let metadata = try await client.fetchMetadata(issuer: issuer)
         #expect(metadata.issuer == issuer)
-        #expect(transport.requests.map(\.url) == [
-            "https://as.example.com/tenant/.well-known/openid-configuration",
-            "https://as.example.com/.well-known/oauth-authorization-server/tenant",
-        ])
+        #expect(
+            transport.requests.map(\.url) == [
+                "https://as.example.com/tenant/.well-known/openid-configuration",
+                "https://as.example.com/.well-known/oauth-authorization-server/tenant",
+            ])
     }
 
     @Test func fillsAMissingRevocationEndpointFromRFC8414() async throws {
@@ -122,7 +129,8 @@ import Testing
 
     @Test func noDocumentAtAllIsDiscoveryUnavailable() async throws {
         let client = OIDCClient(transport: FakeTransport(), time: TestTime().time)
-        await #expect(throws: OIDCError.discoveryUnavailable(url: "\(testIssuer)/.well-known/openid-configuration", status: 404)) {
+        await #expect(throws: OIDCError.discoveryUnavailable(url: "\(testIssuer)/.well-known/openid-configuration", status: 404))
+        {
             try await client.fetchMetadata(issuer: testIssuer)
         }
     }
@@ -143,7 +151,8 @@ import Testing
     @Test func freshCacheIsServedWithoutFetching() async throws {
         let time = TestTime()
         let transport = FakeTransport()
-        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-3600))
+        let cached = CachedProviderMetadata(
+            metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.cached == cached && !outcome.isNew && outcome.warning == nil)
         #expect(transport.requests.isEmpty)
@@ -153,7 +162,8 @@ import Testing
         let time = TestTime()
         let transport = FakeTransport()
         transport.on("\(testIssuer)/.well-known/openid-configuration", .json(document(testIssuer)))
-        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
+        let cached = CachedProviderMetadata(
+            metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.isNew && outcome.cached.fetchedAt == time.now && outcome.warning == nil)
         #expect(outcome.metadata.authorizationResponseIssParameterSupported == true)
@@ -163,7 +173,8 @@ import Testing
         let time = TestTime()
         let transport = FakeTransport()
         transport.on("\(testIssuer)/.well-known/openid-configuration", .failure(.timeout("connect")))
-        let cached = CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
+        let cached = CachedProviderMetadata(
+            metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: time.now.addingTimeInterval(-25 * 3600))
         let outcome = try await OIDCClient(transport: transport, time: time.time).discover(issuer: testIssuer, cached: cached)
         #expect(outcome.cached == cached && !outcome.isNew)
         #expect(outcome.warning?.contains("could not be refreshed") == true)
@@ -172,10 +183,14 @@ import Testing
     @Test func cacheForAnotherIssuerIsIgnored() {
         let policy = DiscoveryCachePolicy()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let cached = CachedProviderMetadata(metadata: testMetadata(issuer: "https://old.example.com"), documentURL: testDocumentURL, fetchedAt: now)
+        let cached = CachedProviderMetadata(
+            metadata: testMetadata(issuer: "https://old.example.com"), documentURL: testDocumentURL, fetchedAt: now)
         #expect(!policy.isFresh(cached, issuer: testIssuer, documentURL: testDocumentURL, now: now))
-        #expect(!policy.isFresh(CachedProviderMetadata(metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: now.addingTimeInterval(60)),
-            issuer: testIssuer, documentURL: testDocumentURL, now: now))
+        #expect(
+            !policy.isFresh(
+                CachedProviderMetadata(
+                    metadata: testMetadata(), documentURL: testDocumentURL, fetchedAt: now.addingTimeInterval(60)),
+                issuer: testIssuer, documentURL: testDocumentURL, now: now))
         let result = policy.resolve(
             cached: cached, issuer: testIssuer, documentURL: testDocumentURL, refetch: .failure(.loginExpired), now: now)
         #expect(throws: OIDCError.loginExpired) { try result.get() }

@@ -1,9 +1,10 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import MockProvider
 import Testing
+
+@testable import BrokerCore
 
 /// `OIDCClient.documentIssuer` (behind `POST /v1/discovery`): the issuer a discovery document names,
 /// read with an account discovery's checks, from a document on another origin than that issuer.
@@ -30,7 +31,9 @@ import Testing
             await #expect(throws: OIDCError.self) { try await client.documentIssuer(Self.shopDocument) }
         }
         let client = OIDCClient(transport: FakeTransport(), time: TestTime().time)
-        await #expect(throws: OIDCError.self) { try await client.documentIssuer("http://shop.example.com/.well-known/openid-configuration") }
+        await #expect(throws: OIDCError.self) {
+            try await client.documentIssuer("http://shop.example.com/.well-known/openid-configuration")
+        }
     }
 
     /// The mock's Shopify mode: discovery only at the shop's domain, naming the issuer's path.
@@ -42,7 +45,8 @@ import Testing
         #expect(provider.issuer.hasSuffix("/authentication/4242") && !provider.issuer.hasPrefix(shopDomain))
         let client = OIDCClient(transport: try MockProviderHarness.httpClient(pooled: false), time: TestTime().time)
         #expect(try await client.documentIssuer(shopDomain + "/.well-known/openid-configuration") == provider.issuer)
-        let metadata = try await client.fetchMetadata(issuer: provider.issuer, documentURL: shopDomain + "/.well-known/openid-configuration")
+        let metadata = try await client.fetchMetadata(
+            issuer: provider.issuer, documentURL: shopDomain + "/.well-known/openid-configuration")
         #expect(metadata.revocationEndpoint == nil && metadata.endSessionEndpoint == provider.url("logout"))
         await #expect(throws: OIDCError.self) { try await client.fetchMetadata(issuer: provider.issuer) }
         await provider.stop()
@@ -54,7 +58,8 @@ import Testing
 @Suite struct APIRouterDiscoveryTests {
     @Test func theURLGoesToTheServiceAndTheIssuerComesBack() async throws {
         let fixture = RouterFixture()
-        let answer = await fixture.send("POST", "/v1/discovery", body: #"{"url":"https://shop.example/.well-known/openid-configuration"}"#)
+        let answer = await fixture.send(
+            "POST", "/v1/discovery", body: #"{"url":"https://shop.example/.well-known/openid-configuration"}"#)
         #expect(answer.status == 200)
         #expect(try answer.decoded(DiscoveryResult.self).issuer == "https://issuer.example/from-document")
         #expect(fixture.service.recorded == ["discoveryIssuer(https://shop.example/.well-known/openid-configuration)"])

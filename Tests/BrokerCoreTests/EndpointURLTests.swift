@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// `EndpointURL`'s parse, pinned case by case: every endpoint, issuer and discovery URL the engine
 /// uses goes through it, so its accepted shapes and its refusals (with the message naming the
@@ -28,10 +29,14 @@ import Testing
         ("https://example.com/a?b?c/d", Parsed("https", "example.com", nil, "/a", "b?c/d")),
         ("https://example.com/a@b/c:d", Parsed("https", "example.com", nil, "/a@b/c:d", nil)),
         ("https://example.com:1", Parsed("https", "example.com", 1, "", nil)),
-        ("https://shop.example/authentication/.well-known/openid-configuration",
-         Parsed("https", "shop.example", nil, "/authentication/.well-known/openid-configuration", nil)),
-        ("https://login.microsoftonline.com/{tenantid}/v2.0",
-         Parsed("https", "login.microsoftonline.com", nil, "/{tenantid}/v2.0", nil)),
+        (
+            "https://shop.example/authentication/.well-known/openid-configuration",
+            Parsed("https", "shop.example", nil, "/authentication/.well-known/openid-configuration", nil)
+        ),
+        (
+            "https://login.microsoftonline.com/{tenantid}/v2.0",
+            Parsed("https", "login.microsoftonline.com", nil, "/{tenantid}/v2.0", nil)
+        ),
     ]
 
     static let refused: [(String, String)] = [

@@ -47,9 +47,11 @@ import Testing
         for segment in ["common", "organizations", "consumers"] {
             #expect(EntraIssuer.template(forConfigured: "https://login.microsoftonline.com/\(segment)/v2.0") == Self.template)
         }
-        #expect(EntraIssuer.template(forConfigured: "http://127.0.0.1:8080/common/v2.0") == "http://127.0.0.1:8080/{tenantid}/v2.0")
+        #expect(
+            EntraIssuer.template(forConfigured: "http://127.0.0.1:8080/common/v2.0") == "http://127.0.0.1:8080/{tenantid}/v2.0")
         for issuer in [
-            Self.tenantIssuer(Self.tenant), "https://login.microsoftonline.com/common", "https://login.microsoftonline.com/common/v2.0/",
+            Self.tenantIssuer(Self.tenant), "https://login.microsoftonline.com/common",
+            "https://login.microsoftonline.com/common/v2.0/",
             "https://evil.example/common/v2.0", "https://login.microsoftonline.com:8443/common/v2.0",
             "https://login.microsoftonline.com/common/v2.0?x=1", "http://login.microsoftonline.com/common/v2.0", testIssuer,
         ] {
@@ -77,7 +79,10 @@ import Testing
     }
 
     @Test func tidMustBeALowercaseGUID() async {
-        for tid in ["9122040D-6C67-4C5B-B112-36A304B66DAD", "common", "9122040d6c674c5bb11236a304b66dad", "9122040d-6c67-4c5b-b112-36a304b66da", "../x"] {
+        for tid in [
+            "9122040D-6C67-4C5B-B112-36A304B66DAD", "common", "9122040d6c674c5bb11236a304b66dad",
+            "9122040d-6c67-4c5b-b112-36a304b66da", "../x",
+        ] {
             await #expect(throws: OIDCError.idToken(.malformedTenantID(tid))) {
                 try await validate(Self.claims(tid: tid, iss: Self.tenantIssuer(tid)))
             }
@@ -142,12 +147,15 @@ import Testing
     }
 
     @Test func terminalAADSTSCodesSayWhyAndStayGrantRejections() {
-        let description = "AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed."
+        let description =
+            "AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed."
             + " Trace ID: 0000aaaa-11bb-cccc-dd22-eeeeee333333"
         let error = OIDCError.oauthError(
             OAuthErrorResponse(error: "invalid_grant", errorDescription: description), status: 400, retryAfter: nil)
         #expect(error.rejectsGrant)
-        #expect(error.description.hasPrefix("the password was changed or reset since this login, which revoked its tokens (AADSTS50173); "))
+        #expect(
+            error.description.hasPrefix(
+                "the password was changed or reset since this login, which revoked its tokens (AADSTS50173); "))
         for code in [700082, 70043, 70044, 50076, 50079, 53003] {
             let response = OAuthErrorResponse(error: "invalid_grant", errorDescription: "AADSTS\(code): whatever")
             let text = OIDCError.oauthError(response, status: 400, retryAfter: nil).description

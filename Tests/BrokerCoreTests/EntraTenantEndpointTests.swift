@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// Issue 12 item 3: a multi-tenant Entra login refreshes at its own tenant's token endpoint
 /// (`EntraIssuer.tenantTokenEndpoint`, used by `ProviderMetadata.forRefreshing`).
@@ -15,11 +16,14 @@ import Testing
         let organizations = "https://login.microsoftonline.com/organizations/v2.0"
         #expect(
             EntraIssuer.tenantTokenEndpoint(
-                "https://login.microsoftonline.com/organizations/oauth2/v2.0/token", configured: organizations, tenantID: Self.tenant)
+                "https://login.microsoftonline.com/organizations/oauth2/v2.0/token", configured: organizations,
+                tenantID: Self.tenant)
                 == "https://login.microsoftonline.com/\(Self.tenant)/oauth2/v2.0/token")
         let single = "https://login.microsoftonline.com/\(Self.tenant)/v2.0"
         #expect(EntraIssuer.tenantTokenEndpoint(Self.commonToken, configured: single, tenantID: Self.tenant) == nil)
-        #expect(EntraIssuer.tenantTokenEndpoint(Self.commonToken, configured: "https://sso.example.com", tenantID: Self.tenant) == nil)
+        #expect(
+            EntraIssuer.tenantTokenEndpoint(Self.commonToken, configured: "https://sso.example.com", tenantID: Self.tenant) == nil
+        )
     }
 
     @Test func aTenantThatIsNotAGUIDOrAnEndpointOfAnotherShapeKeepsTheDocumentsEndpoint() {
@@ -27,7 +31,8 @@ import Testing
             #expect(EntraIssuer.tenantTokenEndpoint(Self.commonToken, configured: Self.common, tenantID: tid) == nil, "\(tid)")
         }
         for endpoint in ["https://evil.example/common/oauth2/v2.0/token", "https://login.microsoftonline.com/oauth2/token"] {
-            #expect(EntraIssuer.tenantTokenEndpoint(endpoint, configured: Self.common, tenantID: Self.tenant) == nil, "\(endpoint)")
+            #expect(
+                EntraIssuer.tenantTokenEndpoint(endpoint, configured: Self.common, tenantID: Self.tenant) == nil, "\(endpoint)")
         }
     }
 

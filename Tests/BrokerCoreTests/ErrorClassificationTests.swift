@@ -59,8 +59,10 @@ import Testing
             (HTTPResponse(status: 200, body: Array("<html>portal</html>".utf8)), .transient(retryAfter: nil)),
             (HTTPResponse(status: 400, body: Array(#"{"error":"invalid_grant"}"#.utf8)), .terminal),
             (HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "5")])), .transient(retryAfter: .seconds(5))),
-            (HTTPResponse(status: 429, headers: HTTPHeaders([("Retry-After", "Sun, 06 Nov 1994 08:50:37 GMT")])),
-                .transient(retryAfter: .seconds(60))),
+            (
+                HTTPResponse(status: 429, headers: HTTPHeaders([("Retry-After", "Sun, 06 Nov 1994 08:50:37 GMT")])),
+                .transient(retryAfter: .seconds(60))
+            ),
         ]
         for (response, expected) in cases {
             do {

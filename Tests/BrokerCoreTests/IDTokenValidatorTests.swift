@@ -35,9 +35,10 @@ import WireFormats
             accessToken: accessToken, now: Self.now)
     }
 
-    func expectRefused(_ token: String, _ expected: IDTokenError, expectation: IDTokenExpectation = .login(nonce: "n-123"),
-        accessToken: Secret? = nil, sourceLocation: SourceLocation = #_sourceLocation) async
-    {
+    func expectRefused(
+        _ token: String, _ expected: IDTokenError, expectation: IDTokenExpectation = .login(nonce: "n-123"),
+        accessToken: Secret? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         await #expect(throws: OIDCError.idToken(expected), sourceLocation: sourceLocation) {
             try await validate(token, expectation: expectation, accessToken: accessToken)
         }
@@ -51,26 +52,34 @@ import WireFormats
     @Test func everyDefectIsRefusedDistinctly() async throws {
         let payload = try TestSigningKey.json(Self.claims())
         await expectRefused(try key.tokenWithFlippedSignatureByte(payload: payload), .badSignature)
-        await expectRefused(try key.sign(claims: Self.claims(["iss": "https://evil.example"])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["iss": "https://evil.example"])),
             .wrongIssuer(expected: testIssuer, found: "https://evil.example"))
-        await expectRefused(try key.sign(claims: Self.claims(["aud": "other"])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["aud": "other"])),
             .wrongAudience(clientID: "client-1", audiences: ["other"]))
-        await expectRefused(try key.sign(claims: Self.claims(["aud": ["client-1", "other"]])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["aud": ["client-1", "other"]])),
             .wrongAuthorizedParty(clientID: "client-1", found: nil))
-        await expectRefused(try key.sign(claims: Self.claims(["aud": ["client-1", "other"], "azp": "other"])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["aud": ["client-1", "other"], "azp": "other"])),
             .wrongAuthorizedParty(clientID: "client-1", found: "other"))
-        await expectRefused(try key.sign(claims: Self.claims(["exp": Self.now.timeIntervalSince1970 - 301])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["exp": Self.now.timeIntervalSince1970 - 301])),
             .expired(expiresAt: Self.now.addingTimeInterval(-301)))
-        await expectRefused(try key.sign(claims: Self.claims(["iat": Self.now.timeIntervalSince1970 + 301])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["iat": Self.now.timeIntervalSince1970 + 301])),
             .issuedInFuture(issuedAt: Self.now.addingTimeInterval(301)))
         await expectRefused(try key.sign(claims: Self.claims(["nonce": "other"])), .nonceMismatch)
         await expectRefused(try key.sign(claims: Self.claims(["nonce": nil])), .missingNonce)
         await expectRefused(try TestSigningKey.unsecuredToken(payload: payload), .algorithmNotAllowed("none"))
         await expectRefused(try key.hs256TokenKeyedWithPublicKey(payload: payload), .algorithmNotAllowed("HS256"))
         await expectRefused(try key.sign(header: ["kid": "k-unknown"], claims: Self.claims()), .unknownKey(kid: "k-unknown"))
-        await expectRefused(try key.sign(claims: Self.claims(["at_hash": "AAAAAAAAAAAAAAAAAAAAAA"])),
+        await expectRefused(
+            try key.sign(claims: Self.claims(["at_hash": "AAAAAAAAAAAAAAAAAAAAAA"])),
             .accessTokenHashMismatch, accessToken: Secret("the-access-token"))
-        await expectRefused(try key.sign(claims: Self.claims(["sub": "someone-else"])), .subjectChanged,
+        await expectRefused(
+            try key.sign(claims: Self.claims(["sub": "someone-else"])), .subjectChanged,
             expectation: .refresh(previousSubject: "user-42"))
         await expectRefused(try key.sign(claims: Self.claims(["sub": nil])), .missingClaim("sub"))
         await #expect(throws: OIDCError.self) { try await validate("not.a-jwt") }
@@ -97,7 +106,8 @@ import WireFormats
         _ = try await validate(token, accessToken: Secret(access), keys: source)
         let sha256Hash = Base64URL.encode(SHA256.hash(Array(access.utf8)).prefix(16))
         await #expect(throws: OIDCError.idToken(.accessTokenHashMismatch)) {
-            try await validate(try p384.sign(claims: Self.claims(["at_hash": sha256Hash])), accessToken: Secret(access), keys: source)
+            try await validate(
+                try p384.sign(claims: Self.claims(["at_hash": sha256Hash])), accessToken: Secret(access), keys: source)
         }
     }
 

@@ -2,8 +2,8 @@ import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every parser of outside JSON in the domain refuses nesting deeper than 64 levels with an
 /// error that says so, before any recursive decoder sees the bytes.
@@ -55,8 +55,10 @@ import TestSupport
         let fixture = RouterFixture()
         let response = await fixture.send("POST", "/v1/accounts", body: String(decoding: body, as: UTF8.self))
         #expect(response.status == 400)
-        #expect(response.wireError == WireError(
-            code: .invalidRequest,
-            message: "The JSON body nests deeper than 64 levels; send the flat object the API documents."))
+        #expect(
+            response.wireError
+                == WireError(
+                    code: .invalidRequest,
+                    message: "The JSON body nests deeper than 64 levels; send the flat object the API documents."))
     }
 }

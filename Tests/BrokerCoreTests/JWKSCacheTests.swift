@@ -125,9 +125,12 @@ import Testing
         let old = try TestSigningKey(.p256, kid: "old")
         let new = try TestSigningKey(.p256, kid: "new")
         let transport = FakeTransport()
-        transport.on(jwksURL,
-            .response(HTTPResponse(status: 200, headers: HTTPHeaders([("Cache-Control", "public, max-age=600")]),
-                body: try TestSigningKey.jwksJSON([old]))),
+        transport.on(
+            jwksURL,
+            .response(
+                HTTPResponse(
+                    status: 200, headers: HTTPHeaders([("Cache-Control", "public, max-age=600")]),
+                    body: try TestSigningKey.jwksJSON([old]))),
             try jwks([new]), try jwks([new]))
         let time = TestTime()
         let cache = JWKSCache(jwksURI: jwksURL, transport: transport, time: time.time)

@@ -7,10 +7,11 @@ import Testing
     logger.debug("hidden")
     logger.info("refreshed", ["attempt": "2", "note": "two words"])
     logger.error("bad\nline")
-    #expect(capture.captured == [
-        "info: refreshed account=work attempt=2 note=\"two words\"",
-        #"error: bad\nline account=work"#,
-    ])
+    #expect(
+        capture.captured == [
+            "info: refreshed account=work attempt=2 note=\"two words\"",
+            #"error: bad\nline account=work"#,
+        ])
 }
 
 @Test func quotingKeepsOneEventOnOneLine() {

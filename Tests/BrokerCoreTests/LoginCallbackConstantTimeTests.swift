@@ -15,15 +15,17 @@ import Testing
     func pending() throws -> PendingAuthorization {
         try AuthorizationRequest.make(
             metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: try RedirectURI(port: 49152),
-            now: now).pendingLogin
+            now: now
+        ).pendingLogin
     }
 
     /// Every constant-time comparison `body` makes in this task: (left, right, result).
     func comparisons(_ body: () -> Void) -> [(String, String, Bool)] {
         let seen = Mutex<[(String, String, Bool)]>([])
-        ConstantTime.$comparisonObserver.withValue({ a, b, equal in
-            seen.withLock { $0.append((String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self), equal)) }
-        }, operation: body)
+        ConstantTime.$comparisonObserver.withValue(
+            { a, b, equal in
+                seen.withLock { $0.append((String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self), equal)) }
+            }, operation: body)
         return seen.withLock { $0 }
     }
 
@@ -40,7 +42,10 @@ import Testing
             outcome = callback.handle(target: query(state: forged), now: now)
         }
         #expect(wrong.map { [$0.0, $0.1] } == [[forged, login.state]] && wrong.first?.2 == false, "\(wrong)")
-        guard case .failed(.stateMismatch, _) = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .failed(.stateMismatch, _) = outcome else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
 
         let right = comparisons {
             var callback = LoginCallback(pendingLogin: login)
@@ -48,7 +53,10 @@ import Testing
             outcome = callback.handle(request, now: now)
         }
         #expect(right.map { [$0.0, $0.1] } == [[login.state, login.state]] && right.first?.2 == true, "\(right)")
-        guard case .completed = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .completed = outcome else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
     }
 
     /// The pasted-URL path (`authctl login` without a browser on this machine) checks `state`
@@ -61,14 +69,18 @@ import Testing
             outcome = callback.handlePasted(url: login.redirectURI.description + "?code=abc&state=" + login.state, now: now)
         }
         #expect(seen.map { [$0.0, $0.1] } == [[login.state, login.state]], "\(seen)")
-        guard case .completed = outcome else { Issue.record("\(String(describing: outcome))"); return }
+        guard case .completed = outcome else {
+            Issue.record("\(String(describing: outcome))")
+            return
+        }
     }
 
     /// The callback route (`authctl callback`) picks its login with `claims`, through the same seam.
     @Test func aPrivateUseRedirectIsClaimedByAConstantTimeStateComparison() throws {
         let uri = RedirectURI(privateUse: try PrivateUseRedirectURI(parsing: "shop.4242.app://callback"))
         let login = try AuthorizationRequest.make(
-            metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: uri, now: now).pendingLogin
+            metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: uri, now: now
+        ).pendingLogin
         var claimed: [Bool] = []
         let seen = comparisons {
             let callback = LoginCallback(pendingLogin: login)

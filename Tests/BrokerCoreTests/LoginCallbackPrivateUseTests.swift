@@ -17,7 +17,8 @@ import Testing
         metadata.authorizationResponseIssParameterSupported = requireIss
         let uri = RedirectURI(privateUse: try PrivateUseRedirectURI(parsing: Self.redirect))
         return try AuthorizationRequest.make(
-            metadata: metadata, client: ClientConfiguration(clientID: "c"), redirectURI: uri, now: now).pendingLogin
+            metadata: metadata, client: ClientConfiguration(clientID: "c"), redirectURI: uri, now: now
+        ).pendingLogin
     }
 
     func url(_ fields: [(String, String)], base: String = redirect) -> String {
@@ -45,10 +46,12 @@ import Testing
         #expect(!callback.claims(url: url([("state", login.state)], base: "shop.4242.app://callback/x")))
         let loopback = try AuthorizationRequest.make(
             metadata: testMetadata(), client: ClientConfiguration(clientID: "c"), redirectURI: try RedirectURI(port: 49152),
-            now: now).pendingLogin
+            now: now
+        ).pendingLogin
         // A loopback login claims its own pasted redirect (LoginCallbackTests), never a private-use one.
-        #expect(!LoginCallback(pendingLogin: loopback).claims(
-            url: "shop.4242.app://callback?state=\(loopback.state)&code=c"), "a loopback login took a private-use URL")
+        #expect(
+            !LoginCallback(pendingLogin: loopback).claims(
+                url: "shop.4242.app://callback?state=\(loopback.state)&code=c"), "a loopback login took a private-use URL")
     }
 
     @Test func aValidRedirectCompletesOnceAndIsThenAReplay() throws {
@@ -79,12 +82,15 @@ import Testing
         #expect(!callback.isFinished)
     }
 
-    @Test(arguments: [
-        ([("error", "access_denied")], OIDCError.authorizationFailed(error: "access_denied", description: nil)),
-        ([("code", "c")], OIDCError.callbackIssuerMissing),
-        ([("code", "c"), ("iss", "https://evil.example")],
-         OIDCError.callbackIssuerMismatch(expected: testIssuer, found: "https://evil.example")),
-    ] as [([(String, String)], OIDCError)])
+    @Test(
+        arguments: [
+            ([("error", "access_denied")], OIDCError.authorizationFailed(error: "access_denied", description: nil)),
+            ([("code", "c")], OIDCError.callbackIssuerMissing),
+            (
+                [("code", "c"), ("iss", "https://evil.example")],
+                OIDCError.callbackIssuerMismatch(expected: testIssuer, found: "https://evil.example")
+            ),
+        ] as [([(String, String)], OIDCError)])
     func providerErrorsAndIssuerProblemsEndTheLogin(extra: [(String, String)], expected: OIDCError) throws {
         let login = try pending()
         var callback = LoginCallback(pendingLogin: login)

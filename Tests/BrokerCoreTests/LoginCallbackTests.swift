@@ -12,7 +12,8 @@ import Testing
         metadata.authorizationResponseIssParameterSupported = requireIss
         return try AuthorizationRequest.make(
             metadata: metadata, client: ClientConfiguration(clientID: "c"), redirectURI: try RedirectURI(port: 49152),
-            now: now).pendingLogin
+            now: now
+        ).pendingLogin
     }
 
     func target(_ fields: [(String, String)], path: String = "/callback") -> String {
@@ -32,7 +33,10 @@ import Testing
         let login = try pending(requireIss: true)
         var callback = LoginCallback(pendingLogin: login)
         let outcome = callback.handle(target: target([("code", "abc"), ("state", login.state), ("iss", testIssuer)]), now: now)
-        guard case .completed(let code, let response) = outcome else { Issue.record("not completed: \(outcome)"); return }
+        guard case .completed(let code, let response) = outcome else {
+            Issue.record("not completed: \(outcome)")
+            return
+        }
         #expect(code == Secret("abc"))
         #expect(response.status == 200 && response.headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -57,7 +61,10 @@ import Testing
         let login = try pending()
         var callback = LoginCallback(pendingLogin: login)
         let valid = target([("code", "abc"), ("state", login.state)])
-        guard case .completed = callback.handle(target: valid, now: now) else { Issue.record("first must complete"); return }
+        guard case .completed = callback.handle(target: valid, now: now) else {
+            Issue.record("first must complete")
+            return
+        }
         expectFailure(callback.handle(target: valid, now: now), .loginAlreadyFinished)
     }
 
@@ -65,14 +72,16 @@ import Testing
         let login = try pending()
         var callback = LoginCallback(pendingLogin: login)
         expectFailure(
-            callback.handle(target: target([("code", "abc"), ("state", login.state), ("iss", "https://evil.example")]), now: now),
+            callback.handle(
+                target: target([("code", "abc"), ("state", login.state), ("iss", "https://evil.example")]), now: now),
             .callbackIssuerMismatch(expected: testIssuer, found: "https://evil.example"))
     }
 
     @Test func missingIssIsRefusedOnlyWhenRequired() throws {
         let strict = try pending(requireIss: true)
         var callback = LoginCallback(pendingLogin: strict)
-        expectFailure(callback.handle(target: target([("code", "abc"), ("state", strict.state)]), now: now), .callbackIssuerMissing)
+        expectFailure(
+            callback.handle(target: target([("code", "abc"), ("state", strict.state)]), now: now), .callbackIssuerMissing)
         let lax = try pending(requireIss: false)
         var laxCallback = LoginCallback(pendingLogin: lax)
         guard case .completed = laxCallback.handle(target: target([("code", "abc"), ("state", lax.state)]), now: now) else {
@@ -101,10 +110,16 @@ import Testing
         }
         #expect(response.status == 404 && !callback.isFinished)
         let post = HTTPRequest(method: "POST", target: target([("code", "abc"), ("state", login.state)]))
-        guard case .notForUs(let notAllowed) = callback.handle(post, now: now) else { Issue.record("POST must be refused"); return }
+        guard case .notForUs(let notAllowed) = callback.handle(post, now: now) else {
+            Issue.record("POST must be refused")
+            return
+        }
         #expect(notAllowed.status == 405 && !callback.isFinished)
         let get = HTTPRequest(method: "GET", target: target([("code", "abc"), ("state", login.state)]))
-        guard case .completed = callback.handle(get, now: now) else { Issue.record("then the real callback completes"); return }
+        guard case .completed = callback.handle(get, now: now) else {
+            Issue.record("then the real callback completes")
+            return
+        }
     }
 
     @Test func expiredLoginIsRefused() throws {
@@ -119,15 +134,24 @@ import Testing
         let login = try pending()
         var callback = LoginCallback(pendingLogin: login)
         let outcome = callback.handle(target: target([("code", "a"), ("code", "b"), ("state", login.state)]), now: now)
-        guard case .failed(.malformedCallback, _) = outcome else { Issue.record("expected malformedCallback: \(outcome)"); return }
+        guard case .failed(.malformedCallback, _) = outcome else {
+            Issue.record("expected malformedCallback: \(outcome)")
+            return
+        }
     }
 
     @Test func pastedURLIsAcceptedWhenItIsOurRedirect() throws {
         let login = try pending()
         var callback = LoginCallback(pendingLogin: login)
         guard case .notForUs = callback.handlePasted(url: "http://127.0.0.1:49153/callback?code=a&state=\(login.state)", now: now)
-        else { Issue.record("other port is not ours"); return }
-        guard case .notForUs = callback.handlePasted(url: "not a url", now: now) else { Issue.record("garbage"); return }
+        else {
+            Issue.record("other port is not ours")
+            return
+        }
+        guard case .notForUs = callback.handlePasted(url: "not a url", now: now) else {
+            Issue.record("garbage")
+            return
+        }
         let pasted = "  http://127.0.0.1:49152/callback?code=abc&state=\(login.state)\n"
         guard case .completed(let code, _) = callback.handlePasted(url: pasted, now: now) else {
             Issue.record("pasted redirect must complete")

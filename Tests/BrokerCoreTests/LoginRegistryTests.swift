@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerProtocol
 import FoundationEssentials
 import Synchronization
 import Testing
+
+@testable import BrokerCore
 
 /// The login registry without the actor: ownership, joining, ending once, long-poll waiters,
 /// expiry of ended logins and the shutdown cancel, with times passed in.
@@ -33,8 +34,11 @@ import Testing
     static let bob = AccountKey(owner: 1002, name: "work")
 
     static func record(_ flow: RecordingFlow, _ key: AccountKey = alice, task: UInt64? = nil) -> LoginRecord {
-        let started = LoginStarted(loginID: flow.loginID, authorizationURL: "https://idp.test/authorize?x=\(flow.loginID)", expiresAt: "")
-        return LoginRecord(account: key, login: BrokerLogin(flow: flow, authorizationURL: started.authorizationURL), started: started, task: task)
+        let started = LoginStarted(
+            loginID: flow.loginID, authorizationURL: "https://idp.test/authorize?x=\(flow.loginID)", expiresAt: "")
+        return LoginRecord(
+            account: key, login: BrokerLogin(flow: flow, authorizationURL: started.authorizationURL), started: started, task: task
+        )
     }
 
     @Test func aSecondStartJoinsThePendingLoginUntilItEnds() {
@@ -80,7 +84,8 @@ import Testing
         #expect(ended?.waiters == [7, 8])
         #expect(ended?.status == LoginStatus(loginID: "L1", account: "work", outcome: .succeeded, subject: "sub-1"))
         #expect(registry.pending("L1") == nil)
-        let again = registry.end("L1", outcome: .failed, error: WireError(code: .loginRequired, message: "x"), subject: nil, now: 130)
+        let again = registry.end(
+            "L1", outcome: .failed, error: WireError(code: .loginRequired, message: "x"), subject: nil, now: 130)
         #expect(again == nil, "a second ending overwrote the first")
         #expect(registry.status("L1", owner: Self.alice.owner)?.outcome == .succeeded)
     }

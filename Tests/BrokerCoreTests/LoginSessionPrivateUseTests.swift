@@ -1,9 +1,10 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 /// A `LoginSession` for a private-use scheme redirect: no listener; the redirect URL comes back
 /// through `completeWithRedirect` (the callback route) and the session ends exactly like a

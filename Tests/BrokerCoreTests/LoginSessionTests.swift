@@ -1,9 +1,10 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import Foundation
 import Glibc
 import Testing
+
+@testable import BrokerCore
 
 /// The loopback redirect flow against a canned token endpoint (the full provider cycle is in
 /// MockProviderLoginTests). The test plays the browser with the project's HTTP client.
@@ -53,8 +54,10 @@ import Testing
     @Test func withoutAFixedPortEachLoginListensOnItsOwnEphemeralPort() async throws {
         var sessions: [LoginSession] = []
         for _ in 0..<3 {
-            sessions.append(try await LoginSession.start(
-                client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth))
+            sessions.append(
+                try await LoginSession.start(
+                    client: OIDCClient(transport: Self.tokenTransport()), metadata: testMetadata(), configuration: Self.plainOAuth
+                ))
         }
         defer { for session in sessions { session.cancel() } }
         let ports = sessions.map(\.redirectURI.port)
@@ -78,7 +81,8 @@ import Testing
             defer { close(fd) }
             _ = junk.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
             var reply = [UInt8](repeating: 0, count: 64)
-            #expect(String(decoding: reply[0..<max(0, recv(fd, &reply, reply.count, 0))], as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+            #expect(
+                String(decoding: reply[0..<max(0, recv(fd, &reply, reply.count, 0))], as: UTF8.self).hasPrefix("HTTP/1.1 400"))
         }
         #expect(session.outcome == nil)
         let page = try await Self.get("\(session.redirectURI)?code=c-1&state=\(Self.state(of: session))")
@@ -94,7 +98,9 @@ import Testing
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -135,7 +141,10 @@ import Testing
             redirect: LoopbackRedirect(host: .localhost, path: "/cb"))
         #expect(session.redirectURI.description.hasPrefix("http://localhost:"))
         let wrong = await session.completeWithPastedURL("http://127.0.0.1:1/cb?code=x&state=y")
-        guard case .failure(.malformedCallback) = wrong else { Issue.record("unexpected \(wrong)"); return }
+        guard case .failure(.malformedCallback) = wrong else {
+            Issue.record("unexpected \(wrong)")
+            return
+        }
         #expect(session.outcome == nil)
         session.cancel()
         #expect(await session.result() == .failure(.cancelled))
@@ -155,7 +164,8 @@ import Testing
         let client = OIDCClient(transport: FakeTransport())
         for redirect in [LoopbackRedirect(port: 70_000), LoopbackRedirect(path: "callback"), LoopbackRedirect(path: "/a b")] {
             await #expect(throws: OIDCError.self) {
-                try await LoginSession.start(client: client, metadata: testMetadata(), configuration: Self.plainOAuth, redirect: redirect)
+                try await LoginSession.start(
+                    client: client, metadata: testMetadata(), configuration: Self.plainOAuth, redirect: redirect)
             }
         }
     }

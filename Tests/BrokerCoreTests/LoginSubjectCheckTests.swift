@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// A finished login may replace the account's tokens only when it signed in the account's user,
 /// or when it was started with `new_subject` (login injection: docs/security.md, "Other local users").
@@ -16,8 +17,9 @@ import Testing
 
     @Test func anotherUserIsRefusedInOneLineNamingBothAndTheFlag() throws {
         let message = try #require(refusal("alice", "mallory"))
-        #expect(message == "the provider signed in a different user ('mallory') than the account's ('alice'); "
-            + "the account keeps its tokens. If that is intended, run: authctl login work --new-subject")
+        #expect(
+            message == "the provider signed in a different user ('mallory') than the account's ('alice'); "
+                + "the account keeps its tokens. If that is intended, run: authctl login work --new-subject")
         // Exact, as the refresh's check: no case folding, no trimming.
         #expect(refusal("alice", "Alice") != nil)
         #expect(refusal("alice", "alice ") != nil)

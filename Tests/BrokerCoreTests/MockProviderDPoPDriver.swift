@@ -50,15 +50,18 @@ struct MockProviderDPoPDriver {
     /// POSTs the form to the token endpoint with one `DPoP` header per proof.
     func token(_ fields: [FormField], proofs: [String]) async throws -> HTTPResponse {
         let headers = [("Content-Type", "application/x-www-form-urlencoded")] + proofs.map { ("DPoP", $0) }
-        return try await http.send(HTTPClientRequest(
-            method: "POST", url: provider.url("token"), headers: HTTPHeaders(headers),
-            body: Array(FormURLEncoding.encode(fields + [FormField("client_id", "mock-client")]).utf8)))
+        return try await http.send(
+            HTTPClientRequest(
+                method: "POST", url: provider.url("token"), headers: HTTPHeaders(headers),
+                body: Array(FormURLEncoding.encode(fields + [FormField("client_id", "mock-client")]).utf8)))
     }
 
     func exchange(_ code: (code: String, verifier: String), proofs: [String]) async throws -> HTTPResponse {
         try await token(
-            [FormField("grant_type", "authorization_code"), FormField("code", code.code),
-             FormField("redirect_uri", Self.redirectURI), FormField("code_verifier", code.verifier)],
+            [
+                FormField("grant_type", "authorization_code"), FormField("code", code.code),
+                FormField("redirect_uri", Self.redirectURI), FormField("code_verifier", code.verifier),
+            ],
             proofs: proofs)
     }
 
@@ -74,10 +77,12 @@ struct MockProviderDPoPDriver {
     }
 
     /// Calls `/resource` with `Authorization: <scheme> <token>` and the proofs.
-    func resource(_ method: String = "GET", token: String, scheme: String = "DPoP", proofs: [String]) async throws -> HTTPResponse {
-        try await http.send(HTTPClientRequest(
-            method: method, url: provider.url("resource"),
-            headers: HTTPHeaders([("Authorization", "\(scheme) \(token)")] + proofs.map { ("DPoP", $0) })))
+    func resource(_ method: String = "GET", token: String, scheme: String = "DPoP", proofs: [String]) async throws -> HTTPResponse
+    {
+        try await http.send(
+            HTTPClientRequest(
+                method: method, url: provider.url("resource"),
+                headers: HTTPHeaders([("Authorization", "\(scheme) \(token)")] + proofs.map { ("DPoP", $0) })))
     }
 
     /// "STATUS VALUE" of a JSON answer's string `member` (`error`, `token_type`, …).
@@ -97,7 +102,8 @@ struct MockProviderDPoPDriver {
 
     /// A proof signed by `key` with any header and claims: for the malformed ones `DPoPProof` refuses to make.
     static func crafted(_ key: ECSigningKey, header: [String: Any], claims: [String: Any]) throws -> String {
-        let input = Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
+        let input =
+            Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
             + "." + Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }

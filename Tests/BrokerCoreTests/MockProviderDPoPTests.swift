@@ -34,8 +34,9 @@ import WireFormats
         let answer = try await driver.exchange(driver.code(), proofs: [])
         #expect(try Driver.answer(of: answer, "error") == "400 invalid_dpop_proof")
         #expect(driver.provider.stats.dpopProofsRefused == ["missing": 1] && driver.provider.stats.codeExchanges == 0)
-        let metadata = try Driver.json(try await driver.http.send(
-            HTTPClientRequest(url: driver.provider.url(".well-known/openid-configuration"))))
+        let metadata = try Driver.json(
+            try await driver.http.send(
+                HTTPClientRequest(url: driver.provider.url(".well-known/openid-configuration"))))
         #expect((metadata["dpop_signing_alg_values_supported"] as? [String])?.contains("ES256") == true)
     }
 
@@ -45,8 +46,9 @@ import WireFormats
         let key = try ECSigningKey.generate()
         let answer = try await driver.exchange(driver.code(), proofs: [driver.proof(key, "POST", "token")])
         #expect(try Driver.json(answer)["token_type"] as? String == "Bearer")
-        let metadata = try Driver.json(try await driver.http.send(
-            HTTPClientRequest(url: driver.provider.url(".well-known/openid-configuration"))))
+        let metadata = try Driver.json(
+            try await driver.http.send(
+                HTTPClientRequest(url: driver.provider.url(".well-known/openid-configuration"))))
         #expect(metadata["dpop_signing_alg_values_supported"] == nil)
         #expect(driver.provider.stats.dpopProofsVerified == 0)
     }
@@ -99,8 +101,10 @@ import WireFormats
         #expect(driver.provider.stats.dpopProofsRefused == ["staleIssuedAt": 2, "wrongURI": 1, "wrongMethod": 1])
         // htu ignores the query and is compared normalised: a proof for …/token?x=1 with an upper-case host is good.
         let normalised = try DPoPProof(
-            key: key, method: "POST", url: driver.provider.url("token").uppercased().replacingOccurrences(of: "/TOKEN", with: "/token") + "?x=1",
-            issuedAt: Int(Date().timeIntervalSince1970)).compact
+            key: key, method: "POST",
+            url: driver.provider.url("token").uppercased().replacingOccurrences(of: "/TOKEN", with: "/token") + "?x=1",
+            issuedAt: Int(Date().timeIntervalSince1970)
+        ).compact
         #expect(try await driver.exchange(driver.code(), proofs: [normalised]).status == 200)
     }
 
@@ -118,16 +122,40 @@ import WireFormats
             ([try driver.proof(key, "POST", "token"), try driver.proof(key, "POST", "token")], "multipleHeaders"),
             (["not.a.jwt"], "malformed"),
             ([try Driver.crafted(key, header: ["typ": "JWT", "alg": "ES256", "jwk": jwk], claims: claims)], "wrongType"),
-            ([try Driver.crafted(key, header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": jwk], claims: claims)], "unsupportedAlgorithm"),
-            ([try Driver.crafted(
-                key, header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": jwk.merging(["d": Base64URL.encode(private_[36..<68])]) { $1 }],
-                claims: claims)], "privateKeyInHeader"),
-            ([try Driver.crafted(
-                key, header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": jwk.merging(["x": try ECSigningKey.generate().publicJWK.x]) { $1 }],
-                claims: claims)], "unusableKey"),  // a point off the curve
-            ([try Driver.crafted(
-                key, header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": try Self.members(ECSigningKey.generate().publicJWK)],
-                claims: claims)], "badSignature"),
+            (
+                [try Driver.crafted(key, header: ["typ": "dpop+jwt", "alg": "HS256", "jwk": jwk], claims: claims)],
+                "unsupportedAlgorithm"
+            ),
+            (
+                [
+                    try Driver.crafted(
+                        key,
+                        header: [
+                            "typ": "dpop+jwt", "alg": "ES256",
+                            "jwk": jwk.merging(["d": Base64URL.encode(private_[36..<68])]) { $1 },
+                        ],
+                        claims: claims)
+                ], "privateKeyInHeader"
+            ),
+            (
+                [
+                    try Driver.crafted(
+                        key,
+                        header: [
+                            "typ": "dpop+jwt", "alg": "ES256",
+                            "jwk": jwk.merging(["x": try ECSigningKey.generate().publicJWK.x]) { $1 },
+                        ],
+                        claims: claims)
+                ], "unusableKey"
+            ),  // a point off the curve
+            (
+                [
+                    try Driver.crafted(
+                        key,
+                        header: ["typ": "dpop+jwt", "alg": "ES256", "jwk": try Self.members(ECSigningKey.generate().publicJWK)],
+                        claims: claims)
+                ], "badSignature"
+            ),
         ]
         for (proofs, reason) in cases {
             let answer = try await driver.exchange(driver.code(), proofs: proofs)
@@ -191,9 +219,11 @@ import WireFormats
     @Test func theKnobsCanBeSetFromAnotherProcess() async throws {
         let driver = try Driver { _ in }
         defer { Task { await driver.stop() } }
-        let answer = try await driver.http.send(HTTPClientRequest(
-            method: "POST", url: driver.provider.url("_mock/config"), headers: HTTPHeaders([("Content-Type", "application/json")]),
-            body: Array(#"{"dpop":"required","dpopNonces":true}"#.utf8)))
+        let answer = try await driver.http.send(
+            HTTPClientRequest(
+                method: "POST", url: driver.provider.url("_mock/config"),
+                headers: HTTPHeaders([("Content-Type", "application/json")]),
+                body: Array(#"{"dpop":"required","dpopNonces":true}"#.utf8)))
         #expect(answer.status == 200)
         #expect(driver.provider.configuration.dpop == .required && driver.provider.configuration.dpopNonces)
         let refused = try await driver.exchange(driver.code(), proofs: [])

@@ -1,10 +1,10 @@
 import BrokerCore
 import BrokerHTTP
 import Foundation
-import Synchronization
 import MockProvider
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// A provider that answers with 10,000 nested arrays or objects (~20–60 KB) at every endpoint:
 /// each answer must end in a clear error naming the 64-level limit, never in a crash. Before the
@@ -47,8 +47,9 @@ import TestSupport
             try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
         }
         // Transient: the refresh token was never rotated out, the next refresh works.
-        #expect(try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
-            .refreshToken != nil)
+        #expect(
+            try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
+                .refreshToken != nil)
     }
 
     /// At refresh, too: a refreshed ID token with a deep payload, and a deep error body.
@@ -101,7 +102,10 @@ import TestSupport
         defer { Task { await harness.stop() } }
         harness.provider.configure { $0.faults["jwks"] = MockFault(kind) }
         let (result, page) = try await harness.login()
-        guard case .failure(let error) = result else { Issue.record("a deep JWKS must fail the login"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("a deep JWKS must fail the login")
+            return
+        }
         #expect("\(error)".contains("the JWKS \(Self.limitText)"), "\(error)")
         #expect(page.status == 400)
     }
@@ -125,13 +129,15 @@ import TestSupport
             $0.faults["userinfo"] = MockFault(kind)
             $0.faults["device"] = MockFault(kind)
         }
-        await #expect(throws: OIDCError.malformedResponse(endpoint: "userinfo_endpoint", reason: "the answer \(Self.limitText)")) {
+        await #expect(throws: OIDCError.malformedResponse(endpoint: "userinfo_endpoint", reason: "the answer \(Self.limitText)"))
+        {
             try await harness.client.userInfo(metadata: harness.metadata, tokens: login.tokens)
         }
         await #expect(
             throws: OIDCError.malformedResponse(endpoint: "device_authorization_endpoint", reason: "the answer \(Self.limitText)")
         ) {
-            try await DeviceLoginSession.start(client: harness.client, metadata: harness.metadata, configuration: harness.configuration)
+            try await DeviceLoginSession.start(
+                client: harness.client, metadata: harness.metadata, configuration: harness.configuration)
         }
     }
 

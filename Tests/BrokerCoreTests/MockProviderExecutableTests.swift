@@ -2,8 +2,8 @@ import BrokerCore
 import BrokerHTTP
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// The `mock-oidc-provider` executable, as integration tests and benchmarks use it.
 @Suite struct MockProviderExecutableTests {
@@ -12,7 +12,10 @@ import TestSupport
         defer { directory.remove() }
         let output = directory.appending("out")
         let process = try Subprocess(
-            [try ProductBinary.path("mock-oidc-provider"), "--config", #"{"clientID":"cli-from-flag","advertiseIssParameter":false}"#],
+            [
+                try ProductBinary.path("mock-oidc-provider"), "--config",
+                #"{"clientID":"cli-from-flag","advertiseIssParameter":false}"#,
+            ],
             stdin: .pipe, stdout: .file(output))
         defer { process.kill() }
         let line = try #require(await process.firstLine(in: output, startingWith: "listening "), "no listening line")

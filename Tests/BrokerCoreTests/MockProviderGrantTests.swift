@@ -72,8 +72,9 @@ import Testing
         }
         // Faults were used up: the (never rotated-out) refresh token still works, slowly.
         harness.provider.configure { $0.faults["token"] = MockFault(.slow, delayMilliseconds: 50, remaining: 1) }
-        #expect(try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
-            .refreshToken != nil)
+        #expect(
+            try await harness.client.refresh(login.tokens, metadata: harness.metadata, client: harness.configuration)
+                .refreshToken != nil)
     }
 
     @Test func deviceGrantPollsThroughSlowDownAndPending() async throws {
@@ -102,7 +103,8 @@ import Testing
 
         // Real (short) sleeps this time, so the cancel lands while polling waits.
         let slow = OIDCClient(transport: try MockProviderHarness.httpClient())
-        let pending = try await DeviceLoginSession.start(client: slow, metadata: harness.metadata, configuration: harness.configuration)
+        let pending = try await DeviceLoginSession.start(
+            client: slow, metadata: harness.metadata, configuration: harness.configuration)
         pending.cancel()
         #expect(await pending.result() == .failure(.cancelled))
     }

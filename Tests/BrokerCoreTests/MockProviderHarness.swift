@@ -22,8 +22,9 @@ struct MockProviderHarness {
     }
 
     static func httpClient(pooled: Bool = true) throws -> HTTPClient {
-        try HTTPClient(configuration: HTTPClientConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: .seconds(15), maxIdleConnectionsPerHost: pooled ? 4 : 0))
+        try HTTPClient(
+            configuration: HTTPClientConfiguration(
+                connectTimeout: .seconds(5), totalTimeout: .seconds(15), maxIdleConnectionsPerHost: pooled ? 4 : 0))
     }
 
     func startLogin(timeout: Duration = .seconds(60)) async throws -> LoginSession {

@@ -22,7 +22,8 @@ import Testing
         #expect(refreshed.accessToken != login.tokens.accessToken && refreshed.idTokenClaims?.subject == "mock-user")
 
         let revocations = try await harness.client.revoke(refreshed, metadata: harness.metadata, client: harness.configuration)
-        #expect(revocations.map(\.tokenTypeHint) == ["refresh_token", "access_token"] && revocations.allSatisfy { $0.error == nil })
+        #expect(
+            revocations.map(\.tokenTypeHint) == ["refresh_token", "access_token"] && revocations.allSatisfy { $0.error == nil })
         let stats = harness.provider.stats
         #expect(stats.revocations == 2 && stats.revokedHints == ["refresh_token", "access_token"])
         #expect(stats.codeExchanges == 1 && stats.refreshes == 1 && stats.tokensIssued == 2)

@@ -31,7 +31,8 @@ import Testing
 
     @Test func authorizeWithoutProviderAuthKitIsRefused() async throws {
         let provider = try Self.provider()
-        let url = provider.url("user_management/authorize")
+        let url =
+            provider.url("user_management/authorize")
             + "?response_type=code&client_id=mock-client&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&state=s"
             + "&code_challenge=\(String(repeating: "a", count: 43))&code_challenge_method=S256"
         #expect(try await Self.send(HTTPClientRequest(url: url)).status == 400)

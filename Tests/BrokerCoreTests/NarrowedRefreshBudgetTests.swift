@@ -1,6 +1,7 @@
-@testable import BrokerCore
 import BrokerProtocol
 import Testing
+
+@testable import BrokerCore
 
 /// The per-account token bucket behind `rate_limited`, and which scopes a narrowed refresh sends
 /// that must be granted (the Entra `RESOURCE/.default` a resource becomes included).
@@ -32,18 +33,28 @@ import Testing
         let graph = try TokenNarrowing(scopes: [], resources: ["https://graph.microsoft.com"], audience: nil)
         var configuration = Self.entra
         // Not on narrow_resources: the derived scope is not granted.
-        #expect(TokenBroker.ungrantedScopes(graph, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
-            == ["https://graph.microsoft.com/.default"])
+        #expect(
+            TokenBroker.ungrantedScopes(
+                graph, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
+                == ["https://graph.microsoft.com/.default"])
         configuration.narrowResources = ["https://graph.microsoft.com"]
-        #expect(TokenBroker.ungrantedScopes(graph, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
+        #expect(
+            TokenBroker.ungrantedScopes(
+                graph, granted: granted, configuration: configuration, configuredScopes: configuration.scopes
+            )
             .isEmpty)
         // Asked for as a scope, another resource's /.default is not granted by graph's listing.
         let other = try TokenNarrowing(scopes: ["https://vault.azure.net/.default"], resources: [], audience: nil)
-        #expect(TokenBroker.ungrantedScopes(other, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
-            == ["https://vault.azure.net/.default"])
+        #expect(
+            TokenBroker.ungrantedScopes(
+                other, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
+                == ["https://vault.azure.net/.default"])
         // A plain subset of the grant is fine, with or without a listed resource beside it.
         let subset = try TokenNarrowing(scopes: ["User.Read"], resources: ["https://graph.microsoft.com"], audience: nil)
-        #expect(TokenBroker.ungrantedScopes(subset, granted: granted, configuration: configuration, configuredScopes: configuration.scopes)
+        #expect(
+            TokenBroker.ungrantedScopes(
+                subset, granted: granted, configuration: configuration, configuredScopes: configuration.scopes
+            )
             .isEmpty)
     }
 
@@ -53,10 +64,15 @@ import Testing
             narrowResources: ["https://api.example.com/"])
         let narrowing = try TokenNarrowing(scopes: [], resources: ["https://api.example.com/"], audience: nil)
         // The provider stated a smaller grant (no offline_access): the restated configured scopes are the account's own.
-        #expect(TokenBroker.ungrantedScopes(narrowing, granted: ["openid"], configuration: configuration, configuredScopes: configuration.scopes)
+        #expect(
+            TokenBroker.ungrantedScopes(
+                narrowing, granted: ["openid"], configuration: configuration, configuredScopes: configuration.scopes
+            )
             .isEmpty)
         let widening = try TokenNarrowing(scopes: ["admin"], resources: [], audience: nil)
-        #expect(TokenBroker.ungrantedScopes(widening, granted: ["openid"], configuration: configuration, configuredScopes: configuration.scopes)
-            == ["admin"])
+        #expect(
+            TokenBroker.ungrantedScopes(
+                widening, granted: ["openid"], configuration: configuration, configuredScopes: configuration.scopes)
+                == ["admin"])
     }
 }

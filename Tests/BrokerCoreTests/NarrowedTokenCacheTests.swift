@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import Testing
+
+@testable import BrokerCore
 
 /// The narrowed-token cache: one entry per key with its own expiry, dropped when expired or
 /// voided by a new generation, bounded per account; and the refresh lease that serializes every
@@ -35,7 +36,9 @@ import Testing
         #expect(cache.fresh(b, generation: 0, now: 280, minTTL: nil) == nil)
         #expect(cache.fresh(a, generation: 0, now: 280, minTTL: nil) != nil)
         #expect(cache.fresh(a, generation: 0, now: 280, minTTL: 400) == nil)
-        #expect(try cache.fresh(key(work, scope: "read", resource: "https://a.example/"), generation: 0, now: 100, minTTL: nil) == nil)
+        #expect(
+            try cache.fresh(key(work, scope: "read", resource: "https://a.example/"), generation: 0, now: 100, minTTL: nil) == nil
+        )
         #expect(try cache.fresh(key(other, resource: "https://a.example/"), generation: 0, now: 100, minTTL: nil) == nil)
     }
 
@@ -56,7 +59,9 @@ import Testing
     @Test func theLeastRecentlyAskedKeyGoesWhenAnAccountIsFull() throws {
         var cache = NarrowedTokenCache()
         for index in 0..<NarrowedTokenCache.maximumPerAccount {
-            cache.store(entry("t\(index)", expiresAt: 9_000, refreshAt: 8_000, asked: Double(index + 10)), for: try key(work, scope: "s\(index)"))
+            cache.store(
+                entry("t\(index)", expiresAt: 9_000, refreshAt: 8_000, asked: Double(index + 10)),
+                for: try key(work, scope: "s\(index)"))
         }
         _ = cache.fresh(try key(work, scope: "s0"), generation: 0, now: 5_000, minTTL: nil)  // s0 asked for last
         cache.store(entry("new", expiresAt: 9_000, refreshAt: 8_000, asked: 5_001), for: try key(work, scope: "new"))

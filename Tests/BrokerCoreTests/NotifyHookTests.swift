@@ -1,6 +1,7 @@
-@testable import BrokerCore
 import Synchronization
 import Testing
+
+@testable import BrokerCore
 
 /// What the notify hook asks its runner to start, without a process: BrokerCore only says what to
 /// run (the spawn itself: BrokerProcessesTests' `HookProcessTests`).

@@ -1,4 +1,3 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
@@ -7,13 +6,16 @@ import Foundation
 import Testing
 import WireFormats
 
+@testable import BrokerCore
+
 /// DPoP (RFC 9449) in the engine, without I/O: a proof of the right key on every token-endpoint
 /// call (code exchange, refresh, device polling, PAR push), `dpop_jkt` on the authorization
 /// request, the token type checked both ways, and the nonce rules (retry once, remember per origin).
 @Suite struct OIDCClientDPoPTests {
     static let tokenURL = "\(testIssuer)/token"
     static func dpopTokens(nonce: String? = nil, type: String = "DPoP") -> FakeTransport.Reply {
-        .json(["access_token": "at-2", "token_type": type, "expires_in": 300, "refresh_token": "rt-2"],
+        .json(
+            ["access_token": "at-2", "token_type": type, "expires_in": 300, "refresh_token": "rt-2"],
             headers: nonce.map { [("DPoP-Nonce", $0)] } ?? [])
     }
     static func askForNonce(_ nonce: String) -> FakeTransport.Reply {
@@ -37,7 +39,8 @@ import WireFormats
     }
 
     func bound(_ key: ECSigningKey) -> TokenSet {
-        TokenSet(accessToken: Secret("at-1"), refreshToken: Secret("rt-1"), tokenType: "DPoP", obtainedAt: 1_800_000_000, dpopKey: key)
+        TokenSet(
+            accessToken: Secret("at-1"), refreshToken: Secret("rt-1"), tokenType: "DPoP", obtainedAt: 1_800_000_000, dpopKey: key)
     }
 
     func client(_ transport: FakeTransport, nonces: DPoPNonces = DPoPNonces()) -> OIDCClient {
@@ -114,7 +117,8 @@ import WireFormats
         nonces.remember("b", for: "https://b.example")
         nonces.remember("c", for: "https://c.example")
         nonces.remember("bad\"nonce", for: "https://c.example")
-        #expect(nonces.count == 2 && nonces.nonce(for: "https://a.example") == nil && nonces.nonce(for: "https://c.example") == "c")
+        #expect(
+            nonces.count == 2 && nonces.nonce(for: "https://a.example") == nil && nonces.nonce(for: "https://c.example") == "c")
         #expect(DPoPNonces.origin(of: "https://ID.example.com:8443/token?x=1") == "https://id.example.com:8443")
     }
 
@@ -139,7 +143,8 @@ import WireFormats
         #expect(request.pendingLogin.dpopKey == key)
 
         config.dpopKey = nil  // the exchange takes the key from the pending login, not the client
-        let result = try await engine.exchangeCode(Secret("code"), pendingLogin: request.pendingLogin, metadata: metadata, client: config)
+        let result = try await engine.exchangeCode(
+            Secret("code"), pendingLogin: request.pendingLogin, metadata: metadata, client: config)
         #expect(try Self.thumbprint(ofProofIn: transport.requests[1]) == key.publicJWK.thumbprint)
         #expect(result.tokens.dpopKey == key && result.tokens.tokenType == "DPoP")
 
@@ -151,7 +156,7 @@ import WireFormats
     @Test func deviceCodePollsAreProvedAndTheTokensBoundToTheKey() async throws {
         let key = try ECSigningKey.generate()
         let transport = FakeTransport([
-            Self.tokenURL: [.json(["error": "authorization_pending"], status: 400), Self.dpopTokens()],
+            Self.tokenURL: [.json(["error": "authorization_pending"], status: 400), Self.dpopTokens()]
         ])
         var config = ClientConfiguration(clientID: "cli", scopes: [])
         config.dpopKey = key
@@ -170,7 +175,7 @@ import WireFormats
             "\(testIssuer)/userinfo": [
                 .status(401, headers: [("WWW-Authenticate", #"DPoP error="use_dpop_nonce""#), ("DPoP-Nonce", "rs-1")]),
                 .json(["sub": "user-1"]),
-            ],
+            ]
         ])
         let info = try await client(transport).userInfo(metadata: testMetadata(), tokens: bound(key))
         #expect(info.subject == "user-1" && transport.requests.count == 2)

@@ -44,8 +44,9 @@ final class FakeTransport: HTTPTransport {
 extension FakeTransport.Reply {
     static func json(_ object: Any, status: Int = 200, headers: [(String, String)] = []) -> Self {
         let body = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return .response(HTTPResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "application/json")] + headers), body: Array(body)))
+        return .response(
+            HTTPResponse(
+                status: status, headers: HTTPHeaders([("Content-Type", "application/json")] + headers), body: Array(body)))
     }
 
     static func status(_ status: Int, headers: [(String, String)] = [], body: String = "") -> Self {

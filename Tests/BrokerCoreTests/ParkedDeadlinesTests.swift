@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// The parked requests' deadlines without the actor or a clock: when the one watchdog task must be
 /// (re)started, and whom it abandons when it wakes.

@@ -1,6 +1,7 @@
-@testable import BrokerCore
 import Dispatch
 import Testing
+
+@testable import BrokerCore
 
 /// `Parking`: a token request is registered and answered on the broker's actor but parks off it,
 /// so an answer can come before, while or after the caller parks, from another thread.

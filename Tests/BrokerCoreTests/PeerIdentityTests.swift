@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
 import Synchronization
 import Testing
+
+@testable import BrokerCore
 
 /// A connection's peer is looked up in /proc once, when it is admitted (`PeerIdentity`), and every
 /// request on it — caller policy and audit line — sees that identity.
@@ -32,16 +33,20 @@ import Testing
         method: "GET", target: "/v1/accounts/work/token", headers: HTTPHeaders([("Accept", "text/plain")]))
 
     @Test func theLookupRunsOnceAtAdmissionAndEveryRequestOnTheConnectionSeesIt() async throws {
-        let lookup = CountingLookup(), logs = LogCapture()
+        let lookup = CountingLookup()
+        let logs = LogCapture()
         let router = Self.router(lookup, logs: logs)
         let connection = RouterFixture.connection(pid: 41)
         router.connectionStarted(connection)
         #expect(lookup.calls.withLock { $0 } == [41])
         #expect(router.handleImmediately(Self.token, connection: connection)?.status == 200)
-        #expect(await router.handle(HTTPRequest(method: "GET", target: "/v1/accounts/work/token?min_ttl=5"), connection: connection).status == 200)
+        #expect(
+            await router.handle(HTTPRequest(method: "GET", target: "/v1/accounts/work/token?min_ttl=5"), connection: connection)
+                .status == 200)
         #expect(router.handleImmediately(Self.token, connection: connection)?.status == 200)
         let audits = logs.captured.filter { $0.contains("audit: token") }
-        #expect(audits.count == 3 && audits.allSatisfy { $0.contains("pid=41 ") && $0.contains("exe=/usr/bin/prog-1 ") }, "\(audits)")
+        #expect(
+            audits.count == 3 && audits.allSatisfy { $0.contains("pid=41 ") && $0.contains("exe=/usr/bin/prog-1 ") }, "\(audits)")
 
         // Another connection of the same pid is looked up again: the record is per connection.
         _ = router.handleImmediately(Self.token, connection: RouterFixture.connection(pid: 41))
@@ -49,7 +54,8 @@ import Testing
     }
 
     @Test func theCallerPolicyJudgesTheProgramThatConnected() async throws {
-        let lookup = CountingLookup(), logs = LogCapture()
+        let lookup = CountingLookup()
+        let logs = LogCapture()
         let router = Self.router(lookup, logs: logs, policies: ["work": CallerPolicy(allowedExecutables: ["/usr/bin/prog-1"])])
         let connection = RouterFixture.connection(pid: 42)
         router.connectionStarted(connection)
@@ -63,7 +69,8 @@ import Testing
     /// The DPoP proof's fast path too: without it each proof read /proc again, and a program that
     /// exec'd another on its connection was judged and audited as the new one.
     @Test func theProofFastPathJudgesAndAuditsTheProgramThatConnected() throws {
-        let lookup = CountingLookup(), logs = LogCapture()
+        let lookup = CountingLookup()
+        let logs = LogCapture()
         let router = Self.router(lookup, logs: logs, policies: ["work": CallerPolicy(allowedExecutables: ["/usr/bin/prog-1"])])
         let connection = RouterFixture.connection(pid: 44)
         router.connectionStarted(connection)
@@ -75,7 +82,8 @@ import Testing
     }
 
     @Test func aRefusedPeerIsNotLookedUp() {
-        let lookup = CountingLookup(), logs = LogCapture()
+        let lookup = CountingLookup()
+        let logs = LogCapture()
         Self.router(lookup, logs: logs).connectionStarted(RouterFixture.connection(uid: 1001, pid: 43))
         #expect(lookup.calls.withLock { $0 }.isEmpty)
     }

@@ -1,14 +1,16 @@
-@testable import BrokerCore
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 import Testing
 
+@testable import BrokerCore
+
 /// Start-up's metadata look-ups (`ProviderSources`): one vault read and one decode per provider
 /// source, shared by every account of that source; the same answers a per-account look-up gave.
 @Suite struct ProviderSourcesTests {
     static func stored(_ metadata: ProviderMetadata, fetchedAt: Double) -> CachedDocument {
-        let json = CachedProviderMetadata(metadata: metadata, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: 0)).storedJSON
+        let json = CachedProviderMetadata(metadata: metadata, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: 0))
+            .storedJSON
         return CachedDocument(json: json ?? "", fetchedAt: fetchedAt)
     }
 
@@ -71,13 +73,18 @@ import Testing
                 return nil
             }
         }
-        #expect(reads == [testIssuer + "/.well-known/openid-configuration", "https://shop.example/.well-known/openid-configuration"])
+        #expect(
+            reads == [testIssuer + "/.well-known/openid-configuration", "https://shop.example/.well-known/openid-configuration"])
     }
 
     @Test func manualEndpointsAndForeignOrUnreadableDocumentsGiveNothing() {
         var sources = ProviderSources()
         let manual = Self.account("gh", endpoints: ManualEndpoints(authorization: testIssuer + "/a", token: testIssuer + "/t"))
-        #expect(sources.cachedMetadata(for: manual) { _, _ in Issue.record("manual endpoints read nothing"); return nil } == nil)
+        #expect(
+            sources.cachedMetadata(for: manual) { _, _ in
+                Issue.record("manual endpoints read nothing")
+                return nil
+            } == nil)
         let foreign = Self.stored(testMetadata(issuer: "https://other.example"), fetchedAt: 1)
         var other = ProviderSources()
         #expect(other.cachedMetadata(for: Self.account("a")) { _, _ in foreign } == nil)

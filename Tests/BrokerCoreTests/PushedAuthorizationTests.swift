@@ -1,9 +1,10 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import Testing
+
+@testable import BrokerCore
 
 /// RFC 9126 in the engine, without I/O: which logins push, what the push carries (every
 /// authorization parameter, the token endpoint's client authentication), what the browser URL
@@ -19,7 +20,9 @@ import Testing
         return metadata
     }
 
-    static func client(_ authentication: ClientAuthentication = .none, mode: PushedAuthorizationMode = .auto) -> ClientConfiguration {
+    static func client(_ authentication: ClientAuthentication = .none, mode: PushedAuthorizationMode = .auto)
+        -> ClientConfiguration
+    {
         ClientConfiguration(
             clientID: "cli", authentication: authentication, scopes: ["openid", "offline_access"],
             resources: ["https://api.example.com"], extraParameters: [FormField("prompt", "consent")],
@@ -51,12 +54,14 @@ import Testing
         #expect(push.headers["Authorization"] == OIDCHTTP.basicAuthorization(clientID: "cli", secret: Secret("s3cret")))
         let body = try FormURLEncoding.decode(String(decoding: push.body, as: UTF8.self))
         #expect(body == queryFields(plain.url).filter { $0.name != "p" })
-        #expect(Set(body.map(\.name)).isSuperset(of: [
-            "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
-            "code_challenge_method", "resource", "prompt",
-        ]))
-        #expect(pushed.url == "\(testIssuer)/authorize?p=b2c_1_signin&client_id=cli"
-            + "&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3A6esc_11ACC5bwc014ltc14eY22c")
+        #expect(
+            Set(body.map(\.name)).isSuperset(of: [
+                "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+                "code_challenge_method", "resource", "prompt",
+            ]))
+        #expect(
+            pushed.url == "\(testIssuer)/authorize?p=b2c_1_signin&client_id=cli"
+                + "&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3A6esc_11ACC5bwc014ltc14eY22c")
         #expect(pushed.pendingLogin == plain.pendingLogin)
     }
 
@@ -79,11 +84,14 @@ import Testing
         #expect(try PushedAuthorization.endpoint(mode: .auto, metadata: absent) == nil)
         #expect(try PushedAuthorization.endpoint(mode: .never, metadata: listed) == nil)
         #expect(try PushedAuthorization.endpoint(mode: .never, metadata: Self.metadata(required: false)) == nil)
-        #expect(try PushedAuthorization.endpoint(mode: .auto, metadata: Self.metadata(required: true))?.string == Self.parEndpoint)
+        #expect(
+            try PushedAuthorization.endpoint(mode: .auto, metadata: Self.metadata(required: true))?.string == Self.parEndpoint)
 
         let always = #expect(throws: OIDCError.self) { try PushedAuthorization.endpoint(mode: .always, metadata: absent) }
         #expect(always?.description.contains("--par always") == true && always?.description.contains("--par-endpoint") == true)
-        let never = #expect(throws: OIDCError.self) { try PushedAuthorization.endpoint(mode: .never, metadata: Self.metadata(required: true)) }
+        let never = #expect(throws: OIDCError.self) {
+            try PushedAuthorization.endpoint(mode: .never, metadata: Self.metadata(required: true))
+        }
         #expect(never?.description.contains("require_pushed_authorization_requests") == true, "\(String(describing: never))")
         #expect(never?.description.contains("--par auto") == true)
         #expect(throws: OIDCError.missingEndpoint(.pushedAuthorizationRequest)) {
@@ -104,10 +112,14 @@ import Testing
 
     @Test func providerErrorsAreRefusalsOfTheLogin() async throws {
         let cases: [(FakeTransport.Reply, String)] = [
-            (.json(["error": "invalid_client", "error_description": "client authentication failed"], status: 401),
-             "invalid_client (pushed authorization request, HTTP 401: client authentication failed)"),
-            (.json(["error": "invalid_request", "error_description": "bad redirect_uri"], status: 400),
-             "invalid_request (pushed authorization request, HTTP 400: bad redirect_uri)"),
+            (
+                .json(["error": "invalid_client", "error_description": "client authentication failed"], status: 401),
+                "invalid_client (pushed authorization request, HTTP 401: client authentication failed)"
+            ),
+            (
+                .json(["error": "invalid_request", "error_description": "bad redirect_uri"], status: 400),
+                "invalid_request (pushed authorization request, HTTP 400: bad redirect_uri)"
+            ),
             (.status(503, body: "<html>down</html>"), "pushed_authorization_request_endpoint answered HTTP 503"),
         ]
         for (reply, text) in cases {

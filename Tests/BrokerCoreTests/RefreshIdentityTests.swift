@@ -1,7 +1,8 @@
-@testable import BrokerCore
 import BrokerStore
 import MockProvider
 import Testing
+
+@testable import BrokerCore
 
 /// A refresh hands back the identity its validation of the new ID token read
 /// (`OIDCClient.refreshKeepingIdentity`), which the broker keeps once the set is committed instead

@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// `EndpointURL+Resource`: the canonical resource URI (RFC 8707 §2, MCP "canonical server URI")
 /// and the well-known URLs of RFC 9728 §3.1 and RFC 8414 §3.1 in the MCP spec's order.
@@ -45,34 +46,40 @@ import Testing
 
     @Test func protectedResourceMetadataIsPathInsertedThenAtTheRoot() throws {
         let url = try EndpointURL.canonicalResource("https://api.example.com/public/mcp")
-        #expect(url.protectedResourceMetadataURLs == [
-            "https://api.example.com/.well-known/oauth-protected-resource/public/mcp",
-            "https://api.example.com/.well-known/oauth-protected-resource",
-        ])
+        #expect(
+            url.protectedResourceMetadataURLs == [
+                "https://api.example.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://api.example.com/.well-known/oauth-protected-resource",
+            ])
         // RFC 9728 §3.1: a terminating slash goes; a query stays after the inserted path.
         let slashed = try EndpointURL.canonicalResource("https://api.example.com/mcp/?x=1")
-        #expect(slashed.protectedResourceMetadataURLs.first == "https://api.example.com/.well-known/oauth-protected-resource/mcp?x=1")
+        #expect(
+            slashed.protectedResourceMetadataURLs.first == "https://api.example.com/.well-known/oauth-protected-resource/mcp?x=1")
         for root in ["https://api.example.com", "https://api.example.com/"] {
-            #expect(try EndpointURL.canonicalResource(root).protectedResourceMetadataURLs
-                == ["https://api.example.com/.well-known/oauth-protected-resource"])
+            #expect(
+                try EndpointURL.canonicalResource(root).protectedResourceMetadataURLs
+                    == ["https://api.example.com/.well-known/oauth-protected-resource"])
         }
     }
 
     @Test func authorizationServerMetadataFollowsTheMCPOrder() throws {
         let tenant = try EndpointURL.canonicalResource("https://auth.example.com/tenant1")
-        #expect(tenant.authorizationServerMetadataURLs == [
-            "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
-            "https://auth.example.com/.well-known/openid-configuration/tenant1",
-            "https://auth.example.com/tenant1/.well-known/openid-configuration",
-        ])
-        for root in ["https://auth.example.com", "https://auth.example.com/"] {
-            #expect(try EndpointURL.canonicalResource(root).authorizationServerMetadataURLs == [
-                "https://auth.example.com/.well-known/oauth-authorization-server",
-                "https://auth.example.com/.well-known/openid-configuration",
+        #expect(
+            tenant.authorizationServerMetadataURLs == [
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration",
             ])
+        for root in ["https://auth.example.com", "https://auth.example.com/"] {
+            #expect(
+                try EndpointURL.canonicalResource(root).authorizationServerMetadataURLs == [
+                    "https://auth.example.com/.well-known/oauth-authorization-server",
+                    "https://auth.example.com/.well-known/openid-configuration",
+                ])
         }
         // Discovery's RFC 8414 URL is the same rule.
-        #expect(try Discovery.authorizationServerMetadataURL(issuer: "https://auth.example.com/tenant1/")
-            == "https://auth.example.com/.well-known/oauth-authorization-server/tenant1")
+        #expect(
+            try Discovery.authorizationServerMetadataURL(issuer: "https://auth.example.com/tenant1/")
+                == "https://auth.example.com/.well-known/oauth-authorization-server/tenant1")
     }
 }

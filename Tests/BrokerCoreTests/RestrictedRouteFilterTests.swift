@@ -29,7 +29,10 @@ import Testing
             RestrictedRouteFilter.refusal(operation: .token, route: .token(name), peerUID: uid, grant: grant)
         }
         #expect(refusal("work") == nil)
-        #expect(refusal("other") == "This socket ('remote') is restricted: it serves only the token of 'work' (GET /v1/ping too); use the main socket for anything else.")
+        #expect(
+            refusal("other")
+                == "This socket ('remote') is restricted: it serves only the token of 'work' (GET /v1/ping too); use the main socket for anything else."
+        )
         #expect(refusal("work", uid: Self.owner + 1) != nil)
         #expect(grant.revoke("work"))
         #expect(refusal("work")?.contains("serves no account any more") == true)
@@ -84,8 +87,10 @@ import Testing
         #expect(RestrictedRouteFilter.narrowingRefusal(listed, grant: plain)?.contains("only plain tokens") == true)
         #expect(RestrictedRouteFilter.narrowingRefusal(listed, grant: named) == nil)
         // Exactly as listed: a subset, a superset or another audience is refused (fail closed).
-        for other in ["scope=openid", "resource=https://api.example.com/", "scope=openid scope=profile resource=https://api.example.com/",
-                      "scope=openid resource=https://api.example.com/ audience=x"] {
+        for other in [
+            "scope=openid", "resource=https://api.example.com/", "scope=openid scope=profile resource=https://api.example.com/",
+            "scope=openid resource=https://api.example.com/ audience=x",
+        ] {
             #expect(RestrictedRouteFilter.narrowingRefusal(try TokenNarrowing(spec: other), grant: named) != nil, "\(other)")
         }
     }
@@ -94,8 +99,10 @@ import Testing
         let named = RestrictedGrant(
             name: "remote", owner: Self.owner, accounts: ["work"], narrowings: [try TokenNarrowing(spec: "scope=openid")])
         let fixture = RouterFixture(cachedAccounts: ["work"], scope: .restricted(named))
-        for target in ["/v1/accounts/work/token?scope=profile", "/v1/accounts/work/token?audience=api%3A%2F%2Fx",
-                       "/v1/accounts/work/token?resource=https%3A%2F%2Fapi.example.com%2F", "/v1/accounts/work/token?scope=openid%20profile"] {
+        for target in [
+            "/v1/accounts/work/token?scope=profile", "/v1/accounts/work/token?audience=api%3A%2F%2Fx",
+            "/v1/accounts/work/token?resource=https%3A%2F%2Fapi.example.com%2F", "/v1/accounts/work/token?scope=openid%20profile",
+        ] {
             let response = await fixture.send("GET", target)
             #expect(response.status == 403 && response.wireError?.code == .forbidden, "\(target)")
             #expect(response.wireError?.message.contains("--narrowing") == true, "\(target)")
@@ -103,13 +110,18 @@ import Testing
         let proof = #"{"method":"GET","url":"https://api.example.com/x","audience":"api://x"}"#
         let refusedProof = await fixture.send("POST", "/v1/accounts/work/dpop-proof", body: proof)
         #expect(refusedProof.status == 403, "\(refusedProof.text)")
-        #expect(fixture.router.handleImmediately(
-            RouterFixture.request("POST", "/v1/accounts/work/dpop-proof", body: proof), connection: RouterFixture.connection())?.status == 403)
+        #expect(
+            fixture.router.handleImmediately(
+                RouterFixture.request("POST", "/v1/accounts/work/dpop-proof", body: proof), connection: RouterFixture.connection()
+            )?.status == 403)
         #expect(!fixture.service.recorded.contains { $0.hasPrefix("narrowedToken") || $0.hasPrefix("dpopProof") })
         // The listed narrowing and the plain token are served, and the audit line names the narrowing.
         #expect(await fixture.send("GET", "/v1/accounts/work/token?scope=openid").status == 200)
         #expect(await fixture.send("GET", "/v1/accounts/work/token").status == 200)
-        #expect(fixture.logs.captured.contains { $0.contains("audit: token account=work scope=openid pid=") && $0.contains("socket=remote") },
+        #expect(
+            fixture.logs.captured.contains {
+                $0.contains("audit: token account=work scope=openid pid=") && $0.contains("socket=remote")
+            },
             "\(fixture.logs.captured)")
     }
 }

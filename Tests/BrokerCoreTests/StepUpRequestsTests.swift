@@ -1,6 +1,7 @@
-@testable import BrokerCore
 import BrokerProtocol
 import Testing
+
+@testable import BrokerCore
 
 /// A resource server that answers every message 403 without `scope=` makes the relay look the
 /// scopes up (RFC 9728) at most once per interval and account: its answers choose those requests.

@@ -1,12 +1,13 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
-import class BrokerStore.Vault
 import Foundation
 import MockProvider
 import TestSupport
 import Testing
 import WireFormats
+
+import class BrokerStore.Vault
 
 /// A broker over real sockets against the in-process mock provider, logged in as "work".
 struct MockBrokerFixture {
@@ -35,8 +36,10 @@ struct MockBrokerFixture {
     private init(provider: MockProvider, directory: TemporaryDirectory) async throws {
         self.provider = provider
         self.directory = directory
-        let vault = try await openVault { try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        }
         broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
             logger: logs.logger, now: clock.now, sleep: clock.sleep)
@@ -202,30 +205,41 @@ struct TokenBrokerAccountUpdateTests {
         let broker = try await harness.makeBroker()
         let issuer = harness.provider.issuer
         do throws(WireError) {
-            _ = try await broker.addAccount(AccountConfiguration(
-                name: "shop", issuer: issuer, clientID: "c", discoveryURL: "https://shop.example/.well-known/openid-configuration"))
+            _ = try await broker.addAccount(
+                AccountConfiguration(
+                    name: "shop", issuer: issuer, clientID: "c",
+                    discoveryURL: "https://shop.example/.well-known/openid-configuration"))
             Issue.record("the discovery URL was not used")
         } catch {
             #expect(error.code == .invalidRequest && error.message.contains("elsewhere.example"), "\(error.message)")
         }
         let refused: [(AccountConfiguration, String)] = [
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", discoveryURL: "http://shop.example/x"), "https"),
-            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "ftp://git.example/"), "git_url_prefix"),
-            (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "http://git.example/"), "git_url_prefix"),
+            (
+                AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "ftp://git.example/"),
+                "git_url_prefix"
+            ),
+            (
+                AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "http://git.example/"),
+                "git_url_prefix"
+            ),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitURLPrefix: "https://git.example/?a"), "query"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: ""), "git username"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", gitUsername: "a\nb"), "git username"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: "firefox\nrm -rf ~"), "line break"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: "x\u{0}"), "control character"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", browser: " "), "empty"),
-            (AccountConfiguration(
-                name: "a", issuer: issuer, clientID: "c", browser: String(repeating: "x", count: 1025)), "1024 bytes"),
+            (
+                AccountConfiguration(
+                    name: "a", issuer: issuer, clientID: "c", browser: String(repeating: "x", count: 1025)), "1024 bytes"
+            ),
         ]
         await broker.expectRefused(refused)
         let document = issuer + "/.well-known/openid-configuration"
-        _ = try await broker.addAccount(AccountConfiguration(
-            name: "shop", issuer: issuer, clientID: "c", discoveryURL: document, gitURLPrefix: "http://127.0.0.1:8080/",
-            gitUsername: "jürgen", browser: "firefox -P 'Work profile' %s"))
+        _ = try await broker.addAccount(
+            AccountConfiguration(
+                name: "shop", issuer: issuer, clientID: "c", discoveryURL: document, gitURLPrefix: "http://127.0.0.1:8080/",
+                gitUsername: "jürgen", browser: "firefox -P 'Work profile' %s"))
         await broker.shutdown()
         let restarted = try await harness.makeBroker()
         let shown = try await restarted.account(named: "shop").configuration

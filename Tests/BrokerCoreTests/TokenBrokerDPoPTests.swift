@@ -2,12 +2,13 @@ import BrokerCore
 import BrokerCrypto
 import BrokerHTTP
 import BrokerProtocol
-import class BrokerStore.Vault
 import Foundation
 import MockProvider
 import TestSupport
 import Testing
 import WireFormats
+
+import class BrokerStore.Vault
 
 /// `TokenBroker.dpopProof` against the in-process mock with DPoP required and nonces on: the
 /// proof it signs is accepted by the mock's resource server (key, `ath`, the resource's nonce),
@@ -29,10 +30,12 @@ struct TokenBrokerDPoPTests {
         knobs.dpopNonces = true
         let provider = try MockProvider(configuration: knobs)
         let directory = try TemporaryDirectory(prefix: "authbroker-broker-dpop")
-        let broker = try await TokenBrokerMockProviderTests.makeBroker(provider, in: directory, clock: TestClock(), logs: LogCapture())
-        _ = try await broker.addAccount(AccountConfiguration(
-            name: "bound", issuer: provider.issuer, clientID: "mock-client", scopes: scopes, dpop: true,
-            allowNarrowing: allowNarrowing))
+        let broker = try await TokenBrokerMockProviderTests.makeBroker(
+            provider, in: directory, clock: TestClock(), logs: LogCapture())
+        _ = try await broker.addAccount(
+            AccountConfiguration(
+                name: "bound", issuer: provider.issuer, clientID: "mock-client", scopes: scopes, dpop: true,
+                allowNarrowing: allowNarrowing))
         let started = try await broker.startLogin(account: TokenBroker.key("bound"), request: LoginRequest(timeoutSeconds: 60))
         #expect(try await TokenBrokerMockProviderTests.completeLogin(started, on: broker).outcome == .succeeded)
         return (provider, broker, directory)
@@ -51,14 +54,17 @@ struct TokenBrokerDPoPTests {
         let challenge = try await Self.resource(provider, first)
         let nonce = try #require(challenge.headers["DPoP-Nonce"], "\(challenge.status)")
         #expect(challenge.status == 401)
-        let second = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: url, nonce: nonce))
+        let second = try await broker.dpopProof(
+            account: account, request: DPoPProofRequest(method: "GET", url: url, nonce: nonce))
         #expect(try await Self.resource(provider, second).status == 200)
 
         await #expect(throws: WireError.self) {
-            _ = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: "ftp://example.com/", nonce: nil))
+            _ = try await broker.dpopProof(
+                account: account, request: DPoPProofRequest(method: "GET", url: "ftp://example.com/", nonce: nil))
         }
         do {
-            _ = try await broker.dpopProof(account: TokenBroker.key("mock"), request: DPoPProofRequest(method: "GET", url: url, nonce: nil))
+            _ = try await broker.dpopProof(
+                account: TokenBroker.key("mock"), request: DPoPProofRequest(method: "GET", url: url, nonce: nil))
             Issue.record("a Bearer account got a proof")
         } catch {
             #expect(error.code == .notDPoP)
@@ -83,7 +89,8 @@ struct TokenBrokerDPoPTests {
         for url in spellings {
             let request = DPoPProofRequest(method: "POST", url: url, nonce: nil)
             // The fast path leaves it to the actor path, which refuses it with its reason.
-            #expect(broker.cachedDPoPProof(account: account, request: request, now: Date().timeIntervalSince1970) == nil, "\(url)")
+            #expect(
+                broker.cachedDPoPProof(account: account, request: request, now: Date().timeIntervalSince1970) == nil, "\(url)")
             do {
                 _ = try await broker.dpopProof(account: account, request: request)
                 Issue.record("a proof for \(url) was made")
@@ -95,7 +102,8 @@ struct TokenBrokerDPoPTests {
         let resource = DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nil)
         _ = try await broker.dpopProof(account: account, request: resource)
         #expect(broker.cachedDPoPProof(account: account, request: resource, now: Date().timeIntervalSince1970) != nil)
-        _ = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: provider.url("userinfo"), nonce: nil))
+        _ = try await broker.dpopProof(
+            account: account, request: DPoPProofRequest(method: "GET", url: provider.url("userinfo"), nonce: nil))
         await broker.shutdown()
         await provider.stop()
     }
@@ -120,8 +128,10 @@ struct TokenBrokerDPoPTests {
         #expect(try Self.ath(after.proof) == DPoPProof.accessTokenHash(Secret(after.accessToken)))
         #expect(try Self.ath(after.proof) != Self.ath(before.proof))
         let nonce = try #require(try await Self.resource(provider, after).headers["DPoP-Nonce"])
-        let withNonce = try #require(broker.cachedDPoPProof(
-            account: account, request: DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nonce), now: WallClock.now()))
+        let withNonce = try #require(
+            broker.cachedDPoPProof(
+                account: account, request: DPoPProofRequest(method: "GET", url: provider.url("resource"), nonce: nonce),
+                now: WallClock.now()))
         #expect(try await Self.resource(provider, withNonce).status == 200)
         await broker.shutdown()
         await provider.stop()
@@ -147,7 +157,8 @@ struct TokenBrokerDPoPNarrowingTests {
 
         let narrowing = try TokenNarrowing(scopes: ["profile"], resources: [], audience: nil)
         let url = provider.url("resource")
-        let first = try await broker.dpopProof(account: account, request: DPoPProofRequest(method: "GET", url: url, narrowing: narrowing))
+        let first = try await broker.dpopProof(
+            account: account, request: DPoPProofRequest(method: "GET", url: url, narrowing: narrowing))
         #expect(first.tokenType == "DPoP" && first.accessToken != plain.accessToken)
         #expect(provider.stats.refreshScopes == ["profile"], "\(provider.stats.refreshScopes)")
         let narrowed = try await broker.narrowedToken(account: account, narrowing: narrowing, minTTL: nil)

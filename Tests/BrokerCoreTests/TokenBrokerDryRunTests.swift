@@ -9,7 +9,8 @@ struct TokenBrokerDryRunTests {
     @Test func aDryRunSaysTheOutcomeAndChangesNothing() async throws {
         let fixture = try await MockBrokerFixture.loggedIn()
         let token = try #require(await fixture.currentToken)
-        let scopes = try await fixture.broker.updateAccount(fixture.configuration(scopes: ["openid", "offline_access"]), dryRun: true)
+        let scopes = try await fixture.broker.updateAccount(
+            fixture.configuration(scopes: ["openid", "offline_access"]), dryRun: true)
         #expect(scopes.outcome == .signedOut && scopes.account.state == .active)
         #expect(scopes.account.configuration?.scopes == MockBrokerFixture.scopes, "the answer shows the account as it is")
         let git = try await fixture.broker.updateAccount(fixture.configuration(gitUsername: "alice"), dryRun: true)
@@ -34,7 +35,9 @@ struct TokenBrokerDryRunTests {
         #expect(try await fixture.broker.updateAccount(plain, dryRun: true).outcome == .updated, "without it the secret goes")
         var other = fixture.configuration()
         other.clientSecret = "another"
-        #expect(try await fixture.broker.updateAccount(other, keepClientSecret: true).outcome == .updated, "a given secret replaces it")
+        #expect(
+            try await fixture.broker.updateAccount(other, keepClientSecret: true).outcome == .updated,
+            "a given secret replaces it")
         // Never kept for another destination: the issuer, discovery URL, endpoints or client id.
         var moved = fixture.configuration()
         moved.endpoints = ManualEndpoints(authorization: "http://127.0.0.1:9/authorize", token: "http://127.0.0.1:9/token")
@@ -63,7 +66,9 @@ struct TokenBrokerDryRunTests {
         let status = try await fixture.broker.addAccount(new, owner: testRequester.uid, dryRun: true)
         #expect(status.name == "new" && status.state == .loggedOut)
         #expect(await fixture.broker.accounts().accounts.map(\.name) == ["work"])
-        await #expect(throws: WireError.self) { try await fixture.broker.addAccount(fixture.configuration(), owner: testRequester.uid, dryRun: true) }
+        await #expect(throws: WireError.self) {
+            try await fixture.broker.addAccount(fixture.configuration(), owner: testRequester.uid, dryRun: true)
+        }
         // Discovery runs as the change would: an issuer nothing answers at is refused.
         new.issuer = "http://127.0.0.1:9"
         await #expect(throws: WireError.self) { try await fixture.broker.addAccount(new, owner: testRequester.uid, dryRun: true) }

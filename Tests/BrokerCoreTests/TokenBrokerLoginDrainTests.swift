@@ -1,11 +1,12 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
-import class BrokerStore.Vault
 import Foundation
 import MockProvider
 import TestSupport
 import Testing
+
+import class BrokerStore.Vault
 
 /// A stop that lands while a login's code is being exchanged keeps the login: the provider has
 /// issued the tokens, so the exchange is drained like a refresh and its answer stored (defect 4 of
@@ -28,8 +29,9 @@ struct TokenBrokerLoginDrainTests {
         func broker() throws -> TokenBroker { try Self.broker(in: directory) }
         let first = try broker()
         await first.start()
-        _ = try await first.addAccount(AccountConfiguration(
-            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"]))
+        _ = try await first.addAccount(
+            AccountConfiguration(
+                name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"]))
         let started = try await first.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60))
 
         let browser = try MockProviderHarness.httpClient(pooled: false)
@@ -70,8 +72,9 @@ struct TokenBrokerLoginDrainTests {
         defer { directory.remove() }
         let first = try Self.broker(in: directory)
         await first.start()
-        _ = try await first.addAccount(AccountConfiguration(
-            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"]))
+        _ = try await first.addAccount(
+            AccountConfiguration(
+                name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"]))
         _ = try await first.startLogin(account: "mock", request: LoginRequest(timeoutSeconds: 60, device: true))
         // Stop only once the poll is waiting on the slow endpoint (the fault is taken on arrival).
         let deadline = ContinuousClock.now + .seconds(20)

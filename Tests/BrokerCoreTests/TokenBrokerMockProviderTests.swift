@@ -1,11 +1,12 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
-import class BrokerStore.Vault
 import Foundation
 import MockProvider
 import TestSupport
 import Testing
+
+import class BrokerStore.Vault
 
 /// The broker over real sockets against the in-process mock provider: discovery, a browser login
 /// through `LoginSession` (the test plays the browser), refresh with rotation and ID-token checks,
@@ -23,14 +24,17 @@ struct TokenBrokerMockProviderTests {
     static func makeBroker(
         _ provider: MockProvider, in directory: TemporaryDirectory, clock: TestClock, logs: LogCapture
     ) async throws -> TokenBroker {
-        let vault = try await openVault { try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        }
         let broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(),
             logger: logs.logger, now: clock.now, sleep: clock.sleep)
         await broker.start()
-        _ = try await broker.addAccount(AccountConfiguration(
-            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "email", "offline_access"]))
+        _ = try await broker.addAccount(
+            AccountConfiguration(
+                name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "email", "offline_access"]))
         return broker
     }
 
@@ -122,7 +126,13 @@ struct TokenBrokerMockProviderTests {
         #expect(try await broker.loginStatus(id: started.loginID, wait: 10).outcome == .failed)
         // The broker reports the cancelled login before the session's listener has stopped (the
         // stop runs in a task of its own), so the port is polled until it refuses.
-        #expect(await eventually { (try? LoginSessionTests.connect(port: port)).map { close($0); return false } ?? true })
+        #expect(
+            await eventually {
+                (try? LoginSessionTests.connect(port: port)).map {
+                    close($0)
+                    return false
+                } ?? true
+            })
         await broker.shutdown()
         await provider.stop()
     }
@@ -156,14 +166,17 @@ struct TokenBrokerMockProviderTests {
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", redirectPort: 70000), "redirect port"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", redirectPath: "cb"), "redirect path"),
             (AccountConfiguration(name: "a", issuer: issuer, clientID: "c", extraParameters: ["state": "x"]), "'state'"),
-            (AccountConfiguration(
-                name: "a", issuer: issuer, clientID: "c", endpoints: ManualEndpoints(token: "\(issuer)/token")),
-             "--authorization-endpoint"),
+            (
+                AccountConfiguration(
+                    name: "a", issuer: issuer, clientID: "c", endpoints: ManualEndpoints(token: "\(issuer)/token")),
+                "--authorization-endpoint"
+            ),
         ]
         await broker.expectRefused(refused)
-        let added = try await broker.addAccount(AccountConfiguration(
-            name: "work", issuer: issuer, clientID: "c", clientSecret: "s3cret-value", redirectHost: "localhost",
-            extraParameters: ["prompt": "consent"]))
+        let added = try await broker.addAccount(
+            AccountConfiguration(
+                name: "work", issuer: issuer, clientID: "c", clientSecret: "s3cret-value", redirectHost: "localhost",
+                extraParameters: ["prompt": "consent"]))
         #expect(added.state == .loggedOut && added.configuration?.clientSecret == nil)
         #expect(added.configuration?.scopes == ["openid"])
         await #expect(throws: WireError.self) {

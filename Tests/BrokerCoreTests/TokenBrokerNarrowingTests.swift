@@ -84,7 +84,8 @@ struct TokenBrokerNarrowingTests {
         let harness = try BrokerHarness()
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
-        #expect(try await harness.addAndLogin(broker, allowNarrowing: true, narrowAudiences: ["api://reports"]).outcome == .succeeded)
+        #expect(
+            try await harness.addAndLogin(broker, allowNarrowing: true, narrowAudiences: ["api://reports"]).outcome == .succeeded)
         let before = await broker.tokenOrCode()
         harness.provider.with { $0.narrowedRefusal = code }
         guard case .failure(let error) = await Self.narrowed(broker, Self.audience("api://reports")) else {
@@ -117,9 +118,10 @@ struct TokenBrokerNarrowingTests {
         let harness = try BrokerHarness()
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
-        #expect(try await harness.addAndLogin(
-            broker, allowNarrowing: true, narrowResources: ["https://api.example.com/"], narrowAudiences: ["api://reports"]
-        ).outcome == .succeeded)
+        #expect(
+            try await harness.addAndLogin(
+                broker, allowNarrowing: true, narrowResources: ["https://api.example.com/"], narrowAudiences: ["api://reports"]
+            ).outcome == .succeeded)
         let other = try TokenNarrowing(scopes: [], resources: ["https://other.example.com/"], audience: nil)
         for narrowing in [other, Self.audience("api://other")] {
             guard case .failure(let error) = await Self.narrowed(broker, narrowing) else {
@@ -127,7 +129,9 @@ struct TokenBrokerNarrowingTests {
                 continue
             }
             #expect(error.code == .narrowingNotAllowed)
-            #expect(error.message.contains(narrowing.resources.isEmpty ? "--allow-audience api://other" : "--allow-resource https://other.example.com/"),
+            #expect(
+                error.message.contains(
+                    narrowing.resources.isEmpty ? "--allow-audience api://other" : "--allow-resource https://other.example.com/"),
                 "\(error.message)")
         }
         #expect(harness.provider.with { $0.refreshes } == 0, "nothing spent")

@@ -16,8 +16,9 @@ import Testing
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
         let error = await #expect(throws: WireError.self) {
-            _ = try await broker.addAccount(AccountConfiguration(
-                name: "work", issuer: harness.provider.issuer, clientID: "cli", pinSHA256: [Self.otherPin]))
+            _ = try await broker.addAccount(
+                AccountConfiguration(
+                    name: "work", issuer: harness.provider.issuer, clientID: "cli", pinSHA256: [Self.otherPin]))
         }
         #expect(error?.code == .tlsPinMismatch)
         #expect(error?.message.contains("--pin-sha256") == true, "\(error?.message ?? "")")
@@ -31,11 +32,16 @@ import Testing
         defer { harness.remove() }
         let broker = try await harness.makeBroker()
         let url = harness.provider.issuer + "/.well-known/openid-configuration"
-        let mismatch = await #expect(throws: WireError.self) { _ = try await broker.discoveryIssuer(url: url, pins: [Self.otherPin]) }
+        let mismatch = await #expect(throws: WireError.self) {
+            _ = try await broker.discoveryIssuer(url: url, pins: [Self.otherPin])
+        }
         #expect(mismatch?.code == .tlsPinMismatch, "\(String(describing: mismatch))")
-        #expect(try await broker.discoveryIssuer(url: url, pins: [Self.otherPin, Self.chainPin]).issuer == harness.provider.issuer)
+        #expect(
+            try await broker.discoveryIssuer(url: url, pins: [Self.otherPin, Self.chainPin]).issuer == harness.provider.issuer)
         #expect(harness.provider.with { $0.pinnedRequests } == 2)
-        let malformed = await #expect(throws: WireError.self) { _ = try await broker.discoveryIssuer(url: url, pins: ["not-a-pin"]) }
+        let malformed = await #expect(throws: WireError.self) {
+            _ = try await broker.discoveryIssuer(url: url, pins: ["not-a-pin"])
+        }
         #expect(malformed?.code == .invalidRequest && malformed?.message.contains("pin_sha256") == true)
         #expect(harness.provider.with { $0.pinnedRequests } == 2, "a malformed pin is refused before any request")
         await broker.shutdown()

@@ -1,11 +1,12 @@
 import BrokerCore
 import BrokerHTTP
 import BrokerProtocol
-import class BrokerStore.Vault
 import Foundation
 import MockProvider
 import TestSupport
 import Testing
+
+import class BrokerStore.Vault
 
 /// A private-use scheme redirect login (RFC 8252 §7.1) through the broker over real sockets: no
 /// listener, the test plays the browser up to the redirect, then hands its URL to the callback
@@ -24,14 +25,17 @@ struct TokenBrokerPrivateRedirectTests {
     static func makeBroker(_ provider: MockProvider, in directory: TemporaryDirectory, logs: LogCapture) async throws
         -> TokenBroker
     {
-        let vault = try await openVault { try Vault.open(
-            databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key"))) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: directory.appending("tokens.db"), keySource: .defaultKeyFile(path: directory.appending("key")))
+        }
         let broker = TokenBroker(
             vault: vault, transport: try MockProviderHarness.httpClient(), options: TokenBroker.Options(), logger: logs.logger)
         await broker.start()
-        _ = try await broker.addAccount(AccountConfiguration(
-            name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"],
-            redirectURI: redirect))
+        _ = try await broker.addAccount(
+            AccountConfiguration(
+                name: "mock", issuer: provider.issuer, clientID: "mock-client", scopes: ["openid", "offline_access"],
+                redirectURI: redirect))
         return broker
     }
 
@@ -137,7 +141,8 @@ struct TokenBrokerPrivateRedirectTests {
     @Test func theMockClientRefusesALoopbackRedirect() async throws {
         let provider = try Self.provider()
         let browser = try MockProviderHarness.httpClient(pooled: false)
-        let url = provider.url("authorize") + "?client_id=mock-client&response_type=code&redirect_uri="
+        let url =
+            provider.url("authorize") + "?client_id=mock-client&response_type=code&redirect_uri="
             + FormURLEncoding.encodeComponent("http://127.0.0.1:4000/callback")
         #expect(try await browser.send(HTTPClientRequest(url: url)).status == 400)
         await provider.stop()

@@ -12,10 +12,13 @@ import Testing
     /// material at `keyPath` was left byte for byte as it was, with no pending `.new` key beside it.
     func refusal(_ harness: BrokerHarness, source: KeySource, keyPath: String) async throws -> (WireError?, untouched: Bool) {
         let before = try Data(contentsOf: URL(fileURLWithPath: keyPath))
-        let vault = try await openVault { try Vault.open(
-            databasePath: harness.directory.appending("refusal.db"), keySource: source,
-            passphraseParameters: KeyDerivation.ScryptParameters(n: 1 << 10, r: 8, p: 1)) }
-        let broker = TokenBroker(vault: vault, transport: harness.provider, options: TokenBroker.Options(), logger: harness.logs.logger)
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: harness.directory.appending("refusal.db"), keySource: source,
+                passphraseParameters: KeyDerivation.ScryptParameters(n: 1 << 10, r: 8, p: 1))
+        }
+        let broker = TokenBroker(
+            vault: vault, transport: harness.provider, options: TokenBroker.Options(), logger: harness.logs.logger)
         var refusal: WireError?
         do throws(WireError) { _ = try await broker.rekey() } catch { refusal = error }
         await broker.shutdown()
@@ -27,8 +30,10 @@ import Testing
         let harness = try BrokerHarness()
         defer { harness.remove() }
         let passphrase = harness.directory.appending("passphrase")
-        try #require(FileManager.default.createFile(
-            atPath: passphrase, contents: Data("correct horse battery staple\n".utf8), attributes: [.posixPermissions: 0o600]))
+        try #require(
+            FileManager.default.createFile(
+                atPath: passphrase, contents: Data("correct horse battery staple\n".utf8), attributes: [.posixPermissions: 0o600])
+        )
         let (refusal, untouched) = try await refusal(harness, source: .passphraseFile(path: passphrase), keyPath: passphrase)
         #expect(refusal?.code == .invalidRequest, "\(String(describing: refusal))")
         #expect(refusal?.message.contains("passphrase file '\(passphrase)'") == true, "\(String(describing: refusal))")

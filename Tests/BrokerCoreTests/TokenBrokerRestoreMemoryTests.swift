@@ -1,8 +1,9 @@
-@testable import BrokerCore
 import BrokerProtocol
 import BrokerStore
 import FoundationEssentials
 import Testing
+
+@testable import BrokerCore
 
 /// What a restart leaves in memory per account (docs/BENCHMARKS-archive.md, "Memory per account"): accounts of one
 /// provider source hold one metadata box between them, every machine the broker's one refresh
@@ -111,6 +112,7 @@ import Testing
         #expect(gauge("active") == "1")
         #expect(try await harness.addAndLogin(broker, name: "four").outcome == .succeeded)
         #expect(gauge("active") == "2" && gauge("logged_out") == "0")
-        #expect(broker.metrics(owner: testRequester.uid + 1).contains("authbroker_accounts{state=\"active\"} 0\n"), "another owner's")
+        #expect(
+            broker.metrics(owner: testRequester.uid + 1).contains("authbroker_accounts{state=\"active\"} 0\n"), "another owner's")
     }
 }

@@ -1,11 +1,12 @@
-@testable import BrokerCore
-import BrokerProtocol
 import BrokerCrypto
+import BrokerProtocol
 import BrokerStore
 import Dispatch
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerCore
 
 /// The broker on a real vault on a small tmpfs that the test fills: the tokens of a login that
 /// cannot be saved are kept, served and shown as `storage_failed`, and saved by a retry or by the
@@ -33,7 +34,10 @@ struct TokenBrokerStorageTests {
 
     @Test func aLoginThatCannotBeSavedIsServedShownAndSavedByARetry() async throws {
         let (harness, disk, broker) = try await brokerOnTinyDisk()
-        defer { disk.unmount(); harness.remove() }
+        defer {
+            disk.unmount()
+            harness.remove()
+        }
         try disk.fill()
         #expect(try await login(broker).outcome == .succeeded)
         guard case .token(let token) = await broker.tokenOrCode() else {
@@ -56,7 +60,10 @@ struct TokenBrokerStorageTests {
     /// the tokens' ID token in the vault only, as after a save that succeeds at once.
     @Test func aRetriedSaveLeavesNoIDTokenInMemory() async throws {
         let (harness, disk, broker) = try await brokerOnTinyDisk()
-        defer { disk.unmount(); harness.remove() }
+        defer {
+            disk.unmount()
+            harness.remove()
+        }
         harness.provider.with { $0.loginIDToken = "header.payload.signature" }
         try disk.fill()
         #expect(try await login(broker).outcome == .succeeded)
@@ -77,14 +84,19 @@ struct TokenBrokerStorageTests {
 
     @Test func unsavedTokensGetALastSaveAtShutdown() async throws {
         let (harness, disk, broker) = try await brokerOnTinyDisk()
-        defer { disk.unmount(); harness.remove() }
+        defer {
+            disk.unmount()
+            harness.remove()
+        }
         try disk.fill()
         #expect(try await login(broker).outcome == .succeeded)
         let token = await broker.tokenOrCode()
         #expect(await eventually { await lastErrorCode(broker) == .storageFailed })
         disk.free()
         await broker.shutdown()  // before the retry is due: the clock does not move
-        #expect(harness.logs.captured.joined(separator: "\n").contains("unsaved tokens saved at shutdown"), "\(harness.logs.captured.joined(separator: "\n"))")
+        #expect(
+            harness.logs.captured.joined(separator: "\n").contains("unsaved tokens saved at shutdown"),
+            "\(harness.logs.captured.joined(separator: "\n"))")
         let restarted = try await harness.makeBroker()
         #expect(await restarted.tokenOrCode() == token)
         await restarted.shutdown()
@@ -92,7 +104,10 @@ struct TokenBrokerStorageTests {
 
     @Test func anAccountUpdateThatCannotBeStoredChangesNothing() async throws {
         let (harness, disk, broker) = try await brokerOnTinyDisk()
-        defer { disk.unmount(); harness.remove() }
+        defer {
+            disk.unmount()
+            harness.remove()
+        }
         #expect(try await login(broker).outcome == .succeeded)
         let token = await broker.tokenOrCode()
         try disk.fill()
@@ -135,7 +150,8 @@ struct TokenBrokerLoginCommitTests {
         _ = await refresh.value
         let login = try harness.provider.issuedAccess(1)
         let refreshed = try harness.provider.issuedAccess(2)
-        #expect(await eventually { harness.provider.with { $0.revoked.contains { $0.token == refreshed } } },
+        #expect(
+            await eventually { harness.provider.with { $0.revoked.contains { $0.token == refreshed } } },
             "the dropped answer's tokens are revoked")
         let runtime = try #require(await broker.accounts.values.first)
         #expect(runtime.machine.currentTokens?.accessToken == Secret(login))

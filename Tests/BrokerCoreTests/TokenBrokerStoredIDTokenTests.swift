@@ -1,10 +1,11 @@
-@testable import BrokerCore
 import BrokerProtocol
 import BrokerStore
 import Dispatch
 import MockProvider
 import TestSupport
 import Testing
+
+@testable import BrokerCore
 
 /// Committed ID tokens live in the vault only (`IDTokenHolding.stored`, docs/BENCHMARKS-archive.md,
 /// "The ID token out of memory"): nothing in memory holds one, and every action that needs one reads it back —
@@ -31,7 +32,9 @@ struct TokenBrokerStoredIDTokenTests {
     }
 
     /// What the broker holds in memory for the account carries no ID token.
-    static func expectNoIDTokenInMemory(_ fixture: MockBrokerFixture, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectNoIDTokenInMemory(_ fixture: MockBrokerFixture, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let runtime = try await runtime(fixture)
         let current = try #require(runtime.machine.currentTokens, sourceLocation: sourceLocation)
         guard case .stored = current.idToken else {
@@ -84,7 +87,9 @@ struct TokenBrokerStoredIDTokenTests {
         _ = await Self.forcedRefresh(fixture)
         #expect(fixture.provider.stats.refreshes == 1)
         let runtime = try await Self.runtime(fixture)
-        #expect(runtime.machine.lastError?.message.contains("another user") == true, "\(String(describing: runtime.machine.lastError))")
+        #expect(
+            runtime.machine.lastError?.message.contains("another user") == true,
+            "\(String(describing: runtime.machine.lastError))")
         // As before a restart: tokens for another user are never stored, and the account needs a login.
         #expect(runtime.machine.currentTokens == nil)
         let id = runtime.id

@@ -55,11 +55,13 @@ final class FakeProvider: HTTPTransport {
     /// The `index`th access (or refresh) token issued; a test failure, not a crash of the whole
     /// test process, when the provider has not issued that many (e.g. a refresh that timed out).
     func issuedAccess(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(with { $0.issuedAccess.dropFirst(index).first }, "no access token #\(index) issued", sourceLocation: sourceLocation)
+        try #require(
+            with { $0.issuedAccess.dropFirst(index).first }, "no access token #\(index) issued", sourceLocation: sourceLocation)
     }
 
     func issuedRefresh(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(with { $0.issuedRefresh.dropFirst(index).first }, "no refresh token #\(index) issued", sourceLocation: sourceLocation)
+        try #require(
+            with { $0.issuedRefresh.dropFirst(index).first }, "no refresh token #\(index) issued", sourceLocation: sourceLocation)
     }
 
     var metadataJSON: [String: Any] {
@@ -120,7 +122,11 @@ final class FakeProvider: HTTPTransport {
         guard fields["grant_type"] == "refresh_token", let presented = fields["refresh_token"] else {
             return Self.json(["error": "unsupported_grant_type"], status: 400)
         }
-        enum Outcome { case unavailable, redirected, rejected, refused(String), rotated(rotate: Bool) }
+        enum Outcome {
+            case unavailable, redirected, rejected
+            case refused(String)
+            case rotated(rotate: Bool)
+        }
         let outcome: Outcome = state.withLock { state in
             if let refusal = state.narrowedRefusal, fields["resource"] != nil || fields["audience"] != nil {
                 return .refused(refusal)
@@ -229,8 +235,10 @@ struct BrokerHarness {
 
     /// - Parameter loginFlows: how browser logins start; default: they finish at once with fresh tokens.
     func makeBroker(loginFlows: LoginFlowFactory? = nil) async throws -> TokenBroker {
-        let vault = try await openVault { try Vault.open(
-            databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath)) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: (databaseDirectory ?? directory.path) + "/tokens.db", keySource: .defaultKeyFile(path: keyPath))
+        }
         let provider = provider
         let clock = clock
         var options = TokenBroker.Options(
@@ -267,9 +275,10 @@ struct BrokerHarness {
         _ broker: TokenBroker, name: String = "work", clientSecret: String? = nil, pins: [String]? = nil,
         dpop: Bool? = nil, allowNarrowing: Bool? = nil, narrowResources: [String]? = nil, narrowAudiences: [String]? = nil
     ) async throws -> LoginStatus {
-        _ = try await broker.addAccount(BrokerProtocol.AccountConfiguration(
-            name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins, dpop: dpop,
-            allowNarrowing: allowNarrowing, narrowResources: narrowResources, narrowAudiences: narrowAudiences))
+        _ = try await broker.addAccount(
+            BrokerProtocol.AccountConfiguration(
+                name: name, issuer: provider.issuer, clientID: "cli", clientSecret: clientSecret, pinSHA256: pins, dpop: dpop,
+                allowNarrowing: allowNarrowing, narrowResources: narrowResources, narrowAudiences: narrowAudiences))
         let started = try await broker.startLogin(account: name, request: LoginRequest())
         var status = try await broker.loginStatus(id: started.loginID, wait: 5)
         for _ in 0..<50 where status.outcome == .pending {

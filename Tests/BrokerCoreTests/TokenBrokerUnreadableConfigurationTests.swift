@@ -1,7 +1,8 @@
 import BrokerCore
 import BrokerProtocol
-@testable import BrokerStore
 import Testing
+
+@testable import BrokerStore
 
 /// Issue 10: the stored configuration was decoded with synthesized keys and `try?`, so a document
 /// it could not read silently dropped every option (endpoints, redirect, git prefix). A document
@@ -10,12 +11,20 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct TokenBrokerUnreadableConfigurationTests {
     @Test(arguments: [
-        ("unknown version", #"UPDATE accounts SET configuration = json_set(configuration, '$.version', 2) WHERE name = 'work'"#,
-         "version is 2"),
-        ("missing key", #"UPDATE accounts SET configuration = json_remove(configuration, '$.issuer') WHERE name = 'work'"#,
-         "'issuer' is missing"),
-        ("wrong type", #"UPDATE accounts SET configuration = json_set(configuration, '$.redirect_port', 'x') WHERE name = 'work'"#,
-         "redirect_port"),
+        (
+            "unknown version",
+            #"UPDATE accounts SET configuration = json_set(configuration, '$.version', 2) WHERE name = 'work'"#,
+            "version is 2"
+        ),
+        (
+            "missing key", #"UPDATE accounts SET configuration = json_remove(configuration, '$.issuer') WHERE name = 'work'"#,
+            "'issuer' is missing"
+        ),
+        (
+            "wrong type",
+            #"UPDATE accounts SET configuration = json_set(configuration, '$.redirect_port', 'x') WHERE name = 'work'"#,
+            "redirect_port"
+        ),
     ])
     func anUnreadableConfigurationIsListedInErrorAndItsTokensKeptUnused(
         damage: String, sql: String, reason: String
@@ -27,8 +36,10 @@ struct TokenBrokerUnreadableConfigurationTests {
         _ = try await harness.addAndLogin(broker, name: "other")
         await broker.shutdown()
 
-        let vault = try await openVault { try Vault.open(
-            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath)) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath))
+        }
         try vault.connection.run(sql)
 
         let restarted = try await harness.makeBroker()
@@ -59,8 +70,10 @@ struct TokenBrokerUnreadableConfigurationTests {
         let broker = try await harness.makeBroker()
         #expect(try await harness.addAndLogin(broker).outcome == .succeeded)
         await broker.shutdown()
-        let vault = try await openVault { try Vault.open(
-            databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath)) }
+        let vault = try await openVault {
+            try Vault.open(
+                databasePath: harness.directory.appending("tokens.db"), keySource: .defaultKeyFile(path: harness.keyPath))
+        }
         try vault.connection.run("UPDATE accounts SET configuration = json_set(configuration, '$.version', 9)")
 
         let restarted = try await harness.makeBroker()

@@ -1,7 +1,8 @@
 import BrokerCore
 import BrokerProtocol
-@testable import BrokerStore
 import Testing
+
+@testable import BrokerStore
 
 /// docs/security.md: "A value that fails to open is reported as an error for that account; the
 /// daemon does not crash." A client secret that no longer opens was dropped silently: the account

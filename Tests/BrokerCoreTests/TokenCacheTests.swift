@@ -1,9 +1,11 @@
-@testable import BrokerCore
 import BrokerCrypto
 import BrokerProtocol
 import BrokerStore
 import Synchronization
 import Testing
+
+@testable import BrokerCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -32,8 +34,10 @@ import Testing
         let work = AccountKey(owner: 1001, name: "work")
         cache.set(entry, account: work)
         #expect(cache.grant(account: AccountKey(owner: 1002, name: "work"), now: 99) == nil, "served to another owner")
-        #expect(cache.grant(account: work, now: 99) == TokenGrant(
-            accessToken: value, tokenType: "Bearer", expiresAt: "2030-01-01T00:00:00Z", scope: "openid"))
+        #expect(
+            cache.grant(account: work, now: 99)
+                == TokenGrant(
+                    accessToken: value, tokenType: "Bearer", expiresAt: "2030-01-01T00:00:00Z", scope: "openid"))
         #expect(cache.grant(account: work, now: 100) == nil, "served past serveUntil")
         #expect(cache.hits.load(ordering: .relaxed) == 1)
     }
@@ -48,7 +52,12 @@ import Testing
         let (writers, increments) = (4, 5_000)
         let torn = await APIRouterHotPathTests.onThreads(writers * 2) { index in
             if index < writers {
-                for _ in 0..<increments { lock.write { $0.a += 1; $0.b = String($0.a) } }
+                for _ in 0..<increments {
+                    lock.write {
+                        $0.a += 1
+                        $0.b = String($0.a)
+                    }
+                }
                 return 0
             }
             return (0..<increments).count { _ in lock.read { String($0.a) != $0.b } }

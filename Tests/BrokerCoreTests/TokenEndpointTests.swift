@@ -55,14 +55,20 @@ import WireFormats
             guard case .response(let response) = FakeTransport.Reply.json(object, status: status) else { fatalError() }
             return try TokenResponse.parse(response, now: now)
         }
-        let full = try parse(["access_token": "a", "token_type": "bearer", "expires_in": "60", "refresh_token": "r", "scope": "x y"])
-        #expect(full.accessToken == Secret("a") && full.expiresIn == 60 && full.refreshToken == Secret("r") && full.scope == "x y")
+        let full = try parse([
+            "access_token": "a", "token_type": "bearer", "expires_in": "60", "refresh_token": "r", "scope": "x y",
+        ])
+        #expect(
+            full.accessToken == Secret("a") && full.expiresIn == 60 && full.refreshToken == Secret("r") && full.scope == "x y")
         #expect(try parse(["access_token": "a", "token_type": "Bearer"]).expiresIn == nil)
         #expect(throws: OIDCError.unsupportedTokenType("")) { try parse(["access_token": "a"]) }  // form answers need a type
         #expect(throws: OIDCError.unsupportedTokenType("DPoP")) { try parse(["access_token": "a", "token_type": "DPoP"]) }
         #expect(throws: OIDCError.self) { try parse(["token_type": "Bearer"]) }
         #expect(throws: OIDCError.self) { try parse(["access_token": "a", "expires_in": -5]) }
-        #expect(throws: OIDCError.oauthError(OAuthErrorResponse(error: "invalid_grant", errorDescription: "used"), status: 400, retryAfter: nil)) {
+        #expect(
+            throws: OIDCError.oauthError(
+                OAuthErrorResponse(error: "invalid_grant", errorDescription: "used"), status: 400, retryAfter: nil)
+        ) {
             try parse(["error": "invalid_grant", "error_description": "used"], status: 400)
         }
     }
@@ -100,13 +106,16 @@ import WireFormats
 
     @Test func refreshPreservesScopeAndRotatesTheRefreshToken() async throws {
         let transport = FakeTransport()
-        transport.on("\(testIssuer)/token",
+        transport.on(
+            "\(testIssuer)/token",
             .json(["access_token": "at2", "token_type": "Bearer", "expires_in": 60, "refresh_token": "rt2"]),
             .json(["access_token": "at3", "token_type": "Bearer", "expires_in": 60]))
         let time = TestTime()
         let client = OIDCClient(transport: transport, time: time.time)
         let config = ClientConfiguration(clientID: "c", scopes: ["read", "write"])
-        let initial = TokenSet(accessToken: Secret("at1"), refreshToken: Secret("rt1"), scope: "read write", obtainedAt: time.now.timeIntervalSince1970)
+        let initial = TokenSet(
+            accessToken: Secret("at1"), refreshToken: Secret("rt1"), scope: "read write",
+            obtainedAt: time.now.timeIntervalSince1970)
         let second = try await client.refresh(initial, metadata: testMetadata(), client: config)
         #expect(second.accessToken == Secret("at2") && second.refreshToken == Secret("rt2"))
         #expect(second.expiresAt == time.now.timeIntervalSince1970 + 60 && second.scope == "read write")
@@ -129,7 +138,8 @@ import WireFormats
 
     @Test func secretsNeverAppearInDescriptions() {
         let secret = ClientAuthentication.clientSecretBasic(Secret("hunter2"))
-        let tokens = TokenSet(accessToken: Secret("at-value"), refreshToken: Secret("rt-value"), obtainedAt: Date().timeIntervalSince1970)
+        let tokens = TokenSet(
+            accessToken: Secret("at-value"), refreshToken: Secret("rt-value"), obtainedAt: Date().timeIntervalSince1970)
         let text = "\(secret) \(tokens) \(String(reflecting: tokens))"
         #expect(!text.contains("hunter2") && !text.contains("at-value") && !text.contains("rt-value"))
     }

@@ -1,5 +1,6 @@
-@testable import BrokerCore
 import Testing
+
+@testable import BrokerCore
 
 /// The wake-up schedule without the actor or a clock: which deadline the one scheduler task sleeps
 /// until, when it must be restarted, and what is due when it wakes.

@@ -49,7 +49,8 @@ import Testing
 
     func login() throws -> (AuthorizationRequest, PendingAuthorization) {
         let request = try oidc.authorizationRequest(
-            metadata: Self.metadata, client: Self.client, redirectURI: try RedirectURI(port: 50123), randomBytes: countingRandom())
+            metadata: Self.metadata, client: Self.client, redirectURI: try RedirectURI(port: 50123), randomBytes: countingRandom()
+        )
         return (request, request.pendingLogin)
     }
 
@@ -57,26 +58,29 @@ import Testing
         let (request, pending) = try login()
         #expect(pending.nonce == nil)
         #expect(request.url.hasPrefix("https://api.workos.com/user_management/authorize?"))
-        #expect(queryFields(request.url) == [
-            FormField("response_type", "code"), FormField("client_id", "client_01HXYZ"),
-            FormField("redirect_uri", "http://127.0.0.1:50123/callback"), FormField("state", pending.state),
-            FormField("code_challenge", PKCE(codeVerifier: pending.codeVerifier).codeChallenge),
-            FormField("code_challenge_method", "S256"), FormField("provider", "authkit"),
-        ])
+        #expect(
+            queryFields(request.url) == [
+                FormField("response_type", "code"), FormField("client_id", "client_01HXYZ"),
+                FormField("redirect_uri", "http://127.0.0.1:50123/callback"), FormField("state", pending.state),
+                FormField("code_challenge", PKCE(codeVerifier: pending.codeVerifier).codeChallenge),
+                FormField("code_challenge_method", "S256"), FormField("provider", "authkit"),
+            ])
     }
 
     @Test func theCodeExchangeIsAJSONBodyAndTheAnswerNamesUserAndExpiry() async throws {
         let (_, pending) = try login()
         let jwt = try accessToken(expiresIn: 300)
         transport.on(Self.authenticate, answer(accessToken: jwt, refreshToken: "wos_rt_1"))
-        let result = try await oidc.exchangeCode(Secret("01JCODE"), pendingLogin: pending, metadata: Self.metadata, client: Self.client)
+        let result = try await oidc.exchangeCode(
+            Secret("01JCODE"), pendingLogin: pending, metadata: Self.metadata, client: Self.client)
         let request = try #require(transport.requests.last)
         #expect(request.method == "POST" && request.headers["Content-Type"] == "application/json")
         #expect(request.headers["Authorization"] == nil)
-        #expect(try jsonBody(request) == [
-            "client_id": "client_01HXYZ", "grant_type": "authorization_code", "code": "01JCODE",
-            "code_verifier": pending.codeVerifier.revealString(),
-        ])
+        #expect(
+            try jsonBody(request) == [
+                "client_id": "client_01HXYZ", "grant_type": "authorization_code", "code": "01JCODE",
+                "code_verifier": pending.codeVerifier.revealString(),
+            ])
         #expect(result.tokens.accessToken == Secret(jwt) && result.tokens.refreshToken == Secret("wos_rt_1"))
         #expect(result.tokens.tokenType == "Bearer" && result.tokens.idToken == nil)
         #expect(result.tokens.expiresAt == time.now.timeIntervalSince1970 + 300)
@@ -99,9 +103,10 @@ import Testing
         let jwt = try accessToken(expiresIn: 600)
         transport.on(Self.authenticate, answer(accessToken: jwt, refreshToken: "wos_rt_2"))
         let refreshed = try await oidc.refresh(first, metadata: Self.metadata, client: Self.client)
-        #expect(try jsonBody(try #require(transport.requests.last)) == [
-            "client_id": "client_01HXYZ", "grant_type": "refresh_token", "refresh_token": "wos_rt_1",
-        ])
+        #expect(
+            try jsonBody(try #require(transport.requests.last)) == [
+                "client_id": "client_01HXYZ", "grant_type": "refresh_token", "refresh_token": "wos_rt_1",
+            ])
         #expect(refreshed.refreshToken == Secret("wos_rt_2") && refreshed.accessToken == Secret(jwt))
         #expect(refreshed.expiresAt == time.now.timeIntervalSince1970 + 600)
     }
@@ -110,7 +115,9 @@ import Testing
     /// refused (terminal: signed out), the same user or an answer without one is accepted.
     @Test func aRefreshAnsweredForAnotherUserIsRefused() async throws {
         let first = TokenSet(accessToken: Secret(try accessToken(expiresIn: 1)), refreshToken: Secret("wos_rt_1"), obtainedAt: 0)
-        transport.on(Self.authenticate, answer(accessToken: try accessToken(expiresIn: 600), refreshToken: "wos_rt_2", userID: "user_02OTHER"))
+        transport.on(
+            Self.authenticate,
+            answer(accessToken: try accessToken(expiresIn: 600), refreshToken: "wos_rt_2", userID: "user_02OTHER"))
         let error = await #expect(throws: OIDCError.self) {
             try await oidc.refresh(first, metadata: Self.metadata, client: Self.client, previousSubject: "user_01E4")
         }
@@ -122,8 +129,10 @@ import Testing
 
     @Test func invalidGrantInWorkOSsShapeIsTerminal() async throws {
         let tokens = TokenSet(accessToken: Secret("a"), refreshToken: Secret("wos_rt_old"), obtainedAt: 0)
-        transport.on(Self.authenticate, .json(
-            ["error": "invalid_grant", "error_description": "Session has already ended."], status: 400))
+        transport.on(
+            Self.authenticate,
+            .json(
+                ["error": "invalid_grant", "error_description": "Session has already ended."], status: 400))
         let error = await #expect(throws: OIDCError.self) {
             try await oidc.refresh(tokens, metadata: Self.metadata, client: Self.client)
         }
@@ -132,12 +141,16 @@ import Testing
 
     @Test func workOSsCodeAndMessageErrorsReadAsOAuthErrors() async throws {
         let (_, pending) = try login()
-        transport.on(Self.authenticate, .json(
-            ["code": "mfa_enrollment", "message": "The user must enroll in MFA.", "pending_authentication_token": "p"],
-            status: 403))
-        await #expect(throws: OIDCError.oauthError(
-            OAuthErrorResponse(error: "mfa_enrollment", errorDescription: "The user must enroll in MFA."), status: 403,
-            retryAfter: nil)) {
+        transport.on(
+            Self.authenticate,
+            .json(
+                ["code": "mfa_enrollment", "message": "The user must enroll in MFA.", "pending_authentication_token": "p"],
+                status: 403))
+        await #expect(
+            throws: OIDCError.oauthError(
+                OAuthErrorResponse(error: "mfa_enrollment", errorDescription: "The user must enroll in MFA."), status: 403,
+                retryAfter: nil)
+        ) {
             try await oidc.exchangeCode(Secret("c"), pendingLogin: pending, metadata: Self.metadata, client: Self.client)
         }
     }
@@ -166,11 +179,13 @@ import Testing
         let tokens = TokenSet(accessToken: Secret(try accessToken(expiresIn: 60, sid: "session_01HQAG")), obtainedAt: 0)
         let url = try oidc.logoutURL(metadata: Self.metadata, client: client, tokens: tokens)
         #expect(url.hasPrefix("https://api.workos.com/user_management/sessions/logout?"))
-        #expect(queryFields(url) == [
-            FormField("session_id", "session_01HQAG"), FormField("return_to", "https://example.com/signed-out"),
-        ])
+        #expect(
+            queryFields(url) == [
+                FormField("session_id", "session_01HQAG"), FormField("return_to", "https://example.com/signed-out"),
+            ])
         #expect(throws: OIDCError.self) {
-            try oidc.logoutURL(metadata: Self.metadata, client: client, tokens: TokenSet(accessToken: Secret("opaque"), obtainedAt: 0))
+            try oidc.logoutURL(
+                metadata: Self.metadata, client: client, tokens: TokenSet(accessToken: Secret("opaque"), obtainedAt: 0))
         }
     }
 }

@@ -35,14 +35,17 @@ import Testing
         for position in sealed.indices {
             var tampered = sealed
             tampered[position] ^= 0x01
-            let expected = position == 0
+            let expected =
+                position == 0
                 ? CryptoError.malformedEnvelope("unknown envelope version \(tampered[0])")
                 : CryptoError.authenticationFailed
             #expect(throws: expected) { try opener.open(tampered, associatedData: aad) }
             #expect(try opener.open(sealed, associatedData: aad) == ascii("refresh-token-value"))
         }
         #expect(throws: CryptoError.authenticationFailed) { try opener.open(sealed, associatedData: ascii("other")) }
-        #expect(throws: CryptoError.authenticationFailed) { try AESGCMOpener(key: SymmetricKey.generate()).open(sealed, associatedData: aad) }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try AESGCMOpener(key: SymmetricKey.generate()).open(sealed, associatedData: aad)
+        }
         #expect(try opener.open(sealed, associatedData: aad) == ascii("refresh-token-value"))
     }
 

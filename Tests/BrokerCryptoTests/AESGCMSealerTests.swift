@@ -37,7 +37,8 @@ import Testing
         #expect(throws: CryptoError.invalidParameters("GCM nonce must be 12 bytes")) {
             try sealer.seal([1], associatedData: [], nonce: [UInt8](repeating: 0xca, count: 8))
         }
-        #expect(try sealer.seal(vector.plaintext, associatedData: vector.aad, nonce: vector.nonce)
-            == [AESGCM.envelopeVersion] + vector.nonce + vector.ciphertext + vector.tag)
+        #expect(
+            try sealer.seal(vector.plaintext, associatedData: vector.aad, nonce: vector.nonce)
+                == [AESGCM.envelopeVersion] + vector.nonce + vector.ciphertext + vector.tag)
     }
 }

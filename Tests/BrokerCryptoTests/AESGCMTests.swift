@@ -16,24 +16,30 @@ struct GCMVector: Sendable, CustomTestStringConvertible {
 
     static let key15 = hex("feffe9928665731c6d6a8f9467308308 feffe9928665731c6d6a8f9467308308")
     static let nonce15 = hex("cafebabefacedbaddecaf888")
-    static let plaintext15 = hex("""
+    static let plaintext15 = hex(
+        """
         d9313225f88406e5a55909c5aff5269a 86a7a9531534f7da2e4c303d8a318a72
         1c3c0c95956809532fcf0e2449a6b525 b16aedf5aa0de657ba637b391aafd255
         """)
-    static let ciphertext15 = hex("""
+    static let ciphertext15 = hex(
+        """
         522dc1f099567d07f47f37a32a84427d 643a8cdcbfe5c0c97598a2bd2555d1aa
         8cb08e48590dbb3da7b08b1056828838 c5f61e6393ba7a0abcc9f662898015ad
         """)
 
     static let all = [
-        GCMVector(name: "13", key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
+        GCMVector(
+            name: "13", key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
             plaintext: [], aad: [], ciphertext: [], tag: hex("530f8afbc74536b9a963b4f1c4cb738b")),
-        GCMVector(name: "14", key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
+        GCMVector(
+            name: "14", key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12),
             plaintext: [UInt8](repeating: 0, count: 16), aad: [],
             ciphertext: hex("cea7403d4d606b6e074ec5d3baf39d18"), tag: hex("d0d1c8a799996bf0265b98b5d48ab919")),
-        GCMVector(name: "15", key: key15, nonce: nonce15, plaintext: plaintext15, aad: [],
+        GCMVector(
+            name: "15", key: key15, nonce: nonce15, plaintext: plaintext15, aad: [],
             ciphertext: ciphertext15, tag: hex("b094dac5d93471bdec1a502270e3cc6c")),
-        GCMVector(name: "16 (with AAD)", key: key15, nonce: nonce15, plaintext: Array(plaintext15.prefix(60)),
+        GCMVector(
+            name: "16 (with AAD)", key: key15, nonce: nonce15, plaintext: Array(plaintext15.prefix(60)),
             aad: hex("feedfacedeadbeeffeedfacedeadbeefabaddad2"),
             ciphertext: Array(ciphertext15.prefix(60)), tag: hex("76fc6ece0f4e1768cddf8853bb2d551b")),
     ]
@@ -89,7 +95,8 @@ func aes256GCMKnownAnswers(vector: GCMVector) throws {
         for flip: UInt8 in [0x01, 0x80] {
             var tampered = sealed
             tampered[position] ^= flip
-            let expected = position == 0
+            let expected =
+                position == 0
                 ? CryptoError.malformedEnvelope("unknown envelope version \(tampered[0])")
                 : CryptoError.authenticationFailed
             #expect(throws: expected) { try AESGCM.open(tampered, key: key, associatedData: aad) }
@@ -140,7 +147,8 @@ func aes256GCMKnownAnswers(vector: GCMVector) throws {
 /// docs/security.md "Envelope": "version byte (`0x01`) ‖ nonce ‖ ciphertext ‖ 128-bit tag" — the
 /// stored format's first byte is pinned, not only the constant it comes from.
 @Test func theStoredEnvelopeStartsWithVersionOneAndIsNonceCiphertextTag() throws {
-    let sealed = try AESGCM.seal(ascii("hello"), key: try SymmetricKey.generate(), associatedData: ascii("authbroker/v1/1/access_token"))
+    let sealed = try AESGCM.seal(
+        ascii("hello"), key: try SymmetricKey.generate(), associatedData: ascii("authbroker/v1/1/access_token"))
     #expect(sealed.first == 0x01)
     #expect(sealed.count == 1 + 12 + 5 + 16)
 }

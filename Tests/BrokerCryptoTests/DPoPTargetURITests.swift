@@ -59,8 +59,10 @@ import Testing
     /// has no query or fragment, and normalising it again changes nothing (servers re-normalise).
     @Test func normalisationIsIdempotentOnGeneratedURLs() throws {
         var random = SplitMix64(seed: 9449)
-        let pieces = ["https://", "http://", "HTTP://", "h.example", "H.EXAMPLE", "[::1]", ":443", ":80", ":8080", ":", "/",
-            "a", "%7e", "%2F", "%41", "%zz", "?q=1", "#f", "@", "..", "~", "%"]
+        let pieces = [
+            "https://", "http://", "HTTP://", "h.example", "H.EXAMPLE", "[::1]", ":443", ":80", ":8080", ":", "/",
+            "a", "%7e", "%2F", "%41", "%zz", "?q=1", "#f", "@", "..", "~", "%",
+        ]
         for _ in 0..<5000 {
             let url = (0..<Int(random.next() % 8 + 1)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
             guard let normalised = try? DPoPTargetURI.normalize(url) else { continue }

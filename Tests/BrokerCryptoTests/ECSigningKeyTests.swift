@@ -1,6 +1,7 @@
-@testable import BrokerCrypto
 import Testing
 import WireFormats
+
+@testable import BrokerCrypto
 
 /// P-256 DPoP keys: generation, ES256 signing checked by the JWS verifier, PKCS#8 round trips.
 @Suite struct ECSigningKeyTests {

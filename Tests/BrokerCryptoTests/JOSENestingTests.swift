@@ -1,6 +1,6 @@
 import BrokerCrypto
-import Testing
 import TestSupport
+import Testing
 import WireFormats
 
 /// JWKS, JWKs and JWS headers come from the provider: deeper than 64 levels is refused before

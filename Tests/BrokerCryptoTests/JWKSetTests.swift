@@ -1,6 +1,6 @@
 import BrokerCrypto
-import Testing
 import TestSupport
+import Testing
 import WireFormats
 
 @Test func unusableKeysAreSkippedAndTheRestKept() throws {
@@ -37,12 +37,16 @@ import WireFormats
 }
 
 @Test func offCurvePointsCarryOpenSSLsReason() throws {
-    let json = #"{"kty":"EC","crv":"P-256","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","y":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"}"#
+    let json =
+        #"{"kty":"EC","crv":"P-256","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","y":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"}"#
     do {
         _ = try JWK(json: Array(json.utf8))
         Issue.record("an off-curve point was accepted")
     } catch {
-        guard case .invalidKey(let why) = error else { Issue.record("wrong error \(error)"); return }
+        guard case .invalidKey(let why) = error else {
+            Issue.record("wrong error \(error)")
+            return
+        }
         #expect(why.contains("error:"), "OpenSSL's error string should travel with the error: \(why)")
     }
 }

@@ -50,7 +50,9 @@ func headersThatAreNotObjectsWithAStringAlgAreRefused(header: String) {
 
 @Test func oversizedInputIsRefusedBeforeDecoding() {
     let huge = String(repeating: "A", count: JWSCompact.maximumLength) + ".."
-    #expect(throws: JWSError.malformed("\(JWSCompact.maximumLength + 2) bytes exceeds the \(JWSCompact.maximumLength)-byte limit")) {
+    #expect(
+        throws: JWSError.malformed("\(JWSCompact.maximumLength + 2) bytes exceeds the \(JWSCompact.maximumLength)-byte limit")
+    ) {
         try JWSCompact.parse(huge)
     }
 }

@@ -73,8 +73,9 @@ enum RFCVectors {
         signature[signature.count / 2] ^= 0x01
         let parts = token.split(separator: ".")
         let tampered = try JWSCompact.parse("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")
-        let set = try JWKSet(json: Array(
-            "{\"keys\":[\(RFCVectors.rs256Key),\(RFCVectors.es256Key),\(RFCVectors.ed25519Key)]}".utf8))
+        let set = try JWKSet(
+            json: Array(
+                "{\"keys\":[\(RFCVectors.rs256Key),\(RFCVectors.es256Key),\(RFCVectors.ed25519Key)]}".utf8))
         #expect(set.keys.count == 3)
         #expect(throws: JWSError.badSignature) { try set.verify(tampered) }
         #expect(try set.verify(jws) == algorithm)

@@ -1,6 +1,6 @@
 import BrokerCrypto
-import Testing
 import TestSupport
+import Testing
 import WireFormats
 
 /// Keys generated once per test process and shared read-only (RSA generation costs ~100 ms).

@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl account apply` against the real daemon and the mock provider (issue 6): create, no-op,
 /// a change that keeps the tokens, a change that logs out, removal — each checked with
@@ -28,9 +28,9 @@ struct DaemonAccountApplyTests {
         let file = harness.root + "/accounts.json"
         func apply(_ extra: String) async throws -> String {
             try """
-                {"accounts": [{"name": "work", "issuer": "\(provider.issuer)", "client_id": "mock-client",
-                  "scopes": ["openid", "offline_access"]\(extra)}]}
-                """.write(toFile: file, atomically: true, encoding: .utf8)
+            {"accounts": [{"name": "work", "issuer": "\(provider.issuer)", "client_id": "mock-client",
+              "scopes": ["openid", "offline_access"]\(extra)}]}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
             let result = try await harness.authctl(["account", "apply", file])
             try #require(result.status == 0, "\(result.stderr)\n\(daemon.log)")
             return result.stdout
@@ -54,8 +54,9 @@ struct DaemonAccountApplyTests {
         #expect(try await status() == active)
 
         #expect(try await apply(#", "git_url_prefix": "https://git.example/", "git_username": "alice""#) == "updated work\n")
-        #expect(try await apply(#", "git_url_prefix": "https://git.example/", "git_username": "alice", "browser": "firefox -P work""#)
-            == "updated work\n")
+        #expect(
+            try await apply(#", "git_url_prefix": "https://git.example/", "git_username": "alice", "browser": "firefox -P work""#)
+                == "updated work\n")
         #expect(try await status() == active)
         #expect(try await harness.authctl(["token", "work"]).stdout == token)
         #expect(provider.stats.refreshes == 0)
@@ -83,11 +84,13 @@ struct DaemonAccountApplyTests {
         let daemon = try harness.launch()
         try #require(await waitForSocket(harness), "daemon did not start:\n\(daemon.log)")
         let file = harness.root + "/accounts.json"
-        try #"{"accounts": [{"name": "work", "issuer": "https://idp.example", "client_id": "c", "client_secret": "s3cret-inline"}]}"#
+        try
+            #"{"accounts": [{"name": "work", "issuer": "https://idp.example", "client_id": "c", "client_secret": "s3cret-inline"}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         let result = try await harness.authctl(["account", "apply", file])
         #expect(result.status == 64, "\(result)")
-        #expect(result.stderr.contains("inline client_secret") && result.stderr.contains("client_secret_file"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("inline client_secret") && result.stderr.contains("client_secret_file"), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret-inline"))
         let list = try await harness.authctl(["account", "list", "--json"])
         let accounts = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["accounts"]

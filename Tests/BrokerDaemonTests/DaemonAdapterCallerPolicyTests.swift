@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// `--allow-exe` for adapters with the real git, authbrokerd and authctl against the mock: the
 /// daemon sees authctl (it connects), so it matches the program that ran it — git through its
@@ -43,7 +43,9 @@ struct DaemonAdapterCallerPolicyTests {
         let token = try #require(fill.stdout.split(separator: "\n").first { $0.hasPrefix("password=") }?.dropFirst(9))
         let audit = daemon.log.split(separator: "\n").first { $0.contains("audit: token") }
         // The adapter runs as authctl-full (the front execs it), which the policy names as authctl.
-        #expect(audit?.contains("via=\(GitWorkspace.git) ") == true && audit?.contains("exe=\(authctl)-full ") == true, "\(daemon.log)")
+        #expect(
+            audit?.contains("via=\(GitWorkspace.git) ") == true && audit?.contains("exe=\(authctl)-full ") == true,
+            "\(daemon.log)")
 
         // A plain `authctl token` from this test: refused, naming authctl and this test process.
         let parent = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
@@ -109,8 +111,10 @@ struct DaemonAdapterCallerPolicyTests {
         // The real git in a namespace of its own: its file is /usr/bin/git's, so it speaks for authctl.
         let helper = "!\(authctl) --socket \(harness.socket) git-credential"
         let fill = try await Subprocess.run(
-            ["/usr/bin/unshare", "-Urm", GitWorkspace.git, "-c", "credential.helper=", "-c", "credential.helper=\(helper)",
-             "credential", "fill"],
+            [
+                "/usr/bin/unshare", "-Urm", GitWorkspace.git, "-c", "credential.helper=", "-c", "credential.helper=\(helper)",
+                "credential", "fill",
+            ],
             stdin: "url=\(prefix)project.git\n\n",
             environment: ["PATH": "/usr/bin:/bin", "HOME": harness.root, "GIT_TERMINAL_PROMPT": "0"])
         #expect(fill.status == 0 && fill.stdout.contains("password="), "\(fill.stderr)\n\(daemon.log)")

@@ -1,6 +1,6 @@
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl account add` against the real daemon and a provider whose metadata advertises DPoP
 /// (`dpop: accepted` lists `dpop_signing_alg_values_supported`): without `--dpop` one warning line

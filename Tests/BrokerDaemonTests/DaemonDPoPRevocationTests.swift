@@ -1,8 +1,8 @@
 import BrokerHTTP
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// Logout of a DPoP account against a provider whose `/revoke` wants a proof for DPoP-bound tokens
 /// (`revocationRequiresDPoP`, Okta's behaviour): the real daemon revokes both tokens with proofs
@@ -27,17 +27,20 @@ struct DaemonDPoPRevocationTests {
         let stats = provider.stats
         #expect(stats.revokedHints == ["refresh_token", "access_token"], "\(stats)")
         #expect(stats.liveRefreshTokens == 0, "\(stats)")
-        #expect(stats.dpopProofsRefused["wrongKey"] == nil && stats.dpopProofsRefused["missing"] == 1, "\(stats.dpopProofsRefused)")
+        #expect(
+            stats.dpopProofsRefused["wrongKey"] == nil && stats.dpopProofsRefused["missing"] == 1, "\(stats.dpopProofsRefused)")
         #expect(try await daemon.stop() == 0)
         await provider.stop()
     }
 
     /// What a client without DPoP sends: RFC 7009's form, no `DPoP` header.
     static func revokeWithoutProof(_ token: String, at url: String) async throws -> HTTPResponse {
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(10), maxIdleConnectionsPerHost: 0))
+        let client = try HTTPClient(
+            configuration: HTTPClientConfiguration(totalTimeout: .seconds(10), maxIdleConnectionsPerHost: 0))
         let body = "token=\(token)&token_type_hint=access_token&client_id=mock-client"
-        return try await client.send(HTTPClientRequest(
-            method: "POST", url: url, headers: HTTPHeaders([("Content-Type", "application/x-www-form-urlencoded")]),
-            body: Array(body.utf8)))
+        return try await client.send(
+            HTTPClientRequest(
+                method: "POST", url: url, headers: HTTPHeaders([("Content-Type", "application/x-www-form-urlencoded")]),
+                body: Array(body.utf8)))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// Serving a DPoP-bound token to local programs, end to end: the real authbrokerd, authctl and curl
 /// against the mock's protected resource with proofs required and resource-server nonces on.
@@ -32,7 +32,8 @@ struct DaemonDPoPServingTests {
         let run = try await harness.authctl(["header", "work", "--method", "GET", "--url", url, "--nonce", nonce])
         try #require(run.status == 0, "\(run)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        try #require(lines.count == 2 && lines[0].hasPrefix("Authorization: DPoP ") && lines[1].hasPrefix("DPoP: "), "\(run.stdout)")
+        try #require(
+            lines.count == 2 && lines[0].hasPrefix("Authorization: DPoP ") && lines[1].hasPrefix("DPoP: "), "\(run.stdout)")
         return lines
     }
 
@@ -57,7 +58,8 @@ struct DaemonDPoPServingTests {
         #expect(status == "200" && body.contains("\"jkt\""), "\(status) \(body)")
 
         // A proof made for another URL is refused by the resource, even with its current nonce.
-        let other = try await Self.headerLines(harness, url: provider.url("other"), nonce: try await Self.resourceNonce(harness, resource))
+        let other = try await Self.headerLines(
+            harness, url: provider.url("other"), nonce: try await Self.resourceNonce(harness, resource))
         let refusedBefore = provider.stats.dpopProofsRefused["wrongURI", default: 0]
         let (otherStatus, otherBody) = try await Self.curl(harness, resource, headers: other)
         #expect(otherStatus == "401" && otherBody.contains("invalid_dpop_proof"), "\(otherStatus) \(otherBody)")
@@ -68,7 +70,9 @@ struct DaemonDPoPServingTests {
         let curl = try await harness.authctl(["curl", "work", resource])
         let after = provider.stats
         #expect(curl.status == 0, "\(curl)")
-        #expect(curl.stdout.hasPrefix("{") && curl.stdout.contains("\"jkt\"") && curl.stdout.contains("\"method\":\"GET\""), "\(curl.stdout)")
+        #expect(
+            curl.stdout.hasPrefix("{") && curl.stdout.contains("\"jkt\"") && curl.stdout.contains("\"method\":\"GET\""),
+            "\(curl.stdout)")
         #expect(after.dpopProofsRefused["nonceRequired", default: 0] == before.dpopProofsRefused["nonceRequired", default: 0] + 1)
         #expect(after.dpopProofsVerified == before.dpopProofsVerified + 1, "\(before)\n\(after)")
 
@@ -108,7 +112,9 @@ struct DaemonDPoPServingTests {
         defer { harness.remove() }
         try "location\n".write(toFile: harness.root + "/.curlrc", atomically: true, encoding: .utf8)
         // The user's own curl follows it: the .curlrc is read, and the redirect reaches the resource.
-        let followed = try await harness.run(["/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", provider.url("resource/moved")])
+        let followed = try await harness.run([
+            "/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", provider.url("resource/moved"),
+        ])
         #expect(followed.stdout == "401 1", "\(followed)")
 
         let before = provider.stats
@@ -137,7 +143,8 @@ struct DaemonDPoPServingTests {
         let runtime = harness.root + "/doc-run"
         try FileManager.default.createDirectory(
             atPath: runtime + "/authbroker", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.createSymbolicLink(atPath: runtime + "/authbroker/authbroker.sock", withDestinationPath: harness.socket)
+        try FileManager.default.createSymbolicLink(
+            atPath: runtime + "/authbroker/authbroker.sock", withDestinationPath: harness.socket)
         let path = ["PATH": bin + ":/usr/local/bin:/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime]
         func run(_ script: String) async throws -> (status: Int32, stdout: String, stderr: String) {
             let script = script.replacingOccurrences(of: "https://api.example/items", with: provider.url("resource"))
@@ -146,7 +153,9 @@ struct DaemonDPoPServingTests {
         let route = try await run(blocks[0])
         #expect(route.status == 0 && route.stdout.contains("\"proof\"") && route.stdout.contains("\"DPoP\""), "\(route)")
         let header = try await run(commands[0])
-        #expect(header.status == 0 && header.stdout.hasPrefix("Authorization: DPoP ") && header.stdout.contains("\nDPoP: "), "\(header)")
+        #expect(
+            header.status == 0 && header.stdout.hasPrefix("Authorization: DPoP ") && header.stdout.contains("\nDPoP: "),
+            "\(header)")
         let get = try await run(commands[1])
         #expect(get.status == 0 && get.stdout.contains("\"method\":\"GET\""), "\(get)")
         let post = try await run(commands[2])

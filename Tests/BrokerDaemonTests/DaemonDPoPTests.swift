@@ -2,8 +2,8 @@ import BrokerCrypto
 import BrokerStore
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 import WireFormats
 
 /// DPoP (RFC 9449) end to end: the real authbrokerd and authctl against the mock with proofs
@@ -22,8 +22,10 @@ struct DaemonDPoPTests {
     }
 
     static func add(_ provider: MockProvider, _ extra: [String] = []) -> [String] {
-        ["account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
-         "--scope", "offline_access", "--dpop"] + extra
+        [
+            "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
+            "--scope", "offline_access", "--dpop",
+        ] + extra
     }
 
     /// A daemon that has said READY=1.
@@ -54,8 +56,10 @@ struct DaemonDPoPTests {
         let der = try key.exportPKCS8().withUnsafeBytes { Array($0) }
         let marker = try #require(der.indices.dropLast(33).first { der[$0] == 0x04 && der[$0 + 1] == 0x20 })
         let d = Array(der[(marker + 2)..<(marker + 34)])
-        return [Data(der).base64EncodedString(), Base64URL.encode(der), Base64URL.encode(d),
-                d.map { String(format: "%02x", $0) }.joined()]
+        return [
+            Data(der).base64EncodedString(), Base64URL.encode(der), Base64URL.encode(d),
+            d.map { String(format: "%02x", $0) }.joined(),
+        ]
     }
 
     @Test func loginRefreshAndLogoutWithTheKeySealedInTheVaultAndNowhereElse() async throws {
@@ -78,7 +82,9 @@ struct DaemonDPoPTests {
             let run = try await harness.authctl(command)
             printed += [run.stdout, run.stderr]
         }
-        for route in ["/v1/accounts", "/v1/accounts/work", "/v1/accounts/work/token"] { printed.append(try await harness.rawRequest(route)) }
+        for route in ["/v1/accounts", "/v1/accounts/work", "/v1/accounts/work/token"] {
+            printed.append(try await harness.rawRequest(route))
+        }
         let stats = provider.stats
         #expect(stats.codeExchanges == 1 && stats.refreshes >= 1, "\(stats)")
         #expect(stats.dpopProofsVerified >= 2 && stats.dpopReplays == 0, "\(stats)")

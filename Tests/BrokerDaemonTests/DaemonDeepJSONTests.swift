@@ -2,8 +2,8 @@ import BrokerHTTP
 import BrokerProtocol
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// The real daemon against a provider that answers 10,000 nested arrays or objects: every such
 /// answer ends in a clear per-account error and the daemon keeps answering (`authctl ping`).
@@ -78,7 +78,10 @@ import TestSupport
                 return error
             }
         }
-        guard case .api(let wire)? = error else { Issue.record("expected an API error, got \(String(describing: error))"); return }
+        guard case .api(let wire)? = error else {
+            Issue.record("expected an API error, got \(String(describing: error))")
+            return
+        }
         #expect(wire.code == .invalidRequest && wire.message.contains("nests deeper than 64 levels"), "\(wire)")
         #expect(try await harness.authctl(["ping"]).status == 0)
         #expect(try await daemon.stop() == 0, "\(daemon.log)")
@@ -95,10 +98,15 @@ import TestSupport
     /// `authctl login` whose browser round trip ends in a failure: the page and authctl's error text.
     private func failedLogin(_ harness: DaemonHarness, account: String, name: String) async throws -> String {
         let login = try DaemonProcess(
-            command: [try DaemonHarness.binary("authctl"), "--socket", harness.socket, "login", account, "--no-browser", "--timeout", "60"],
-            environment: harness.environment, logPath: harness.root + "/login-\(name).err", stdoutPath: harness.root + "/login-\(name).out")
+            command: [
+                try DaemonHarness.binary("authctl"), "--socket", harness.socket, "login", account, "--no-browser", "--timeout",
+                "60",
+            ],
+            environment: harness.environment, logPath: harness.root + "/login-\(name).err",
+            stdoutPath: harness.root + "/login-\(name).out")
         let url = try #require(await login.firstOutputLine(startingWith: "http"), "no URL; \(login.log)")
-        let browser = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
+        let browser = try HTTPClient(
+            configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
         let answer = try await browser.send(HTTPClientRequest(url: url))
         let location = try #require(answer.headers["Location"])
         let page = try await browser.send(HTTPClientRequest(url: location))

@@ -1,8 +1,8 @@
 import BrokerHTTP
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// The real binaries against the in-process mock provider: account add → login (the test plays
 /// the browser) → token (audited, never logged) → logout → login required.
@@ -35,7 +35,9 @@ import TestSupport
         #expect(try await token.waitForExit() == 0, "\(token.log)")
         let value = token.output.trimmingCharacters(in: .newlines)
         #expect(!value.isEmpty && token.output == value + "\n")
-        #expect(daemon.log.contains("audit: token account=work pid=\(token.pid) uid=\(getuid()) exe=\(authctl) comm=authctl start="), "\(daemon.log)")
+        #expect(
+            daemon.log.contains("audit: token account=work pid=\(token.pid) uid=\(getuid()) exe=\(authctl) comm=authctl start="),
+            "\(daemon.log)")
 
         let json = try await harness.authctl(["token", "work", "--min-ttl", "10", "--json"])
         #expect(json.status == 0, "\(json.stderr)")

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 import SystemCalls
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerDaemon
 

@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl git-credential` with the real git, the real daemon and the mock provider: a smart-HTTP
 /// server (git-http-backend behind Tests/IntegrationTests/Fixtures/fake_servers.py) accepts only the

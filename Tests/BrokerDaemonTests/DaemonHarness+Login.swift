@@ -1,12 +1,13 @@
 import BrokerHTTP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension DaemonHarness {
     /// Opens the authorization URL and follows the provider's redirect to the daemon's loopback listener.
     static func playBrowser(_ url: String) async throws {
-        let browser = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
+        let browser = try HTTPClient(
+            configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
         let answer = try await browser.send(HTTPClientRequest(url: url))
         try #require(answer.status == 302, "authorize answered \(answer.status)")
         let location = try #require(answer.headers["Location"])

@@ -1,8 +1,8 @@
 import BrokerProtocol
 import BrokerStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A temporary home for one daemon: XDG directories, a private runtime directory, the socket path,
 /// and helpers to run the real `authbrokerd` and `authctl` built next to the test bundle.
@@ -85,9 +85,10 @@ struct DaemonHarness {
         let socket = socket
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    try Self.blockingRequest(socket: socket, target: target, method: method, body: body)
-                })
+                continuation.resume(
+                    with: Result {
+                        try Self.blockingRequest(socket: socket, target: target, method: method, body: body)
+                    })
             }.start()
         }
     }
@@ -98,7 +99,9 @@ struct DaemonHarness {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
         let content = body.map { "Content-Type: application/json\r\nContent-Length: \($0.utf8.count)\r\n\r\n" + $0 } ?? "\r\n"
         let request = Array("\(method) \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\(content)".utf8)
         // A refused peer is answered and closed at accept: the send may fail after the answer came.

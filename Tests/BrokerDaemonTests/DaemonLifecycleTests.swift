@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real `authbrokerd` started, asked, reloaded and stopped, with the real `authctl`.
 @Suite struct DaemonLifecycleTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerDaemon
 
@@ -27,7 +27,8 @@ import TestSupport
 
     /// The caps' one-line errors name the cap and the way out.
     @Test func theRestrictedSocketCapsNameTheCapAndTheRemoveCommand() {
-        let perOwner = RestrictedSocketManager.maximumPerOwner, total = RestrictedSocketManager.maximumTotal
+        let perOwner = RestrictedSocketManager.maximumPerOwner
+        let total = RestrictedSocketManager.maximumTotal
         #expect(RestrictedSocketManager.capProblem(ownerCount: perOwner - 1, totalCount: total - 1) == nil)
         let mine = try? #require(RestrictedSocketManager.capProblem(ownerCount: perOwner, totalCount: 0))
         #expect(mine?.contains("(\(perOwner))") == true && mine?.contains("authctl socket remove") == true, "\(mine ?? "")")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Package.swift's `daemonLinkerSettings` (docs/BENCHMARKS-archive.md, "Daemon idle: the link"): the daemon's
 /// relative relocations are packed (DT_RELR) instead of 41,000 24-byte RELA entries that ld.so
@@ -32,7 +32,9 @@ import TestSupport
     /// link's ordering file asks (Package.swift): the code the daemon runs fills as few pages as it can.
     @Test func theFunctionsTheOrderFileNamesLieTogether() throws {
         let file = SystemdUnitsDocTests.root + "/Sources/authbrokerd/authbrokerd.order"
-        let named = Set(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init))
+        let named = Set(
+            try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(
+                String.init))
         let functions = try ELFFile(path: ProductBinary.path("authbrokerd")).functions().filter { $0.size > 0 }
         let ordered = functions.filter { named.contains($0.name) }
         // Tests run a debug build: fewer of the release build's names are in it, still hundreds.
@@ -52,7 +54,8 @@ import TestSupport
     /// A function renamed, moved or given another signature since the file was made is missing.
     @Test func theOrderFileIsNotStale() throws {
         let file = SystemdUnitsDocTests.root + "/Sources/authbrokerd/authbrokerd.order"
-        let named = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init).filter(Self.isPlainOwnFunction)
+        let named = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init).filter(
+            Self.isPlainOwnFunction)
         let defined = Set(try ELFFile(path: ProductBinary.path("authbrokerd")).functions().map(\.name))
         let missing = named.filter { !defined.contains($0) }
         try #require(named.count > 200, "only \(named.count) of the project's own functions in the order file")
@@ -75,7 +78,9 @@ import TestSupport
         guard name.hasPrefix("$s"), let start = name.dropFirst(2).firstIndex(where: { !$0.isNumber }),
             modules.contains(where: { name[start...].hasPrefix($0) })
         else { return false }
-        let derived = ["Tf", "Tg", "TA", "Tm", "Tq", "TR", "Tu", "TW", "TQ", "TY", "Tt", "TG", "WO", "Wy", "We", "Wl", "Ws", "WZ", "fu"]
+        let derived = [
+            "Tf", "Tg", "TA", "Tm", "Tq", "TR", "Tu", "TW", "TQ", "TY", "Tt", "TG", "WO", "Wy", "We", "Wl", "Ws", "WZ", "fu",
+        ]
         return !derived.contains { name.contains($0) }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// Provider metadata belongs to the document it was read from. An API client that adds an
 /// account with a victim's issuer and its own `--discovery-url` (a document that claims that
@@ -25,10 +25,11 @@ import TestSupport
             ["account", "add", "victim", "--issuer", genuine.issuer, "--client-id", "mock-client"] + scopes)
         try #require(victim.status == 0, "\(victim.stderr)\n\(daemon.log)")
         try await harness.login("victim")
-        let evil = try await harness.authctl([
-            "account", "add", "evil", "--issuer", genuine.issuer, "--client-id", "mock-client",
-            "--discovery-url", attacker.url(".well-known/openid-configuration"),
-        ] + scopes)
+        let evil = try await harness.authctl(
+            [
+                "account", "add", "evil", "--issuer", genuine.issuer, "--client-id", "mock-client",
+                "--discovery-url", attacker.url(".well-known/openid-configuration"),
+            ] + scopes)
         try #require(evil.status == 0, "\(evil.stderr)\n\(daemon.log)")
         #expect(attacker.stats.discoveryRequests >= 1, "the attack was not staged")
 

@@ -1,8 +1,8 @@
 import BrokerCore
 import BrokerProtocol
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerDaemon
 
@@ -119,7 +119,10 @@ import TestSupport
     @Test func journalOnlyWhenTheStreamIsOurs() throws {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         var info = stat()
         try #require(fstat(fds[1], &info) == 0)
         #expect(LogOutput.isJournal(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"], fd: fds[1]))
@@ -159,8 +162,11 @@ import TestSupport
 
     @Test func watchdogIntervalIsHalfThePeriodForUs() {
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"], processID: 9) == .seconds(15))
-        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "2000", "WATCHDOG_PID": "9"], processID: 9) == .milliseconds(1))
-        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "2000", "WATCHDOG_PID": "8"], processID: 9) == nil)
+        #expect(
+            SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "2000", "WATCHDOG_PID": "9"], processID: 9)
+                == .milliseconds(1))
+        #expect(
+            SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "2000", "WATCHDOG_PID": "8"], processID: 9) == nil)
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "0"], processID: 9) == nil)
         #expect(SystemdNotifier.watchdogInterval(environment: [:], processID: 9) == nil)
     }

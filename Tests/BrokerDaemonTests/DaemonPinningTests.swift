@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Certificate pinning (docs/security.md, "Outbound HTTPS"): with `--pin-sha256` the real daemon's
 /// discovery at `account add` goes over TLS only when the provider's verified chain (root → intermediate →
@@ -23,9 +23,11 @@ import TestSupport
         let server = try DaemonSystemTrustTests.provider(certificates, certificate: certificates.chained)
         defer { server.stop() }
         let add = try await DaemonSystemTrustTests.addAccount(
-            trusting: ["SSL_CERT_FILE": certificates.caFile], server: server, extra: ["--pin-sha256", try Self.otherPin(certificates)])
+            trusting: ["SSL_CERT_FILE": certificates.caFile], server: server,
+            extra: ["--pin-sha256", try Self.otherPin(certificates)])
         #expect(add.status != 0)
-        #expect(add.stderr.contains("the certificate chain of 127.0.0.1 carries none of the account's pinned keys"), "\(add.stderr)")
+        #expect(
+            add.stderr.contains("the certificate chain of 127.0.0.1 carries none of the account's pinned keys"), "\(add.stderr)")
         #expect(server.requests.isEmpty, "a request was sent over a connection that failed the pin")
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Start-up refusals: each must exit non-zero with a message that says what is wrong and where.
 @Suite struct DaemonRefusalTests {
@@ -47,7 +47,10 @@ import TestSupport
         #expect(FileManager.default.createFile(atPath: harness.stateDirectory, contents: Data()))
         let daemon = try harness.launch()
         #expect(try await daemon.waitForExit() == 1)
-        #expect(daemon.log.contains("cannot use the state directory '\(harness.stateDirectory)': '\(harness.stateDirectory)' is not a directory"), "\(daemon.log)")
+        #expect(
+            daemon.log.contains(
+                "cannot use the state directory '\(harness.stateDirectory)': '\(harness.stateDirectory)' is not a directory"),
+            "\(daemon.log)")
     }
 
     /// A shared (1777) or foreign state directory would let another user swap tokens.db.
@@ -71,7 +74,8 @@ import TestSupport
         chmod(database, 0o644)
         let daemon = try harness.launch()
         #expect(try await daemon.waitForExit() == 1)
-        #expect(daemon.log.contains("permissions 0644 for '\(database)' are too open; run: chmod 600 '\(database)'"), "\(daemon.log)")
+        #expect(
+            daemon.log.contains("permissions 0644 for '\(database)' are too open; run: chmod 600 '\(database)'"), "\(daemon.log)")
         var info = stat()
         #expect(stat(database, &info) == 0 && info.st_mode & 0o777 == 0o644)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// docs/security.md "What is logged, and never": "Request bodies and full URLs with query
 /// strings are not logged." The real daemon at debug level, driven over its socket with a
@@ -21,8 +21,11 @@ import TestSupport
             ("/v1/accounts/work/token?min_ttl=\(marker)", "GET", nil, "400"),
             ("/v1/no-such-route?code=\(marker)", "GET", nil, "404"),
             ("/v1/accounts?state=\(marker)", "POST", "{\"name\": \"\(marker)", "400"),
-            ("/v1/accounts", "POST", "{\"name\":\"work\",\"issuer\":\"https://127.0.0.1:\(closed)\",\"client_id\":\"c\","
-                + "\"client_secret\":\"\(marker)\",\"extra_parameters\":{\"p\":\"\(marker)\"}}", "400"),
+            (
+                "/v1/accounts", "POST",
+                "{\"name\":\"work\",\"issuer\":\"https://127.0.0.1:\(closed)\",\"client_id\":\"c\","
+                    + "\"client_secret\":\"\(marker)\",\"extra_parameters\":{\"p\":\"\(marker)\"}}", "400"
+            ),
             ("/v1/accounts?x=\(marker)", "GET", nil, "400"),
         ]
         for request in requests {

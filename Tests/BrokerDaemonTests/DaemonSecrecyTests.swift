@@ -1,7 +1,7 @@
 import Foundation
 import MockProvider
-import Testing
 import TestSupport
+import Testing
 
 /// The real binaries against a confidential-client mock provider, looking for every secret the
 /// provider issued or received where docs/security.md says none may appear.
@@ -16,7 +16,9 @@ import TestSupport
         let notes = harness.root + "/notify.env"
         let notify = try NotifyListener()
         let daemon = try harness.launch(
-            harness.daemonArguments + ["--log-level", "debug", "--notify-command", "env > \(notes).tmp && mv \(notes).tmp \(notes)"],
+            harness.daemonArguments + [
+                "--log-level", "debug", "--notify-command", "env > \(notes).tmp && mv \(notes).tmp \(notes)",
+            ],
             notify: notify)
         try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
         try #require(try await harness.authctl(Self.add(provider, harness)).status == 0, "\(daemon.log)")
@@ -29,7 +31,9 @@ import TestSupport
             #expect(run.status == 0, "\(command): \(run.stderr)")
             printed.append(run.stderr)  // stdout is the token itself: that is its job
         }
-        for command in [["status", "--json"], ["status"], ["status", "work", "--json"], ["account", "list"], ["account", "list", "--json"]] {
+        for command in [
+            ["status", "--json"], ["status"], ["status", "work", "--json"], ["account", "list"], ["account", "list", "--json"],
+        ] {
             let run = try await harness.authctl(command)
             #expect(run.status == 0, "\(command): \(run.stderr)")
             printed += [run.stdout, run.stderr]
@@ -55,7 +59,8 @@ import TestSupport
         #expect(hookEnvironment.contains("AUTHBROKER_ACCOUNT=work"))
         #expect(try await daemon.stop() == 0)
 
-        let masterKey = try String(contentsOfFile: harness.defaultKeyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let masterKey = try String(contentsOfFile: harness.defaultKeyFile, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let secrets = provider.secrets + [secret, masterKey]
         #expect(provider.secrets.count >= 10, "codes, verifiers, access, refresh and ID tokens of two logins and a refresh")
         let log = daemon.log
@@ -65,7 +70,9 @@ import TestSupport
             #expect(!hookEnvironment.contains(value), "a secret reached the notify hook: \(value)")
             #expect(!printed.contains { $0.contains(value) }, "a secret reached authctl's output: \(value)")
         }
-        for query in ["code_challenge=", "?state=", "&state=", "?code=", "&code=", "code_verifier=", "client_secret=", "grant_type="] {
+        for query in [
+            "code_challenge=", "?state=", "&state=", "?code=", "&code=", "code_verifier=", "client_secret=", "grant_type=",
+        ] {
             #expect(!log.contains(query), "a URL query or request body reached the daemon log (\(query))")
         }
         await provider.stop()
@@ -148,8 +155,10 @@ import TestSupport
         configuration.accessTokenLifetime = 20
         let provider = try MockProvider(configuration: configuration)
         let harness = try DaemonHarness()
-        try #require(FileManager.default.createFile(
-            atPath: harness.root + "/client-secret", contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        try #require(
+            FileManager.default.createFile(
+                atPath: harness.root + "/client-secret", contents: Data((secret + "\n").utf8),
+                attributes: [.posixPermissions: 0o600]))
         return (provider, harness)
     }
 

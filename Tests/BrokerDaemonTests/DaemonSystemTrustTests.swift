@@ -1,7 +1,7 @@
 import BrokerHTTP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// docs/security.md "Outbound HTTPS": the certificate chain is "verified against the system
 /// trust store" — OpenSSL's default locations, which `SSL_CERT_FILE` replaces — "plus
@@ -18,7 +18,9 @@ import TestSupport
                 "jwks_uri":"\(issuer)/jwks","response_types_supported":["code"],"subject_types_supported":["public"],
                 "id_token_signing_alg_values_supported":["RS256"],"code_challenge_methods_supported":["S256"]}
                 """
-            return .respond(HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(document.utf8)))
+            return .respond(
+                HTTPResponse(
+                    status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(document.utf8)))
         }
     }
 
@@ -32,9 +34,10 @@ import TestSupport
         let notify = try NotifyListener()
         let daemon = try harness.launch(environment: environment, notify: notify)
         try #require(await notify.wait(for: "READY=1") != nil, "log:\n\(daemon.log)")
-        let add = try await harness.authctl([
-            "account", "add", "work", "--issuer", "https://127.0.0.1:\(server.port)", "--client-id", "c",
-        ] + extra)
+        let add = try await harness.authctl(
+            [
+                "account", "add", "work", "--issuer", "https://127.0.0.1:\(server.port)", "--client-id", "c",
+            ] + extra)
         #expect(try await daemon.stop() == 0)
         return (add.status, add.stderr)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// systemd integration without systemd as PID 1: socket activation through
 /// `systemd-socket-activate`, journald priorities, and the peer check across real uids.
@@ -21,7 +21,8 @@ import TestSupport
             command += ["-E", "\(name)=\(value)"]
         }
         command += [try DaemonHarness.binary("authbrokerd"), "--state-dir", harness.stateDirectory]
-        let activator = try DaemonProcess(command: command, environment: harness.environment, logPath: harness.root + "/activate.log")
+        let activator = try DaemonProcess(
+            command: command, environment: harness.environment, logPath: harness.root + "/activate.log")
         try #require(await waitForFile(socket), "no socket from systemd-socket-activate; log:\n\(activator.log)")
 
         // The first connection makes systemd-socket-activate exec the daemon in its own process.
@@ -41,7 +42,8 @@ import TestSupport
     /// system units make it 0755), but one that group or other may write, not sticky, is still
     /// refused, since restricted sockets are made below it. (The 0755 case failed before: the
     /// daemon asked for 0700 whatever gave it the socket.)
-    @Test(.enabled(if: socketActivate != nil, "systemd-socket-activate is not installed (apt-get install systemd)"),
+    @Test(
+        .enabled(if: socketActivate != nil, "systemd-socket-activate is not installed (apt-get install systemd)"),
         arguments: [(0o755, true), (0o777, false), (0o1777, true)])
     func anActivatedSocketsDirectoryMayBeOpenButNotWritableByOthers(mode: Int, starts: Bool) async throws {
         let harness = try DaemonHarness()
@@ -53,7 +55,8 @@ import TestSupport
         var command = [Self.socketActivate!, "-l", socket]
         for (name, value) in harness.environment { command += ["-E", "\(name)=\(value)"] }
         command += [try DaemonHarness.binary("authbrokerd"), "--socket", socket, "--state-dir", harness.stateDirectory]
-        let activator = try DaemonProcess(command: command, environment: harness.environment, logPath: harness.root + "/activate.log")
+        let activator = try DaemonProcess(
+            command: command, environment: harness.environment, logPath: harness.root + "/activate.log")
         try #require(await waitForFile(socket), "no socket from systemd-socket-activate; log:\n\(activator.log)")
         let ping = try await harness.run([try DaemonHarness.binary("authctl"), "--socket", socket, "ping"])
         if starts {
@@ -66,8 +69,10 @@ import TestSupport
         }
     }
 
-    @Test(.enabled(if: geteuid() == 0 && setpriv != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-        "needs root, setpriv and python3 to run as another uid"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && setpriv != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+            "needs root, setpriv and python3 to run as another uid"))
     func anotherUIDIsRefusedAndTheDaemonIsNotDumpable() async throws {
         let harness = try DaemonHarness()
         defer { harness.remove() }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Without XDG_RUNTIME_DIR both binaries use `$TMPDIR/authbroker-UID/`, which another user may
 /// have made first: each opens it by descriptor, checks that descriptor, and binds or connects

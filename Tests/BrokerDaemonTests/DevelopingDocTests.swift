@@ -81,11 +81,12 @@ import Testing
                 name: "ATests",
                 dependencies: ["A"], exclude: ["Fixtures"]),
             """
-        #expect(Self.targets(inManifest: manifest) == [
-            Target(kind: "target", name: "A", dependencies: ["B", "C"]),
-            Target(kind: "testTarget", name: "ATests", dependencies: ["A"]),
-            Target(kind: "systemLibrary", name: "B", dependencies: []),
-        ])
+        #expect(
+            Self.targets(inManifest: manifest) == [
+                Target(kind: "target", name: "A", dependencies: ["B", "C"]),
+                Target(kind: "testTarget", name: "ATests", dependencies: ["A"]),
+                Target(kind: "systemLibrary", name: "B", dependencies: []),
+            ])
     }
 
     /// Backs the map's module table: one row per directory of Sources/, each a target whose
@@ -109,7 +110,8 @@ import Testing
             }
             #expect(
                 imports == Set(target.dependencies),
-                "docs/DEVELOPING.md says \(name) imports \(imports.sorted()); Package.swift gives it \(target.dependencies.sorted())")
+                "docs/DEVELOPING.md says \(name) imports \(imports.sorted()); Package.swift gives it \(target.dependencies.sorted())"
+            )
         }
     }
 
@@ -188,7 +190,9 @@ import Testing
         }.joined(separator: " ")
         var found: [Citation] = []
         var searchFrom = joined.startIndex
-        while let match = joined.range(of: #"docs/[A-Za-z0-9_-]+\.md,? "[^"]+""#, options: .regularExpression, range: searchFrom..<joined.endIndex) {
+        while let match = joined.range(
+            of: #"docs/[A-Za-z0-9_-]+\.md,? "[^"]+""#, options: .regularExpression, range: searchFrom..<joined.endIndex)
+        {
             searchFrom = match.upperBound
             let cited = joined[match]
             let doc = String(cited.prefix { $0 != "," && $0 != " " })
@@ -252,7 +256,8 @@ import Testing
             let found = Self.finds(citation.section, in: docs[citation.doc]!)
             #expect(
                 found,
-                "\(citation.file) cites \(citation.doc), \"\(citation.section)\": no heading is, or alone starts with, that name (nor a bold label or the quoted words)")
+                "\(citation.file) cites \(citation.doc), \"\(citation.section)\": no heading is, or alone starts with, that name (nor a bold label or the quoted words)"
+            )
         }
     }
 }

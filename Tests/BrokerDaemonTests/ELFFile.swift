@@ -56,7 +56,8 @@ struct ELFFile {
     func neededLibraries() throws -> [String] {
         let entries = try dynamicEntries()
         let table = try #require(entries.first { $0.tag == Self.stringTable }).value
-        let segment = try #require(try programHeaders().first { $0.type == Self.load && $0.address <= table && table < $0.address + $0.fileSize })
+        let segment = try #require(
+            try programHeaders().first { $0.type == Self.load && $0.address <= table && table < $0.address + $0.fileSize })
         let start = segment.offset + table - segment.address
         return try entries.filter { $0.tag == Self.needed }.map { entry in
             let first = start + entry.value

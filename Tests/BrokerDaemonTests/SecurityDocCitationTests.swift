@@ -49,10 +49,11 @@ import Testing
 
     @Test func citationsAreFoundInProse() {
         let text = "backed [FooTests.barBaz, QuxTests] and (`ZedTests`); not Tests nor fooTests.x"
-        #expect(Self.citations(in: text) == [
-            Citation(suite: "FooTests", test: "barBaz"), Citation(suite: "QuxTests", test: nil),
-            Citation(suite: "ZedTests", test: nil),
-        ])
+        #expect(
+            Self.citations(in: text) == [
+                Citation(suite: "FooTests", test: "barBaz"), Citation(suite: "QuxTests", test: nil),
+                Citation(suite: "ZedTests", test: nil),
+            ])
     }
 
     @Test func everyTestTheSecurityDocCitesExists() throws {

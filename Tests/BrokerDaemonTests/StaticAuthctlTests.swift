@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// docs/security.md: "`authctl` is linked as a static executable (no dynamic loader)". A static
 /// ELF has no PT_INTERP program header; the daemon, linked dynamically, has one (the control that

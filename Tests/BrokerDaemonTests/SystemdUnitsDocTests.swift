@@ -93,7 +93,9 @@ import Testing
         for (path, scope) in [("systemd/authbrokerd.service", Scope.user), ("systemd/system/authbrokerd.service", .system)] {
             let listed = documented.filter { $0.scope == .both || $0.scope == scope }
             for (key, value) in try Self.directives(path) where !operational.contains(key) {
-                #expect(listed.contains { $0.key == key && $0.value == value }, "\(path) sets \(key)=\(value), which docs/security.md does not list")
+                #expect(
+                    listed.contains { $0.key == key && $0.value == value },
+                    "\(path) sets \(key)=\(value), which docs/security.md does not list")
             }
         }
     }
@@ -145,10 +147,13 @@ import Testing
     /// SIGKILL the daemon while it still drains token-endpoint calls (10 s) and requests (5 s,
     /// side by side), or a stop loses a rotated refresh token.
     @Test func theStopTimeoutOfBothUnitsExceedsTheDaemonsDrainBound() throws {
-        let drain = max(TokenBroker.Options().shutdownDrainTimeout, Double(HTTPServerConfiguration().drainTimeout.components.seconds))
+        let drain = max(
+            TokenBroker.Options().shutdownDrainTimeout, Double(HTTPServerConfiguration().drainTimeout.components.seconds))
         for path in ["systemd/authbrokerd.service", "systemd/system/authbrokerd.service"] {
-            let stop = try #require(Self.values("TimeoutStopSec", in: try Self.directives(path)).last, "\(path) has no TimeoutStopSec=")
-            let seconds = try #require(Double(stop.hasSuffix("s") ? String(stop.dropLast()) : stop), "\(path): TimeoutStopSec=\(stop) is not in seconds")
+            let stop = try #require(
+                Self.values("TimeoutStopSec", in: try Self.directives(path)).last, "\(path) has no TimeoutStopSec=")
+            let seconds = try #require(
+                Double(stop.hasSuffix("s") ? String(stop.dropLast()) : stop), "\(path): TimeoutStopSec=\(stop) is not in seconds")
             #expect(seconds > drain, "\(path): TimeoutStopSec=\(stop) leaves no room after the \(drain) s drain")
         }
     }

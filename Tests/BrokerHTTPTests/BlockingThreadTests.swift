@@ -9,7 +9,8 @@ import Testing
     /// OpenSSL writes with plain write(): on an I/O thread a peer that left is EPIPE, never a
     /// process-killing SIGPIPE, whatever the process's disposition.
     @Test func aPlainWriteToAPeerThatLeftIsEPIPEOnAnIOThread() async {
-        let (blocked, failedWithEPIPE) = await withCheckedContinuation { (continuation: CheckedContinuation<(Bool, Bool), Never>) in
+        let (blocked, failedWithEPIPE) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, Bool), Never>) in
             let started = BlockingThread.start {
                 var pair: [Int32] = [-1, -1]
                 guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {

@@ -1,5 +1,6 @@
-@testable import BrokerHTTP
 import Testing
+
+@testable import BrokerHTTP
 
 @Test func clientURLSplitsHostPortAndTarget() throws {
     let url = try ClientURL("HTTPS://IdP.Example:8443/oauth/token?a=b#frag")
@@ -43,7 +44,8 @@ func clientURLAcceptsTheShapesItAlwaysDid(text: String, scheme: String, host: St
 }
 
 @Test(arguments: [
-    "https://idp.example:+80/", "https:/idp.example/", "httpss://idp.example/", "htt://idp.example/", "https//idp.example/", "https://idp.ex:ample/",
+    "https://idp.example:+80/", "https:/idp.example/", "httpss://idp.example/", "htt://idp.example/", "https//idp.example/",
+    "https://idp.ex:ample/",
     "https://idp.example:123456/", "https://idp.exa%mple/", "https://idp.exa*mple/", "https://idp.example:/",
     "https://[::1]x/", "https://[zz::1]/", "https://a:b:c/", "https://é.example/", "https://idp.example/\u{7F}",
 ])

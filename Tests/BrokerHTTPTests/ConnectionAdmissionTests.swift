@@ -1,8 +1,8 @@
 import BrokerHTTP
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Who gets a connection slot (issue: 64 idle connections locked the socket API for everyone):
 /// refused uids are closed at accept, each other uid gets a share, idle connections give way to

@@ -1,9 +1,10 @@
-@testable import BrokerHTTP
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerHTTP
 
 /// The connection threads (`ConnectionThreadPool`): a connection after another one ended runs on
 /// the parked thread, no more than `maximumParked` wait, and they exit at stop or after their timeout.

@@ -1,6 +1,7 @@
-@testable import BrokerHTTP
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerHTTP
 
 /// CONNECT proxies and NO_PROXY, through the environment read as a parameter.
 @Suite struct HTTPClientProxyTests {
@@ -15,8 +16,9 @@ import TestSupport
         let environment = ["HTTPS_PROXY": "http://user:p%40ss@127.0.0.1:\(proxy.port)", "NO_PROXY": "internal.example"]
         let configuration = try ProxyConfiguration(environment: environment)
         #expect(!configuration.description.contains("p@ss") && !configuration.description.contains("dXNlcj"))
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration, idleTimeout: .seconds(60)))
+        let client = try HTTPClient(
+            configuration: HTTPClientConfiguration(
+                caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration, idleTimeout: .seconds(60)))
         // other.example is never resolved here: the proxy connects, and the test proxy leads to 127.0.0.1.
         let response = try await client.send(HTTPClientRequest(url: "https://other.example:\(server.port)/p"))
         #expect(response.body == Array("via proxy".utf8))
@@ -34,7 +36,10 @@ import TestSupport
         ])
         let client = try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(5), proxy: configuration))
         // Direct: the name is resolved locally and fails, the proxy never hears of it.
-        await #expect(throws: HTTPClientError.dnsFailure(host: "idp.invalid", reason: "\".invalid\" names never resolve (RFC 6761); check the URL")) {
+        await #expect(
+            throws: HTTPClientError.dnsFailure(
+                host: "idp.invalid", reason: "\".invalid\" names never resolve (RFC 6761); check the URL")
+        ) {
             _ = try await client.send(HTTPClientRequest(url: "https://idp.invalid/"))
         }
         #expect(proxy.tunnelCount == 0)
@@ -58,12 +63,15 @@ import TestSupport
             "HTTPS_PROXY": address, "https_proxy": address, "HTTP_PROXY": address, "http_proxy": address,
         ])
         #expect(configuration.httpsProxy != nil && configuration.httpProxy != nil)
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration))
+        let client = try HTTPClient(
+            configuration: HTTPClientConfiguration(
+                caFile: certificates.caFile, totalTimeout: .seconds(10), proxy: configuration))
         for url in ["https://127.0.0.1:\(tlsServer.port)/a", "https://localhost:\(tlsServer.port)/b"] {
             #expect(try await client.send(HTTPClientRequest(url: url)).body == Array("direct tls".utf8))
         }
-        #expect(try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(plainServer.port)/c")).body == Array("direct plain".utf8))
+        #expect(
+            try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(plainServer.port)/c")).body
+                == Array("direct plain".utf8))
         #expect(tlsServer.requests.count == 2 && plainServer.requests.count == 1)
         #expect(proxy.connectionCount == 0)
     }
@@ -84,7 +92,9 @@ import TestSupport
         #expect(configuration.bypasses(host: "2001:db8::1", port: 443))
         #expect(configuration.bypasses(host: "onlyport.example", port: 8443))
         #expect(!configuration.bypasses(host: "onlyport.example", port: 443))
-        #expect(try ProxyConfiguration(environment: ["HTTPS_PROXY": "http://p:1", "NO_PROXY": "*"]).bypasses(host: "any.example", port: 443))
+        #expect(
+            try ProxyConfiguration(environment: ["HTTPS_PROXY": "http://p:1", "NO_PROXY": "*"]).bypasses(
+                host: "any.example", port: 443))
     }
 
     @Test func proxyVariablesArePrecedenceOrderedAndValidated() throws {

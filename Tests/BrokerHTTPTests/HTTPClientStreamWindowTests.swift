@@ -1,8 +1,8 @@
 import BrokerHTTP
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `HTTPClientRequest.streamWindow`: an open-ended answer (an MCP server's GET event stream) is
 /// read until the window ends and returned with the body so far, not failed as a timeout.
@@ -31,9 +31,10 @@ import TestSupport
     @Test func theWindowEndsWithTheBodySoFar() async throws {
         let server = try Self.holdingServer(chunks: ["id: 1\ndata: {\"a\":1}\n\n", "id: 2\ndata: {\"b\""])
         defer { server.stop() }
-        let response = try await client().send(HTTPClientRequest(
-            url: "http://127.0.0.1:\(server.port)/mcp", headers: HTTPHeaders([("Accept", "text/event-stream")]),
-            streamWindow: .milliseconds(500)))
+        let response = try await client().send(
+            HTTPClientRequest(
+                url: "http://127.0.0.1:\(server.port)/mcp", headers: HTTPHeaders([("Accept", "text/event-stream")]),
+                streamWindow: .milliseconds(500)))
         #expect(response.status == 200 && response.headers["Content-Type"] == "text/event-stream")
         // Everything decoded so far, the unfinished event included (the reader drops it).
         #expect(String(decoding: response.body, as: UTF8.self) == "id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"b\"")
@@ -42,12 +43,16 @@ import TestSupport
     @Test func withoutAWindowTheSameStreamIsATimeout() async throws {
         let server = try Self.holdingServer(chunks: ["data: {}\n\n"])
         defer { server.stop() }
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), totalTimeout: .milliseconds(500)))
+        let client = try HTTPClient(
+            configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), totalTimeout: .milliseconds(500)))
         do {
             _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/mcp"))
             Issue.record("an unfinished response was returned without a window")
         } catch {
-            guard case .timeout = error else { Issue.record("expected a timeout, got \(error)"); return }
+            guard case .timeout = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
         }
     }
 
@@ -62,10 +67,14 @@ import TestSupport
         }
         let client = try client()
         do {
-            _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/mcp", streamWindow: .milliseconds(300)))
+            _ = try await client.send(
+                HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/mcp", streamWindow: .milliseconds(300)))
             Issue.record("a response without a head was returned")
         } catch {
-            guard case .timeout = error else { Issue.record("expected a timeout, got \(error)"); return }
+            guard case .timeout = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
         }
     }
 }

@@ -1,17 +1,18 @@
 import BrokerHTTP
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Plain-http behaviour (loopback only), framing, caps, redirects, pooling and failures.
 @Suite struct HTTPClientTests {
     private func client(
         totalTimeout: Duration = .seconds(10), maxResponseBytes: Int = 1024 * 1024
     ) throws -> HTTPClient {
-        try HTTPClient(configuration: HTTPClientConfiguration(
-            connectTimeout: .seconds(5), totalTimeout: totalTimeout, maxResponseBytes: maxResponseBytes,
-            // Long: on a loaded machine seconds can pass between two requests of a keep-alive test.
-            idleTimeout: .seconds(60)))
+        try HTTPClient(
+            configuration: HTTPClientConfiguration(
+                connectTimeout: .seconds(5), totalTimeout: totalTimeout, maxResponseBytes: maxResponseBytes,
+                // Long: on a loaded machine seconds can pass between two requests of a keep-alive test.
+                idleTimeout: .seconds(60)))
     }
 
     private func failure(_ request: HTTPClientRequest, client: HTTPClient) async -> HTTPClientError? {
@@ -26,8 +27,9 @@ import TestSupport
     @Test func plainHTTPToLoopbackWorks() async throws {
         let server = try TestHTTPServer.answering("plain")
         defer { server.stop() }
-        let response = try await client().send(HTTPClientRequest(
-            method: "POST", url: "http://127.0.0.1:\(server.port)/token", body: Array("a=b".utf8)))
+        let response = try await client().send(
+            HTTPClientRequest(
+                method: "POST", url: "http://127.0.0.1:\(server.port)/token", body: Array("a=b".utf8)))
         #expect(response.status == 200)
         #expect(response.body == Array("plain".utf8))
         #expect(server.requests.first?.method == "POST")
@@ -57,7 +59,8 @@ import TestSupport
     @Test func responsesOverTheCapAreTooLarge() async throws {
         let server = try TestHTTPServer.answering(String(repeating: "x", count: 5000))
         defer { server.stop() }
-        let error = await failure(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), client: try client(maxResponseBytes: 4096))
+        let error = await failure(
+            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), client: try client(maxResponseBytes: 4096))
         #expect(error == .tooLarge(limit: 4096))
         #expect(error?.isTransient == false)
     }

@@ -1,6 +1,7 @@
-@testable import BrokerHTTP
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerHTTP
 
 /// The client's request threads (`HTTPClient.threads`): requests one after another block on the
 /// same parked thread instead of starting (and ending) a thread each — a refresh's token request,

@@ -2,8 +2,8 @@ import BrokerHTTP
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 private let peerHandler = HTTPClosureHandler { request, connection in
     var text = "none"
@@ -34,7 +34,9 @@ func tcpListenerReportsItsEphemeralPortAndPeer(host: String) async throws {
     let server = HTTPServer.start(listener: listener, handler: peerHandler)
     let statuses = try await onThread { () -> [Int?] in
         var statuses: [Int?] = []
-        for garbage in ["\u{16}\u{3}\u{1}\u{0}\u{a5}\u{1}\u{0}\u{0}\u{a1}\u{3}\u{3}\r\n\r\n", "hello\r\n\r\n", "GET / HTTP/1.1\r\nA\r\n\r\n"] {
+        for garbage in [
+            "\u{16}\u{3}\u{1}\u{0}\u{a5}\u{1}\u{0}\u{0}\u{a1}\u{3}\u{3}\r\n\r\n", "hello\r\n\r\n", "GET / HTTP/1.1\r\nA\r\n\r\n",
+        ] {
             let client = try TestClient(host: "127.0.0.1", port: port)
             client.send(garbage)
             statuses.append(try client.readResponse()?.status)
@@ -86,9 +88,11 @@ func tcpListenerReportsItsEphemeralPortAndPeer(host: String) async throws {
 
     let listener = try #require(try HTTPListener.inherited(environment: environment, firstDescriptor: fd))
     #expect(listener.address == .inherited(fd: fd))
-    let server = HTTPServer.start(listener: listener, handler: HTTPClosureHandler { _, connection in
-        HTTPResponse(status: 200, body: Array("uid=\(connection.credentials?.uid ?? 0)".utf8))
-    })
+    let server = HTTPServer.start(
+        listener: listener,
+        handler: HTTPClosureHandler { _, connection in
+            HTTPResponse(status: 200, body: Array("uid=\(connection.credentials?.uid ?? 0)".utf8))
+        })
     let response = try await onThread { try TestClient(unixPath: path).get("/") }
     #expect(response?.text == "uid=\(getuid())")
     await server.stop()

@@ -19,7 +19,8 @@ import Testing
     static func readAll(_ fd: Int32) -> (bytes: [UInt8], end: Int) {
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count <= 0 { return (bytes, count) }

@@ -1,8 +1,8 @@
 import BrokerHTTP
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The daemon's restricted sockets run on one multiplexed server (docs/security.md, "Restricted
 /// sockets"): one accepting thread for all listeners, each with its own handler; removing one

@@ -1,7 +1,8 @@
-@testable import BrokerHTTP
 import Dispatch
 import Synchronization
 import Testing
+
+@testable import BrokerHTTP
 
 /// `OverrunWatch` (one thread watches every blocking request's deadline) and what
 /// `BlockingThread.run` does with it: work that outlives its deadline is answered with the overrun

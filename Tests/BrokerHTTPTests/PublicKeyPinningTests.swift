@@ -1,7 +1,7 @@
 import BrokerHTTP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `HTTPClientRequest.pins` against a real TLS server whose chain is root CA → intermediate →
 /// leaf, with pins computed by the openssl command line (curl's `--pinnedpubkey` recipe).
@@ -15,9 +15,11 @@ import TestSupport
     }
 
     private func pins(_ files: [String]) throws -> PublicKeyPins {
-        PublicKeyPins(digests: Set(try files.map { file in
-            Array(try #require(Data(base64Encoded: try TestCertificates.pin(ofCertificateIn: file))))
-        }))
+        PublicKeyPins(
+            digests: Set(
+                try files.map { file in
+                    Array(try #require(Data(base64Encoded: try TestCertificates.pin(ofCertificateIn: file))))
+                }))
     }
 
     private func outcome(_ pins: PublicKeyPins, client: HTTPClient, port: Int) async -> Result<Int, HTTPClientError> {
@@ -59,7 +61,8 @@ import TestSupport
     @Test func aPinnedKeyDoesNotMakeAnUntrustedChainTrusted() async throws {
         let server = try TestHTTPServer.answering("pinned", tls: .init(certificate: certificates.chained))
         defer { server.stop() }
-        let result = await outcome(try pins([certificates.chained.certificateFile]), client: try client(trustingCA: false), port: server.port)
+        let result = await outcome(
+            try pins([certificates.chained.certificateFile]), client: try client(trustingCA: false), port: server.port)
         guard case .failure(.tls(.untrustedIssuer)) = result else {
             Issue.record("expected untrustedIssuer, got \(result)")
             return

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Test func testCertificatesAreGeneratedOnceAndVerify() throws {
     let certificates = try TestCertificates.shared()

@@ -43,7 +43,9 @@ final class TestClient: @unchecked Sendable {
             address.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &address.sin6_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -51,7 +53,9 @@ final class TestClient: @unchecked Sendable {
             address.sin_port = UInt16(port).bigEndian
             inet_pton(AF_INET, host, &address.sin_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         try check(result, "connect \(host):\(port)")
@@ -134,7 +138,8 @@ extension HTTPClient {
     /// short connect and total timeouts, and a long idle timeout — on a loaded machine seconds can
     /// pass between two requests of a keep-alive test.
     static func forTLSTests(trusting certificates: TestCertificates?) throws -> HTTPClient {
-        try HTTPClient(configuration: HTTPClientConfiguration(
-            caFile: certificates?.caFile, connectTimeout: .seconds(5), totalTimeout: .seconds(10), idleTimeout: .seconds(60)))
+        try HTTPClient(
+            configuration: HTTPClientConfiguration(
+                caFile: certificates?.caFile, connectTimeout: .seconds(5), totalTimeout: .seconds(10), idleTimeout: .seconds(60)))
     }
 }

@@ -2,8 +2,8 @@ import BrokerHTTP
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Echoes the peer's credentials and the request path.
 private let echoHandler = HTTPClosureHandler { request, connection in

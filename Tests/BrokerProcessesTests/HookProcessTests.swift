@@ -1,7 +1,8 @@
-@testable import BrokerProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerProcesses
 
 /// The notify hook runs the user's shell command: it must not inherit the daemon's descriptors.
 @Test func notifyHookDoesNotInheritDescriptors() throws {
@@ -32,7 +33,8 @@ import TestSupport
     var before = sigset_t()
     pthread_sigmask(SIG_BLOCK, &blocked, &before)
     defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
-    let status = HookProcess.run(["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
+    let status = HookProcess.run(
+        ["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status > '\(output)'"], environment: ["PATH": "/usr/bin:/bin"])
     #expect(status == 0)
     let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 2)

@@ -1,8 +1,9 @@
 import BrokerCore
-@testable import BrokerProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerProcesses
 
 /// `ProcessAncestry` against live processes: parent first, and nothing past a process that is gone
 /// or was re-parented (fail closed).
@@ -30,7 +31,8 @@ import TestSupport
         let pidFile = directory.appending("pid")
         let shell = try Subprocess(["/bin/sh", "-c", "/bin/sleep 30 & echo $! > '\(pidFile)'"])
         _ = await shell.wait(timeout: .seconds(20))
-        let orphan = try #require(Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let orphan = try #require(
+            Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
         defer { kill(orphan, SIGKILL) }
         let ancestors = Array(ProcessAncestry(pid: orphan).prefix(3))
         #expect(!ancestors.contains("/usr/bin/dash") && !ancestors.contains("/usr/bin/bash"), "\(ancestors)")
@@ -39,19 +41,24 @@ import TestSupport
     /// An ancestor running a file bind-mounted over a path in its own namespace (`unshare -Urm`):
     /// `/proc/PID/exe` names the path, but the file at that path is another one, so the ancestor
     /// is marked, never named by the path.
-    @Test(.enabled(if: (try? Subprocess.runBlocking(["/usr/bin/unshare", "-Urm", "/bin/true"]))?.status == 0,
-        "needs unshare (util-linux) and unprivileged user namespaces"))
+    @Test(
+        .enabled(
+            if: (try? Subprocess.runBlocking(["/usr/bin/unshare", "-Urm", "/bin/true"]))?.status == 0,
+            "needs unshare (util-linux) and unprivileged user namespaces"))
     func anAncestorRunningABindMountedFileIsNotNamedByItsPath() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (pidFile, impostor) = (directory.appending("pid"), directory.appending("impostor"))
         try ProductBinary.copyExecutable("/usr/bin/dash", to: impostor)
-        let script = "mount --bind '\(impostor)' /usr/bin/bash && exec /usr/bin/bash -c '/bin/sleep 30 & echo $! > \(pidFile); wait'"
+        let script =
+            "mount --bind '\(impostor)' /usr/bin/bash && exec /usr/bin/bash -c '/bin/sleep 30 & echo $! > \(pidFile); wait'"
         let shell = try Subprocess(["/usr/bin/unshare", "-Urm", "/bin/sh", "-c", script])
         defer { shell.kill() }
         var child: Int32?
         for _ in 0..<400 where child == nil {
-            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             if child == nil { try await Task.sleep(for: .milliseconds(25)) }
         }
         let sleeper = try #require(child, "the shell in the namespace did not start its child")

@@ -1,13 +1,17 @@
 import BrokerCore
-@testable import BrokerProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BrokerProcesses
 
 @Suite struct ProcessIdentityTests {
     /// A stat line shaped like the kernel's: fields 3… after the comm, field 22 = 4242.
     static func statLine(comm: String, start: String = "4242") -> [UInt8] {
-        let after = ["S", "1", "7", "7", "0", "-1", "4194560", "10", "0", "0", "0", "1", "2", "0", "0", "20", "0", "1", "0", start, "999", "12"]
+        let after = [
+            "S", "1", "7", "7", "0", "-1", "4194560", "10", "0", "0", "0", "1", "2", "0", "0", "20", "0", "1", "0", start, "999",
+            "12",
+        ]
         return Array("31 (\(comm)) \(after.joined(separator: " "))\n".utf8)
     }
 

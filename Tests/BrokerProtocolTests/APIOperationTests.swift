@@ -73,7 +73,10 @@ import Testing
     @Test func buildingRefusesWhatMatchingRefuses() {
         for bad in ["", "a/b", "..", "with space", String(repeating: "x", count: 300)] {
             let refusal: APIRoute.Mismatch?
-            do { _ = try APIRoute.match(("/v1/accounts/" + bad + "/token")[...]); refusal = nil } catch { refusal = error }
+            do {
+                _ = try APIRoute.match(("/v1/accounts/" + bad + "/token")[...])
+                refusal = nil
+            } catch { refusal = error }
             #expect(throws: APIRoute.Mismatch.self, "built a path for '\(bad)'") { try APIRoute.token(bad).path() }
             if case .invalidParameter(let why)? = refusal {
                 #expect(throws: APIRoute.Mismatch.invalidParameter(why)) { try APIRoute.token(bad).path() }
@@ -126,9 +129,10 @@ import Testing
         for good in ["remote", "ssh-host1", "ci_box", "a", String(repeating: "x", count: 32)] {
             #expect(RestrictedSocketName.problem(with: good) == nil, "\(good)")
         }
-        for bad in ["", "../up", "a/b", ".hidden", "-x", "_x", "Upper", "main", "authbroker", "a.sock", "a b",
-            String(repeating: "x", count: 33)]
-        {
+        for bad in [
+            "", "../up", "a/b", ".hidden", "-x", "_x", "Upper", "main", "authbroker", "a.sock", "a b",
+            String(repeating: "x", count: 33),
+        ] {
             #expect(RestrictedSocketName.problem(with: bad) != nil, "\(bad)")
         }
         #expect(throws: APIRoute.Mismatch.self) { try APIRoute.match("/v1/sockets/..") }

@@ -8,7 +8,8 @@ import WireFormats
     static let everyField = AccountConfiguration(
         name: "work", issuer: "https://idp.example", clientID: "cli", clientSecret: "s3cret",
         scopes: ["openid", "email"], audience: "api", redirectHost: "localhost", redirectPort: 8765, redirectPath: "/cb",
-        redirectURI: "com.example.app:/cb", extraParameters: ["prompt": "consent"], endpoints: ManualEndpoints(
+        redirectURI: "com.example.app:/cb", extraParameters: ["prompt": "consent"],
+        endpoints: ManualEndpoints(
             authorization: "https://idp.example/a", token: "https://idp.example/t", revocation: "https://idp.example/r",
             userinfo: "https://idp.example/u", deviceAuthorization: "https://idp.example/d",
             endSession: "https://idp.example/e", jwksURI: "https://idp.example/j",
@@ -34,10 +35,11 @@ import WireFormats
         for key in encoded.keys {
             #expect(profile.contains(key) != AccountConfiguration.tokenNeutralKeys.contains(key), "\(key)")
         }
-        #expect(AccountConfiguration.tokenNeutralKeys == [
-            "name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "allow_exe", "confirm_callers",
-            "allow_other_namespaces", "allow_narrowing", "narrow_resources", "narrow_audiences", "client_secret",
-        ])
+        #expect(
+            AccountConfiguration.tokenNeutralKeys == [
+                "name", "git_url_prefix", "git_username", "browser", "pin_sha256", "par", "allow_exe", "confirm_callers",
+                "allow_other_namespaces", "allow_narrowing", "narrow_resources", "narrow_audiences", "client_secret",
+            ])
     }
 
     /// Fail closed: changing the value of any key not on the exempt list changes the profile.

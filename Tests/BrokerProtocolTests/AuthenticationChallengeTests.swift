@@ -4,13 +4,15 @@ import Testing
 /// `AuthenticationChallenge.parse`: RFC 9110 §11.6.1's grammar, as resources send it.
 @Suite struct AuthenticationChallengeTests {
     @Test func aBearerChallengeAfterABasicOneWhoseRealmHoldsAComma() {
-        let header = #"Basic realm="mock, resource", Bearer resource_metadata="https://r.example/.well-known/oauth-protected-resource/mcp", scope="a b""#
+        let header =
+            #"Basic realm="mock, resource", Bearer resource_metadata="https://r.example/.well-known/oauth-protected-resource/mcp", scope="a b""#
         let challenges = AuthenticationChallenge.parse([header])
         #expect(challenges.map(\.scheme) == ["basic", "bearer"])
         #expect(challenges[0].parameters == ["realm": "mock, resource"])
-        #expect(challenges[1].parameters == [
-            "resource_metadata": "https://r.example/.well-known/oauth-protected-resource/mcp", "scope": "a b",
-        ])
+        #expect(
+            challenges[1].parameters == [
+                "resource_metadata": "https://r.example/.well-known/oauth-protected-resource/mcp", "scope": "a b",
+            ])
     }
 
     @Test func severalFieldsCaseAndSpacingAndEscapes() {
@@ -22,10 +24,11 @@ import Testing
 
     @Test func token68AndBareSchemes() {
         let challenges = AuthenticationChallenge.parse(["Negotiate abc+/==, Basic, Bearer"])
-        #expect(challenges == [
-            AuthenticationChallenge(scheme: "negotiate", token68: "abc+/=="), AuthenticationChallenge(scheme: "basic"),
-            AuthenticationChallenge(scheme: "bearer"),
-        ])
+        #expect(
+            challenges == [
+                AuthenticationChallenge(scheme: "negotiate", token68: "abc+/=="), AuthenticationChallenge(scheme: "basic"),
+                AuthenticationChallenge(scheme: "bearer"),
+            ])
     }
 
     @Test func theFirstOfARepeatedParameterWins() {
@@ -48,6 +51,8 @@ import Testing
         let many = Array(repeating: "Basic", count: 100).joined(separator: ", ")
         #expect(AuthenticationChallenge.parse([many]).count == AuthenticationChallenge.maximumChallenges)
         let parameters = (0..<100).map { "p\($0)=v" }.joined(separator: ", ")
-        #expect(AuthenticationChallenge.parse(["Bearer " + parameters]).first?.parameters.count == AuthenticationChallenge.maximumParameters)
+        #expect(
+            AuthenticationChallenge.parse(["Bearer " + parameters]).first?.parameters.count
+                == AuthenticationChallenge.maximumParameters)
     }
 }

@@ -4,7 +4,8 @@ import Testing
 /// `WWW-Authenticate` parsing for step-up (RFC 6750 §3, RFC 9110 §11.6.1).
 struct BearerChallengeTests {
     @Test func aStepUpChallengeAmongOtherSchemes() {
-        let header = #"Basic realm="a, b", Bearer error="insufficient_scope", scope="files:read files:write", error_description="needs \"write\"", DPoP algs="ES256""#
+        let header =
+            #"Basic realm="a, b", Bearer error="insufficient_scope", scope="files:read files:write", error_description="needs \"write\"", DPoP algs="ES256""#
         let challenges = BearerChallenge.parse(header)
         #expect(challenges.map(\.scheme) == ["bearer", "dpop"])
         #expect(challenges.first?.isInsufficientScope == true)
@@ -14,7 +15,9 @@ struct BearerChallengeTests {
     }
 
     @Test func tokensUnquotedValuesAndToken68() {
-        let challenges = BearerChallenge.parse(#"Negotiate abc==, Bearer error=invalid_token, resource_metadata="https://r.example/.well-known/oauth-protected-resource/mcp""#)
+        let challenges = BearerChallenge.parse(
+            #"Negotiate abc==, Bearer error=invalid_token, resource_metadata="https://r.example/.well-known/oauth-protected-resource/mcp""#
+        )
         #expect(challenges.count == 1)
         #expect(challenges.first?.error == "invalid_token")
         #expect(challenges.first?.resourceMetadata == "https://r.example/.well-known/oauth-protected-resource/mcp")

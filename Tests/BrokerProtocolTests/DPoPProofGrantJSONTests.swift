@@ -6,7 +6,9 @@ import WireFormats
 /// encoding gives, byte for byte, or clients decoding the answer would see a different document.
 @Suite struct DPoPProofGrantJSONTests {
     @Test(arguments: [
-        DPoPProofGrant(accessToken: "eyJhbGciOi.eyJzdWIi.c2ln", tokenType: "DPoP", proof: "eyJ0eXAi.eyJqdGki.c2ln", expiresAt: "2030-01-01T00:00:00Z"),
+        DPoPProofGrant(
+            accessToken: "eyJhbGciOi.eyJzdWIi.c2ln", tokenType: "DPoP", proof: "eyJ0eXAi.eyJqdGki.c2ln",
+            expiresAt: "2030-01-01T00:00:00Z"),
         DPoPProofGrant(accessToken: "opaque-token", tokenType: "DPoP", proof: "p.q.r", expiresAt: nil),
         DPoPProofGrant(accessToken: "quote\" back\\slash \n é", tokenType: "DPoP", proof: "\u{1}", expiresAt: nil),
     ])

@@ -37,6 +37,7 @@ import WireFormats
             #expect(DPoPProofRequest(plainJSON: try WireJSON.parse(Array(body.utf8))) != nil, "\(body)")
         }
         let full = try #require(DPoPProofRequest(plainJSON: try WireJSON.parse(Array(Self.bodies[2].utf8))))
-        #expect(full.scope == "read write" && full.resource == "https://r.example/" && full.audience == "aud" && full.nonce == nil)
+        #expect(
+            full.scope == "read write" && full.resource == "https://r.example/" && full.audience == "aud" && full.nonce == nil)
     }
 }

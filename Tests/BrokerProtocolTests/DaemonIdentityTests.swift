@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerProtocol
 
@@ -18,8 +18,10 @@ import TestSupport
 /// reads the listening process's `SO_PEERCRED` and refuses to talk unless it runs as the same uid
 /// or root […] A fake daemon planted in a shared `/tmp` gets nothing." The fake listener records
 /// every byte it receives until the client hangs up; it must have received none.
-@Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-    && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+@Test(
+    .enabled(
+        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
 func fakeDaemonOfAnotherUserReceivesNotOneByteOfAnAccountAdd() async throws {
     var template = Array("/tmp/authbroker-identity-XXXXXX".utf8CString)
     let directory = String(cString: try #require(mkdtemp(&template)))
@@ -69,7 +71,10 @@ func systemSocketRuleWalksUpThroughTheDaemonsDirectories() throws {
     let top = String(cString: try #require(mkdtemp(&template)))
     defer { try? FileManager.default.removeItem(atPath: top) }
     let daemon: UInt32 = 65534
-    let run = top + "/run", base = run + "/authbroker", restricted = base + "/restricted", owner = restricted + "/1000"
+    let run = top + "/run"
+    let base = run + "/authbroker"
+    let restricted = base + "/restricted"
+    let owner = restricted + "/1000"
     for (path, mode) in [(run, 0o755), (base, 0o755), (restricted, 0o710), (owner, 0o710)] {
         #expect(mkdir(path, mode_t(mode)) == 0)
         chmod(path, mode_t(mode))

@@ -1,7 +1,8 @@
-@testable import BrokerProtocol
-import WireFormats
-import Testing
 import TestSupport
+import Testing
+import WireFormats
+
+@testable import BrokerProtocol
 
 /// The nesting gate every parser of outside JSON calls first (Sources/JSONLimits).
 @Suite struct JSONNestingTests {
@@ -71,7 +72,8 @@ import TestSupport
     /// brackets, quotes and escapes.
     static func document(depth: Int, using generator: inout some RandomNumberGenerator) -> String {
         let noise = [#""[""#, #""{\"}""#, #""\\""#, #""]]}}""#, "1", "null"]
-        var open = "", close = ""
+        var open = ""
+        var close = ""
         for level in 0..<depth {
             let filler = noise.randomElement(using: &generator)!
             if Bool.random(using: &generator) {

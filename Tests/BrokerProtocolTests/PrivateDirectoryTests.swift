@@ -1,8 +1,8 @@
 import BrokerProtocol
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The descriptor-checked directories of docs/security.md (socket directory, temp fallback,
 /// state directory).
@@ -33,14 +33,17 @@ import TestSupport
         try Self.withScratch { root in
             let open = root + "/open"
             Self.makeDirectory(open, mode: 0o755)
-            #expect(PrivateDirectory.open(open, forbidden: 0o077).failure?.description == "'\(open)' has mode 755; run: chmod 700 '\(open)'")
+            #expect(
+                PrivateDirectory.open(open, forbidden: 0o077).failure?.description
+                    == "'\(open)' has mode 755; run: chmod 700 '\(open)'")
             // The state directory rule: no group/other write.
             #expect(PrivateDirectory.open(open, forbidden: 0o022).isSuccess)
             let shared = root + "/shared"
             Self.makeDirectory(shared, mode: 0o1777)
             #expect(PrivateDirectory.open(shared, forbidden: 0o022).failure == .tooOpen(shared, mode: 0o1777, fix: "chmod 700"))
-            #expect(PrivateDirectory.open(open, uid: getuid() + 1, forbidden: 0o077).failure
-                == .wrongOwner(open, owner: getuid(), expected: getuid() + 1))
+            #expect(
+                PrivateDirectory.open(open, uid: getuid() + 1, forbidden: 0o077).failure
+                    == .wrongOwner(open, owner: getuid(), expected: getuid() + 1))
             #expect(PrivateDirectory.open(root + "/none", forbidden: 0o077).failure == .missing(root + "/none"))
             let file = root + "/file"
             close(Glibc.open(file, O_CREAT | O_WRONLY, 0o600))
@@ -56,7 +59,9 @@ import TestSupport
             Self.makeDirectory(parent, mode: 0o777)
             let inner = parent + "/mine"
             Self.makeDirectory(inner, mode: 0o700)
-            #expect(PrivateDirectory.open(inner, forbidden: 0o077).failure == .untrustedAncestor(parent, owner: getuid(), mode: 0o777))
+            #expect(
+                PrivateDirectory.open(inner, forbidden: 0o077).failure == .untrustedAncestor(parent, owner: getuid(), mode: 0o777)
+            )
             chmod(parent, 0o1777)  // sticky, like /tmp: entries of others cannot be renamed
             #expect(PrivateDirectory.open(inner, forbidden: 0o077).isSuccess)
         }

@@ -5,12 +5,13 @@ import WireFormats
 /// `--redirect-uri`: private-use scheme URIs only (RFC 8252 §7.1, RFC 3986 §3.1), and how a
 /// callback URL is matched against one.
 @Suite struct PrivateUseRedirectURITests {
-    @Test(arguments: [
-        ("shop.4242.app://callback", "shop.4242.app", "callback", ""),
-        ("myapp://auth/callback", "myapp", "auth", "/callback"),
-        ("com.example.app:/oauth2redirect", "com.example.app", nil, "/oauth2redirect"),
-        ("Com.Example+X-1.app:/cb", "com.example+x-1.app", nil, "/cb"),
-    ] as [(String, String, String?, String)])
+    @Test(
+        arguments: [
+            ("shop.4242.app://callback", "shop.4242.app", "callback", ""),
+            ("myapp://auth/callback", "myapp", "auth", "/callback"),
+            ("com.example.app:/oauth2redirect", "com.example.app", nil, "/oauth2redirect"),
+            ("Com.Example+X-1.app:/cb", "com.example+x-1.app", nil, "/cb"),
+        ] as [(String, String, String?, String)])
     func acceptsPrivateUseSchemes(text: String, scheme: String, host: String?, path: String) throws {
         let uri = try PrivateUseRedirectURI(parsing: text)
         #expect(uri.scheme == scheme && uri.host == host && uri.path == path)

@@ -36,8 +36,10 @@ func formatsTheEdgesOfFourDigitYears(seconds: Double, text: String) {
     #expect(RFC3339.parse("1970-01-01T00:00:00.5Z") == 0.5)
 }
 
-@Test(arguments: ["", "2026-11-30", "2026-13-01T00:00:00Z", "2026-11-30T00:00:00", "2026-11-30T00:00:00Zjunk",
-    "2026-11-30 00:00:00Z", "2026-11-30T00:00:00.Z", "２026-11-30T00:00:00Z"])
+@Test(arguments: [
+    "", "2026-11-30", "2026-13-01T00:00:00Z", "2026-11-30T00:00:00", "2026-11-30T00:00:00Zjunk",
+    "2026-11-30 00:00:00Z", "2026-11-30T00:00:00.Z", "２026-11-30T00:00:00Z",
+])
 func rejectsMalformed(text: String) {
     #expect(RFC3339.parse(text) == nil)
 }

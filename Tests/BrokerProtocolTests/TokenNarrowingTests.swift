@@ -5,23 +5,30 @@ import Testing
 @Suite struct TokenNarrowingTests {
     @Test func equalRequestsAreOneKeyWhateverTheOrder() throws {
         let one = try TokenNarrowing(scope: "read write read", resource: "https://b.example/ https://a.example/", audience: nil)
-        let two = try TokenNarrowing(scopes: ["write", "read"], resources: ["https://a.example/", "https://b.example/"], audience: nil)
+        let two = try TokenNarrowing(
+            scopes: ["write", "read"], resources: ["https://a.example/", "https://b.example/"], audience: nil)
         #expect(one == two)
         #expect(one.scopes == ["read", "write"])
         #expect(one.queryFields.map(\.0) == ["scope", "resource"])
         #expect(try TokenNarrowing(scope: nil, resource: nil, audience: nil).isEmpty)
-        #expect(try TokenNarrowing(scope: "read", resource: nil, audience: nil) != TokenNarrowing(scope: "read", resource: nil, audience: "api"))
+        #expect(
+            try TokenNarrowing(scope: "read", resource: nil, audience: nil)
+                != TokenNarrowing(scope: "read", resource: nil, audience: "api"))
     }
 
     @Test func scopesFollowRFC6749ScopeTokens() {
         for bad in ["a\"b", "back\\slash", "tab\tscope", "é", String(repeating: "s", count: 513)] {
             #expect(throws: NarrowingError.self, "\(bad)") { try TokenNarrowing(scopes: [bad], resources: [], audience: nil) }
         }
-        #expect((try? TokenNarrowing(scopes: ["https://graph.microsoft.com/.default", "repo:read", "!~"], resources: [], audience: nil)) != nil)
+        #expect(
+            (try? TokenNarrowing(
+                scopes: ["https://graph.microsoft.com/.default", "repo:read", "!~"], resources: [], audience: nil)) != nil)
     }
 
     @Test func resourcesAreAbsoluteURIsWithoutFragments() {
-        for bad in ["not a uri", "/relative", "https://api.example/#frag", "1http://x", ":nothing", "https:", "https://é.example/"] {
+        for bad in [
+            "not a uri", "/relative", "https://api.example/#frag", "1http://x", ":nothing", "https:", "https://é.example/",
+        ] {
             #expect(throws: NarrowingError.self, "\(bad)") { try TokenNarrowing(scopes: [], resources: [bad], audience: nil) }
         }
         for good in ["https://api.example.com/", "urn:example:resource", "http://127.0.0.1:8080/v1?x=1"] {
@@ -33,7 +40,9 @@ import Testing
         let many = (0...TokenNarrowing.maximumScopes).map { "s\($0)" }
         #expect(throws: NarrowingError.tooMany("scope", 32)) { try TokenNarrowing(scopes: many, resources: [], audience: nil) }
         let resources = (0...TokenNarrowing.maximumResources).map { "https://r\($0).example/" }
-        #expect(throws: NarrowingError.tooMany("resource", 4)) { try TokenNarrowing(scopes: [], resources: resources, audience: nil) }
+        #expect(throws: NarrowingError.tooMany("resource", 4)) {
+            try TokenNarrowing(scopes: [], resources: resources, audience: nil)
+        }
         // A huge query value is refused before it is split.
         let huge = String(repeating: "a ", count: 100_000)
         #expect(throws: NarrowingError.tooMany("scope", 32)) { try TokenNarrowing(scope: huge, resource: nil, audience: nil) }

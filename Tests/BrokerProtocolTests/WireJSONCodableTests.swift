@@ -1,12 +1,14 @@
-@testable import BrokerProtocol
 import FoundationEssentials
 import Testing
 import WireFormats
 
+@testable import BrokerProtocol
+
 /// WireJSON against FoundationEssentials' JSONEncoder/JSONDecoder on every wire type: the same bytes
 /// out (compact and pretty), and each side reads what the other wrote.
 @Suite struct WireJSONCodableTests {
-    static let error = WireError(code: .loginPending, message: "Finish the login: \"work\" \u{1}/é", authorizationURL: "https://id.example/a?b=c&d=/e")
+    static let error = WireError(
+        code: .loginPending, message: "Finish the login: \"work\" \u{1}/é", authorizationURL: "https://id.example/a?b=c&d=/e")
     static let configuration = AccountConfiguration(
         name: "work", issuer: "https://id.example.com/realms/x", clientID: "cli", clientSecret: "s3cr3t",
         scopes: ["openid", "offline_access"], audience: "api", redirectHost: "127.0.0.1", redirectPort: 8765,
@@ -15,7 +17,8 @@ import WireFormats
 
     static func foundation<Value: Encodable>(_ value: Value, pretty: Bool) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(value))
     }
 
@@ -31,7 +34,8 @@ import WireFormats
     }
 
     @Test func tokenGrant() throws {
-        try Self.check(TokenGrant(accessToken: "eyJ.a.b", tokenType: "Bearer", expiresAt: "2026-01-01T00:00:00Z", scope: "openid email"))
+        try Self.check(
+            TokenGrant(accessToken: "eyJ.a.b", tokenType: "Bearer", expiresAt: "2026-01-01T00:00:00Z", scope: "openid email"))
         try Self.check(TokenGrant(accessToken: "t", tokenType: "Bearer", expiresAt: nil, scope: nil))
     }
 
@@ -46,7 +50,10 @@ import WireFormats
         try Self.check(AccountList(accounts: []))
         // Explicit nulls: every documented key is present.
         let text = String(decoding: try WireJSON.encode(bare), as: UTF8.self)
-        #expect(text == #"{"expires_at":null,"last_error":null,"last_refresh":null,"name":"home","scope":null,"state":"logged_out","subject":null}"#)
+        #expect(
+            text
+                == #"{"expires_at":null,"last_error":null,"last_refresh":null,"name":"home","scope":null,"state":"logged_out","subject":null}"#
+        )
     }
 
     @Test func configurationAndEndpoints() throws {
@@ -69,7 +76,10 @@ import WireFormats
 
     @Test func loginAndCommandTypes() throws {
         try Self.check(LoginStarted(loginID: "l1", authorizationURL: "https://id/auth?x=1", expiresAt: "2026-01-01T00:00:00Z"))
-        try Self.check(LoginStarted(loginID: "l2", authorizationURL: "u", expiresAt: "e", userCode: "ABCD-EFGH", verificationURI: "https://id/device"))
+        try Self.check(
+            LoginStarted(
+                loginID: "l2", authorizationURL: "u", expiresAt: "e", userCode: "ABCD-EFGH", verificationURI: "https://id/device")
+        )
         for outcome in [LoginStatus.Outcome.pending, .succeeded, .failed, .timedOut] {
             try Self.check(LoginStatus(loginID: "l", account: "work", outcome: outcome, error: Self.error, subject: "bob"))
         }
@@ -101,7 +111,9 @@ import WireFormats
 
     /// The writer copies runs without escapes whole: escapes first, last, back to back, alone.
     @Test func stringsWithEscapesAnywhereMatchFoundation() throws {
-        try Self.check(["", "\"", "\"abc", "abc\\", "\"\"\\\\", "a\nb\tc", "\u{1}x\u{1F}", "é\"é", String(repeating: "q", count: 5000) + "\n"])
+        try Self.check([
+            "", "\"", "\"abc", "abc\\", "\"\"\\\\", "a\nb\tc", "\u{1}x\u{1F}", "é\"é", String(repeating: "q", count: 5000) + "\n",
+        ])
     }
 
     @Test func integersMustBeExact() throws {
@@ -128,7 +140,10 @@ import WireFormats
             (#"{"accounts":[{"name":"a","state":"\#(secret)"}]}"#, .mismatch(path: "accounts[0].state", reason: "invalid value")),
             (#"{"accounts":[{"state":"active"}]}"#, .mismatch(path: "accounts[0].name", reason: "missing")),
             (#"{"accounts":{}}"#, .mismatch(path: "accounts", reason: "expected an array, found an object")),
-            (#"{"accounts":[{"name":7,"state":"active"}]}"#, .mismatch(path: "accounts[0].name", reason: "expected a string, found a number")),
+            (
+                #"{"accounts":[{"name":7,"state":"active"}]}"#,
+                .mismatch(path: "accounts[0].name", reason: "expected a string, found a number")
+            ),
         ]
         for (text, expected) in cases {
             do {

@@ -1,6 +1,7 @@
-@testable import BrokerProtocol
 import Testing
 import WireFormats
+
+@testable import BrokerProtocol
 
 /// Strictness of the parser: JSONTestSuite-style `y_` (must accept) and `n_` (must reject) cases,
 /// written for this project, plus the examples of RFC 8259 section 13.
@@ -94,7 +95,11 @@ import WireFormats
                 }
             }
             """
-        struct Thumbnail: Decodable, Equatable { let Url: String; let Height: Int; let Width: UInt32 }
+        struct Thumbnail: Decodable, Equatable {
+            let Url: String
+            let Height: Int
+            let Width: UInt32
+        }
         struct Image: Decodable, Equatable {
             let Width: Int, Height: Int32, Title: String, Thumbnail: Thumbnail, Animated: Bool, IDs: [Int64]
         }
@@ -115,7 +120,12 @@ import WireFormats
               }
             ]
             """
-        struct Place: Decodable { let precision: String; let Latitude: Double; let Longitude: Double; let City: String }
+        struct Place: Decodable {
+            let precision: String
+            let Latitude: Double
+            let Longitude: Double
+            let City: String
+        }
         let list = try WireJSON.decode([Place].self, from: Array(places.utf8))
         #expect(list.map(\.City) == ["SAN FRANCISCO", "SUNNYVALE"])
         #expect(list[1].Longitude == -122.026020)

@@ -92,10 +92,12 @@ enum JSONSerializationFree {
 
 @Test func pendingLoginErrorShowsTheURLOnATerminal() {
     let pending = WireError(
-        code: .loginPending, message: "A login for 'w' is pending: finish it in the browser (authorization_url), or run: authctl login w",
+        code: .loginPending,
+        message: "A login for 'w' is pending: finish it in the browser (authorization_url), or run: authctl login w",
         authorizationURL: "https://idp/authorize?x=1")
-    #expect(BrokerClientError.api(pending).description
-        == "A login for 'w' is pending: finish it in the browser at https://idp/authorize?x=1, or run: authctl login w")
+    #expect(
+        BrokerClientError.api(pending).description
+            == "A login for 'w' is pending: finish it in the browser at https://idp/authorize?x=1, or run: authctl login w")
     #expect(BrokerClientError.api(pending).exitCode == 77)
     let other = WireError(code: .loginPending, message: "Pending.", authorizationURL: "https://idp/a")
     #expect(BrokerClientError.api(other).description == "Pending. Finish it at: https://idp/a")

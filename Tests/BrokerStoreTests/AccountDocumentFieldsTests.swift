@@ -1,8 +1,8 @@
 import BrokerProtocol
 import Testing
+import WireFormats
 
 @testable import BrokerStore
-import WireFormats
 
 /// `AccountDocument`'s member-by-member reader, the one decoder of stored account documents:
 /// every key it reads, known answers, the unusual spellings it still takes, and the error each
@@ -103,7 +103,8 @@ import WireFormats
     /// With several problems the error is the first in a fixed order — a missing key, then an
     /// unknown one, then the first bad value by key — whatever order the members come in.
     @Test func theErrorDoesNotDependOnTheMembersOrder() throws {
-        let bad = try Self.members(#"{"version":1,"issuer":1,"client_id":"c","scopes":[1],"extra_parameters":{},"zzz":1,"aaa":2}"#)
+        let bad = try Self.members(
+            #"{"version":1,"issuer":1,"client_id":"c","scopes":[1],"extra_parameters":{},"zzz":1,"aaa":2}"#)
         #expect(AccountDocument.configuration(bad, name: "w") == .failure(.unexpectedKey("aaa")))
         var missing = bad
         missing["extra_parameters"] = nil

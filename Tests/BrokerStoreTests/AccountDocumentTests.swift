@@ -1,9 +1,9 @@
 import BrokerCrypto
 import BrokerProtocol
 import Testing
+import WireFormats
 
 @testable import BrokerStore
-import WireFormats
 
 /// The vault stores the account model itself, as `{"version": 1, …}` with the model's own keys,
 /// and reads it strictly: a document it cannot read is an error for that account, never a
@@ -52,12 +52,16 @@ import WireFormats
     }
 
     @Test(arguments: [
-        (#"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"surprise":1}"#,
-         AccountDocumentError.unexpectedKey("surprise")),
+        (
+            #"{"version":1,"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{},"surprise":1}"#,
+            AccountDocumentError.unexpectedKey("surprise")
+        ),
         (#"{"version":1,"issuer":"i","client_id":"c","scopes":[]}"#, .missingKey("extra_parameters")),
         (#"{"issuer":"i","client_id":"c","scopes":[],"extra_parameters":{}}"#, .unknownVersion("none")),
-        (#"{"version":"1","issuer":"i","client_id":"c","scopes":[],"extra_parameters":{}}"#,
-         .unknownVersion("not a number")),
+        (
+            #"{"version":"1","issuer":"i","client_id":"c","scopes":[],"extra_parameters":{}}"#,
+            .unknownVersion("not a number")
+        ),
         (#"[]"#, .malformed("not a JSON object")),
     ])
     func documentsThatCannotBeReadSayWhy(text: String, expected: AccountDocumentError) {

@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -112,7 +112,8 @@ import TestSupport
         defer { directory.remove() }
         let source = try KeySource.resolve(environment: ["XDG_CONFIG_HOME": directory.appending("config")])
         let database = directory.appending("state/v.db")
-        let account = try Vault.open(databasePath: database, keySource: source).addAccount(sampleAccount("d"), owner: 1000, now: 0)
+        let account = try Vault.open(databasePath: database, keySource: source).addAccount(
+            sampleAccount("d"), owner: 1000, now: 0)
         #expect(try fileMode(source.path) == 0o600)
         #expect(try fileMode(directory.appending("config/authbroker")) == 0o700)
         let key = try KeyFile.read(source.path)
@@ -166,8 +167,12 @@ import TestSupport
         let passphrase = directory.appending("pass")
         try writeFile(passphrase, "correct horse battery staple\n")
         func record(_ name: String) throws -> VaultMeta.KDFRecord? {
-            try VaultMeta(connection: Vault.open(databasePath: directory.appending("\(name)/v.db"), keySource: .passphraseFile(path: passphrase))
-                .connection).kdfRecord()
+            try VaultMeta(
+                connection: Vault.open(
+                    databasePath: directory.appending("\(name)/v.db"), keySource: .passphraseFile(path: passphrase)
+                )
+                .connection
+            ).kdfRecord()
         }
         let first = try #require(try record("a"))
         #expect(first.parameters == KeyDerivation.ScryptParameters(n: 1 << 16, r: 8, p: 1))

@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -29,7 +29,8 @@ import TestSupport
         for value in 1...3 { try connection.run("INSERT INTO t (a) VALUES (?)", [.integer(Int64(value))]) }
         let before = connection.preparedStatements.count
         for value in 1...3 {
-            #expect(try connection.query("SELECT a FROM t WHERE a = ?", [.integer(Int64(value))]) { $0.int64(0) } == [Int64(value)])
+            #expect(
+                try connection.query("SELECT a FROM t WHERE a = ?", [.integer(Int64(value))]) { $0.int64(0) } == [Int64(value)])
         }
         #expect(connection.preparedStatements.count == before + 1)
         #expect(connection.preparedStatements.mostRuns == 3)
@@ -143,7 +144,9 @@ import TestSupport
 
         let link = directory.appending("link.db")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
-        #expect(throws: StoreError.filesystem(path: link, operation: "creating", errno: ELOOP)) { try SQLiteConnection(path: link) }
+        #expect(throws: StoreError.filesystem(path: link, operation: "creating", errno: ELOOP)) {
+            try SQLiteConnection(path: link)
+        }
         if geteuid() == 0 {
             let foreign = directory.appending("foreign.db")
             try writeFile(foreign, "", mode: 0o600)

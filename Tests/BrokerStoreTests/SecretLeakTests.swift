@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -16,8 +16,10 @@ import TestSupport
         let tokens = sampleTokens("leak")
         let keyText = try String(contentsOfFile: fixture.keyPath, encoding: .utf8)
         var secrets = [passphrase, keyText.trimmingCharacters(in: .newlines)]
-        secrets += [configuration.clientSecret.map { Secret($0) }, tokens.accessToken, tokens.refreshToken, tokens.idToken?.token]
-            .compactMap { $0?.revealString() }
+        secrets += [
+            configuration.clientSecret.map { Secret($0) }, tokens.accessToken, tokens.refreshToken, tokens.idToken?.token,
+        ]
+        .compactMap { $0?.revealString() }
 
         var errors: [StoreError?] = []
         let vault = try fixture.open()
@@ -27,7 +29,10 @@ import TestSupport
         // Duplicate account carrying a client secret; SQLite constraint with secret arguments.
         errors.append(storeError { try vault.addAccount(configuration, owner: 1000, now: 0) })
         errors.append(
-            storeError { try vault.connection.run("INSERT INTO accounts (id, name) VALUES (?, ?)", [.integer(account.id), .text(secrets[2])]) })
+            storeError {
+                try vault.connection.run(
+                    "INSERT INTO accounts (id, name) VALUES (?, ?)", [.integer(account.id), .text(secrets[2])])
+            })
         errors.append(
             storeError { try vault.connection.run("INSERT INTO meta (key, value) VALUES ('key_check', ?)", [.text(secrets[3])]) })
         // Tampered fields.
@@ -49,9 +54,13 @@ import TestSupport
         let passphraseFile = fixture.directory.appending("pass")
         try writeFile(passphraseFile, passphrase)
         errors.append(
-            storeError { _ = try Vault.open(databasePath: fixture.databasePath, keySource: .passphraseFile(path: passphraseFile)) })
+            storeError {
+                _ = try Vault.open(databasePath: fixture.databasePath, keySource: .passphraseFile(path: passphraseFile))
+            })
         errors.append(
-            storeError { _ = try Vault.open(databasePath: fixture.databasePath, keySource: .defaultKeyFile(path: fixture.keyPath + "x")) })
+            storeError {
+                _ = try Vault.open(databasePath: fixture.databasePath, keySource: .defaultKeyFile(path: fixture.keyPath + "x"))
+            })
         try writeFile(passphraseFile + "-loose", passphrase, mode: 0o640)
         errors.append(storeError { _ = try PassphraseFile.read(passphraseFile + "-loose") })
 

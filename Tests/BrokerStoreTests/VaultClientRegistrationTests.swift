@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -11,7 +11,8 @@ import TestSupport
     static func registration(_ clientID: String, owner: UInt32 = 1000, token: String? = "rat-secret-1") -> ClientRegistration {
         ClientRegistration(
             owner: owner, issuer: "https://as.example", clientID: clientID, redirectURI: "http://127.0.0.1:4711/callback",
-            registrationClientURI: "https://as.example/register/\(clientID)", registrationAccessToken: token.map { Secret(Array($0.utf8)) })
+            registrationClientURI: "https://as.example/register/\(clientID)",
+            registrationAccessToken: token.map { Secret(Array($0.utf8)) })
     }
 
     @Test func savedReadBackPerOwnerAndIssuerAndRemoved() throws {
@@ -25,7 +26,8 @@ import TestSupport
         #expect(read.map(\.clientID) == ["c1", "c2"])
         #expect(read[0].registrationAccessToken?.revealString() == "rat-secret-1" && read[1].registrationAccessToken == nil)
         #expect(try vault.clientRegistrations(owner: 1000, issuer: "https://other.example").isEmpty)
-        let raw = try vault.connection.query("SELECT registration_access_token FROM client_registrations WHERE client_id = 'c1'") {
+        let raw = try vault.connection.query("SELECT registration_access_token FROM client_registrations WHERE client_id = 'c1'")
+        {
             $0.blob(0)
         }
         #expect(!String(decoding: raw[0], as: UTF8.self).contains("rat-secret-1"))

@@ -1,8 +1,8 @@
 import BrokerCrypto
 import BrokerProtocol
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -81,9 +81,10 @@ import TestSupport
         #expect(before.count < Vault.schemaVersion, "no account-configuration-document migration")
         try Migrator.migrate(connection, migrations: before)
         func sealed(_ value: Secret, _ field: SealedField) throws -> SQLValue {
-            .blob(try value.withUnsafeBytes {
-                try AESGCM.seal($0, key: fixture.key, associatedData: field.associatedData(accountID: 1))
-            })
+            .blob(
+                try value.withUnsafeBytes {
+                    try AESGCM.seal($0, key: fixture.key, associatedData: field.associatedData(accountID: 1))
+                })
         }
         try connection.run(
             "INSERT INTO accounts (owner_uid, name, issuer, client_id, scopes, options, client_secret, created_at) "

@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -16,7 +16,8 @@ import TestSupport
     }
 
     private func sealedKey(_ connection: SQLiteConnection, _ id: Int64) throws -> [UInt8]? {
-        try connection.query("SELECT dpop_key FROM tokens WHERE account_id = ?", [.integer(id)]) { $0.optionalBlob(0) }.first ?? nil
+        try connection.query("SELECT dpop_key FROM tokens WHERE account_id = ?", [.integer(id)]) { $0.optionalBlob(0) }.first
+            ?? nil
     }
 
     /// Account "alice" with DPoP-bound tokens saved.
@@ -70,10 +71,12 @@ import TestSupport
 
         try vault.saveTokens(try boundTokens("alice-3"), accountID: id)
         try vault.deleteTokens(accountID: id)
-        #expect(try fixture.rawConnection().query("SELECT count(*) FROM tokens WHERE dpop_key IS NOT NULL") { $0.int64(0) } == [0])
+        #expect(
+            try fixture.rawConnection().query("SELECT count(*) FROM tokens WHERE dpop_key IS NOT NULL") { $0.int64(0) } == [0])
         try vault.saveTokens(try boundTokens("alice-4"), accountID: id)
         try vault.removeAccount(named: "alice", owner: 1000)
-        #expect(try fixture.rawConnection().query("SELECT count(*) FROM tokens WHERE dpop_key IS NOT NULL") { $0.int64(0) } == [0])
+        #expect(
+            try fixture.rawConnection().query("SELECT count(*) FROM tokens WHERE dpop_key IS NOT NULL") { $0.int64(0) } == [0])
     }
 
     @Test func rekeyResealsTheKey() throws {

@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -16,14 +16,16 @@ import TestSupport
         let bob = try vault.addAccount(sampleAccount("work"), owner: 1002, now: 0)
         #expect(alice.id != bob.id)
         #expect((alice.ownerUID, bob.ownerUID) == (1001, 1002))
-        #expect(storeError { try vault.addAccount(sampleAccount("work"), owner: 1001, now: 0) } == .duplicateAccount(name: "work"))
+        #expect(
+            storeError { try vault.addAccount(sampleAccount("work"), owner: 1001, now: 0) } == .duplicateAccount(name: "work"))
         #expect(try vault.account(named: "work", owner: 1001)?.id == alice.id)
         #expect(try vault.account(named: "work", owner: 1002)?.id == bob.id)
         #expect(try vault.account(named: "work", owner: 1003) == nil)
 
         // Renaming within one owner collides only with that owner's names.
         let home = try vault.addAccount(sampleAccount("home"), owner: 1002, now: 0)
-        #expect(storeError { try vault.updateAccount(id: home.id, with: sampleAccount("work")) } == .duplicateAccount(name: "work"))
+        #expect(
+            storeError { try vault.updateAccount(id: home.id, with: sampleAccount("work")) } == .duplicateAccount(name: "work"))
         let aliceHome = try vault.addAccount(sampleAccount("spare"), owner: 1001, now: 0)
         #expect(try vault.updateAccount(id: aliceHome.id, with: sampleAccount("home")).ownerUID == 1001)
 
@@ -77,11 +79,13 @@ import TestSupport
         try Migrator.migrate(connection, migrations: before)
         #expect(try Migrator.version(of: connection) == before.count)
         func sealed(_ value: Secret, _ id: Int64, _ field: SealedField) throws -> SQLValue {
-            .blob(try value.withUnsafeBytes {
-                try AESGCM.seal($0, key: fixture.key, associatedData: field.associatedData(accountID: id))
-            })
+            .blob(
+                try value.withUnsafeBytes {
+                    try AESGCM.seal($0, key: fixture.key, associatedData: field.associatedData(accountID: id))
+                })
         }
-        let insert = "INSERT INTO accounts (name, issuer, client_id, scopes, options, client_secret, created_at) "
+        let insert =
+            "INSERT INTO accounts (name, issuer, client_id, scopes, options, client_secret, created_at) "
             + "VALUES (?, 'https://idp.example', 'client', 'openid', '{}', ?, 0)"
         try connection.run(insert, [.text("work"), try sealed(secret, 1, .clientSecret)])
         try connection.run(insert, [.text("home"), .null])

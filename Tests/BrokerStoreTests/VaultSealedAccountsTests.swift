@@ -41,7 +41,9 @@ import Testing
             // The same set, except that start-up holds the ID token as stored (it stays in the vault).
             let looked = outcome { try vault.loadTokens(accountID: account.id).map(Self.keepingIDTokenStored) }
             #expect(outcome { try vault.tokens(of: item) } == looked, "\(account.name)")
-            #expect(outcome { try vault.clientSecret(of: item) } == outcome { try vault.clientSecret(for: account) }, "\(account.name)")
+            #expect(
+                outcome { try vault.clientSecret(of: item) } == outcome { try vault.clientSecret(for: account) },
+                "\(account.name)")
             #expect(item.status == (try vault.status(accountID: account.id)), "\(account.name)")
         }
         // The cases above are the ones meant: an opened token set, an error, a status without tokens.
@@ -51,7 +53,9 @@ import Testing
         #expect(try vault.tokens(of: #require(byName["full"]))?.idToken == .stored(identity: nil))
         #expect(try vault.loadIDToken(accountID: full) == tokens.idToken?.token)
         let badIDToken = try #require(byName["bad-id-token"])
-        #expect(outcome { try vault.tokens(of: badIDToken) } == .error("\(StoreError.cannotDecrypt(account: "bad-id-token", field: "id_token"))"))
+        #expect(
+            outcome { try vault.tokens(of: badIDToken) }
+                == .error("\(StoreError.cannotDecrypt(account: "bad-id-token", field: "id_token"))"))
         #expect(try vault.tokens(of: #require(byName["status-only"])) == nil)
         #expect(byName["status-only"]?.status?.lastErrorCode == "invalid_grant")
         #expect(byName["public"]?.status == nil)

@@ -1,7 +1,7 @@
 import BrokerCrypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -16,7 +16,8 @@ import TestSupport
     }
 
     private func column(_ connection: SQLiteConnection, _ field: String, _ id: Int64) throws -> [UInt8] {
-        try #require(try connection.query("SELECT \(field) FROM tokens WHERE account_id = ?", [.integer(id)]) { $0.blob(0) }.first)
+        try #require(
+            try connection.query("SELECT \(field) FROM tokens WHERE account_id = ?", [.integer(id)]) { $0.blob(0) }.first)
     }
 
     @Test func flippedByteFailsOnlyThatAccount() throws {
@@ -31,7 +32,9 @@ import TestSupport
         try raw.run("UPDATE tokens SET access_token = ? WHERE account_id = ?", [.blob(sealed), .integer(ids.a)])
 
         let reopened = try fixture.open()  // the key check is fine: only alice's row is damaged
-        #expect(storeError { _ = try reopened.loadTokens(accountID: ids.a) } == .cannotDecrypt(account: "alice", field: "access_token"))
+        #expect(
+            storeError { _ = try reopened.loadTokens(accountID: ids.a) }
+                == .cannotDecrypt(account: "alice", field: "access_token"))
         #expect(try reopened.loadTokens(accountID: ids.b) == bobTokens)
         #expect(try reopened.accounts().count == 2)
     }
@@ -48,8 +51,10 @@ import TestSupport
             try raw.run("UPDATE tokens SET refresh_token = ? WHERE account_id = ?", [.blob(refreshB), .integer(ids.a)])
             try raw.run("UPDATE tokens SET refresh_token = ? WHERE account_id = ?", [.blob(refreshA), .integer(ids.b)])
         }
-        #expect(storeError { _ = try vault.loadTokens(accountID: ids.a) } == .cannotDecrypt(account: "alice", field: "refresh_token"))
-        #expect(storeError { _ = try vault.loadTokens(accountID: ids.b) } == .cannotDecrypt(account: "bob", field: "refresh_token"))
+        #expect(
+            storeError { _ = try vault.loadTokens(accountID: ids.a) } == .cannotDecrypt(account: "alice", field: "refresh_token"))
+        #expect(
+            storeError { _ = try vault.loadTokens(accountID: ids.b) } == .cannotDecrypt(account: "bob", field: "refresh_token"))
     }
 
     @Test func ciphertextMovedToAnotherFieldFails() throws {
@@ -61,7 +66,8 @@ import TestSupport
         #expect(storeError { _ = try vault.loadTokens(accountID: ids.a) } == .cannotDecrypt(account: "alice", field: "id_token"))
         // A truncated envelope is the same clear error, not a crash.
         try vault.connection.run("UPDATE tokens SET access_token = x'01' WHERE account_id = ?", [.integer(ids.b)])
-        #expect(storeError { _ = try vault.loadTokens(accountID: ids.b) } == .cannotDecrypt(account: "bob", field: "access_token"))
+        #expect(
+            storeError { _ = try vault.loadTokens(accountID: ids.b) } == .cannotDecrypt(account: "bob", field: "access_token"))
     }
 
     @Test func tamperedClientSecretFailsOnlyThatAccount() throws {
@@ -69,10 +75,13 @@ import TestSupport
         defer { fixture.remove() }
         let vault = try fixture.open()
         _ = try twoAccounts(vault)
-        try vault.connection.run("UPDATE accounts SET client_secret = substr(client_secret, 1, length(client_secret) - 1) WHERE name = 'alice'")
+        try vault.connection.run(
+            "UPDATE accounts SET client_secret = substr(client_secret, 1, length(client_secret) - 1) WHERE name = 'alice'")
         let accounts = try vault.accounts()
         #expect(accounts.map(\.name) == ["alice", "bob"])
-        #expect(storeError { _ = try vault.clientSecret(for: accounts[0]) } == .cannotDecrypt(account: "alice", field: "client_secret"))
+        #expect(
+            storeError { _ = try vault.clientSecret(for: accounts[0]) }
+                == .cannotDecrypt(account: "alice", field: "client_secret"))
         #expect(try vault.clientSecret(for: accounts[1]) != nil)
     }
 
@@ -110,8 +119,9 @@ import TestSupport
         #expect(try KeyFile.read(fixture.keyPath) != fixture.key)
         let newSealed = try vault.connection.query("SELECT access_token FROM tokens ORDER BY account_id") { $0.blob(0) }
         #expect(newSealed != oldSealed)
-        #expect(storeError { _ = try Vault.open(databasePath: fixture.databasePath, keySource: .keyFile(path: oldKeyCopy)) }
-            == .wrongKey(keySource: "key file '\(oldKeyCopy)'", database: fixture.databasePath))
+        #expect(
+            storeError { _ = try Vault.open(databasePath: fixture.databasePath, keySource: .keyFile(path: oldKeyCopy)) }
+                == .wrongKey(keySource: "key file '\(oldKeyCopy)'", database: fixture.databasePath))
         let reopened = try fixture.open()
         #expect(try [reopened.loadTokens(accountID: ids.a), reopened.loadTokens(accountID: ids.b)] == before)
         #expect(try reopened.accounts().map { try reopened.clientSecret(for: $0) } == secrets)
@@ -143,7 +153,10 @@ import TestSupport
         let newKey = try KeyFile.generate(at: pending)
         try vault.rekey(to: newKey, keySource: .keyFile(path: pending))
         let error = storeError { _ = try fixture.open() }
-        #expect(error == .interruptedRotation(keySource: fixture.keySource.description, pendingKeyFile: pending, database: fixture.databasePath))
+        #expect(
+            error
+                == .interruptedRotation(
+                    keySource: fixture.keySource.description, pendingKeyFile: pending, database: fixture.databasePath))
         #expect(error?.description.contains(pending) == true)
         #expect(try Vault.open(databasePath: fixture.databasePath, keySource: .keyFile(path: pending)).accounts().count == 2)
     }

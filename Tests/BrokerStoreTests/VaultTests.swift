@@ -1,8 +1,8 @@
 import BrokerCrypto
 import BrokerProtocol
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import BrokerStore
 
@@ -22,9 +22,11 @@ import TestSupport
             #expect(account.hasClientSecret)
             try vault.saveTokens(tokens, accountID: account.id)
             try vault.updateStatus(TokenStatus(lastRefreshAt: 5, subject: "user-1"), accountID: account.id)
-            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7), issuer: "x", documentURL: "https://x/d")
+            try vault.storeProviderMetadata(
+                CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7), issuer: "x", documentURL: "https://x/d")
             // Another document claiming the same issuer is a separate entry, not a replacement.
-            try vault.storeProviderMetadata(CachedDocument(json: #"{"issuer":"x","e":1}"#, fetchedAt: 9), issuer: "x", documentURL: "https://e/d")
+            try vault.storeProviderMetadata(
+                CachedDocument(json: #"{"issuer":"x","e":1}"#, fetchedAt: 9), issuer: "x", documentURL: "https://e/d")
             try vault.storeJWKS(CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8), uri: "https://x/jwks")
         }
         // A fresh open (new connection, key re-read from the file) sees everything.
@@ -35,7 +37,9 @@ import TestSupport
         #expect(try vault.clientSecret(for: account) == configuration.clientSecret.map { Secret($0) })
         #expect(try vault.loadTokens(accountID: accountID) == tokens)
         #expect(try vault.status(accountID: accountID) == TokenStatus(lastRefreshAt: 5, subject: "user-1"))
-        #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://x/d") == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
+        #expect(
+            try vault.providerMetadata(issuer: "x", documentURL: "https://x/d")
+                == CachedDocument(json: #"{"issuer":"x"}"#, fetchedAt: 7))
         #expect(try vault.providerMetadata(issuer: "x", documentURL: "https://e/d")?.fetchedAt == 9)
         #expect(try vault.jwks(uri: "https://x/jwks") == CachedDocument(json: #"{"keys":[]}"#, fetchedAt: 8))
         #expect(try vault.providerMetadata(issuer: "other", documentURL: "https://x/d") == nil)
@@ -151,7 +155,8 @@ import TestSupport
         struct Abort: Error {}
         #expect(throws: Abort.self) {
             try vault.batch {
-                try vault.saveTokens(sampleTokens("lost", obtainedAt: 10), status: TokenStatus(lastRefreshAt: 10), accountID: account.id)
+                try vault.saveTokens(
+                    sampleTokens("lost", obtainedAt: 10), status: TokenStatus(lastRefreshAt: 10), accountID: account.id)
                 throw Abort()
             }
         }

@@ -1,3 +1,4 @@
+import BrokerProtocol
 // libFuzzer entry for the redirect's callback decoding (LoginCallback: loopback request target,
 // pasted URL, FormURLEncoding of the query; and the private-use scheme URL `authctl callback`
 // hands over, with `claims(url:)`, the callback route's choice of pending login) in the real
@@ -8,9 +9,9 @@
 // first request on it ends the login and every later one is a replay; a private-use URL that
 // claims the login is never "not for us", and one that does not claim it never completes.
 import FoundationEssentials
+
 @testable import BrokerCore
 @testable import BrokerHTTP
-import BrokerProtocol
 
 private let issuer = "https://idp.example"
 private let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -15,7 +15,8 @@ public func fuzzFormDecoding(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     if let component = try? FormURLEncoding.decodeComponent(bytes) {
         let encoded = FormURLEncoding.encodeComponent(component)
         precondition(encoded.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "&") && $0 != UInt8(ascii: "=") })
-        precondition((try? FormURLEncoding.decodeComponent(Array(encoded.utf8))) == component, "a component does not survive a round trip")
+        precondition(
+            (try? FormURLEncoding.decodeComponent(Array(encoded.utf8))) == component, "a component does not survive a round trip")
     }
     return 0
 }

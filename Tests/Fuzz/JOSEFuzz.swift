@@ -3,6 +3,7 @@
 // signing input that is the text before its last dot; a JWKS
 // keeps only keys of a supported type; a too-deep document is refused, saying so.
 import WireFormats
+
 @testable import BrokerCrypto
 
 @_cdecl("LLVMFuzzerTestOneInput")

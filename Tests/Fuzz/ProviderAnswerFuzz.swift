@@ -1,3 +1,4 @@
+import BrokerProtocol
 // libFuzzer entry for the daemon's parsers of provider answers and socket request bodies, over
 // the real BrokerCore module (built by run-fuzzers.sh with -enable-testing). The first byte picks
 // the parser; the rest is the body. Invariants beyond memory safety and no stack overflow:
@@ -6,8 +7,8 @@
 //   a displayable user id), for form and json token answers alike.
 import FoundationEssentials
 import WireFormats
+
 @testable import BrokerCore
-import BrokerProtocol
 @testable import BrokerHTTP
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -46,7 +47,8 @@ private func checkToken(_ answer: HTTPResponse, tooDeep: Bool, format: TokenRequ
         precondition(token.tokenType == "Bearer" && !token.accessToken.revealString().isEmpty)
         precondition(token.expiresIn.map { (0..<1_000_000_000).contains($0) } ?? true)
         // The user id is displayed: printable ASCII without spaces, 1–255 bytes.
-        precondition(token.userID.map { (1...255).contains($0.utf8.count) && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) } } ?? true)
+        precondition(
+            token.userID.map { (1...255).contains($0.utf8.count) && $0.utf8.allSatisfy { (0x21...0x7E).contains($0) } } ?? true)
     } catch {
         expectDepthError(error.description, tooDeep: tooDeep)
     }

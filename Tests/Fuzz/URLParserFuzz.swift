@@ -22,7 +22,8 @@ public func fuzzURLParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(origin.scheme == url.scheme && origin.host == url.host && origin.port == url.port && origin.path.isEmpty)
     let normalized = url.normalizedWithoutQuery
     let again = try! AbsoluteURL(normalized)
-    precondition(again.host == url.host && again.effectivePort == url.effectivePort && again.query == nil && again.fragment == nil)
+    precondition(
+        again.host == url.host && again.effectivePort == url.effectivePort && again.query == nil && again.fragment == nil)
     precondition(again.normalizedWithoutQuery == normalized, "normalising is not idempotent")
     return 0
 }
@@ -33,7 +34,8 @@ private func checkTiling(_ url: AbsoluteURL, _ bytes: [UInt8]) {
     if let userInfo = url.userInfo { rebuilt += Array(userInfo.utf8) + [UInt8(ascii: "@")] }
     let authorityStart = rebuilt.count
     let rest = bytes[authorityStart...]
-    let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+    let authorityEnd =
+        rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
     let authority = String(decoding: bytes[authorityStart..<authorityEnd], as: UTF8.self).lowercased()
     if let port = url.port {
         precondition(authority.hasPrefix(url.host.uriText + ":"), "the authority is not host:port")

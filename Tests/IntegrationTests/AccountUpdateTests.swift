@@ -50,11 +50,15 @@ import Testing
         let refused = try await harness.authctl(["account", "update", "work", "--scope", "openid", "--redirect-port", "8765"])
         #expect(refused.status == 64, "\(refused)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "one line: \(refused.stderr)")
-        #expect(refused.stderr.contains("changing redirect_port, scopes signs 'work' out") && refused.stderr.contains("--yes"), "\(refused)")
+        #expect(
+            refused.stderr.contains("changing redirect_port, scopes signs 'work' out") && refused.stderr.contains("--yes"),
+            "\(refused)")
         #expect(try await harness.token("work") == token, "nothing was changed")
         #expect(try await Self.configuration(harness)["redirect_port"] == nil)
 
-        let done = try await harness.authctl(["account", "update", "work", "--scope", "openid", "--redirect-port", "8765", "--yes"])
+        let done = try await harness.authctl([
+            "account", "update", "work", "--scope", "openid", "--redirect-port", "8765", "--yes",
+        ])
         #expect(done.status == 0 && done.stderr.contains("signed it out. Sign in again with: authctl login work"), "\(done)")
         #expect(try await harness.authctl(["token", "work"]).status == 77)
         let configuration = try await Self.configuration(harness)
@@ -102,7 +106,8 @@ import Testing
         #expect(try await harness.authctl(["account", "update", "conf", "--git-username", "alice"]).status == 0)
         #expect(harness.daemonLog.contains(" changed=git_username tokens=kept "), "\(harness.daemonLog)")
         let moved = try await harness.authctl(["account", "update", "conf", "--client-id", "other-client"])
-        #expect(moved.status == 64 && moved.stderr.contains("needs its client secret again (--client-secret-file FILE"), "\(moved)")
+        #expect(
+            moved.status == 64 && moved.stderr.contains("needs its client secret again (--client-secret-file FILE"), "\(moved)")
         #expect(try await harness.authctl(["account", "update", "conf", "--no-client-secret"]).status == 0)
         #expect(harness.daemonLog.contains(" changed=client_secret "), "\(harness.daemonLog)")
         #expect(!harness.daemonLog.contains("s3cret-value"))

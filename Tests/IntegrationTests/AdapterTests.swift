@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// authctl's adapters (exec, header, kube-credential, git-credential, account apply) as a user runs
 /// them: the real binary against a stand-in daemon on a Unix socket (Fixtures/fake_servers.py), so
@@ -24,7 +24,8 @@ import TestSupport
         }
 
         func addAccount(_ name: String, _ extra: [String] = []) async throws {
-            let result = try await authctl(["account", "add", name, "--issuer", "https://idp.example", "--client-id", "c"] + extra)
+            let result = try await authctl(
+                ["account", "add", name, "--issuer", "https://idp.example", "--client-id", "c"] + extra)
             try #require(result.status == 0, "account add failed: \(result.stderr)")
         }
 
@@ -61,10 +62,12 @@ import TestSupport
         defer { fixture.stop() }
         try await fixture.addAccount("shop")
         #expect(try await fixture.authctl(["header", "shop"]).stdout == "Authorization: Bearer tok-1\n")
-        #expect(try await fixture.authctl(["header", "shop", "--header-name", "X-Shopify-Storefront-Access-Token"]).stdout
-            == "X-Shopify-Storefront-Access-Token: tok-1\n")
-        #expect(try await fixture.authctl(["header", "shop", "--header-name", "X-Api", "--scheme", "Token"]).stdout
-            == "X-Api: Token tok-1\n")
+        #expect(
+            try await fixture.authctl(["header", "shop", "--header-name", "X-Shopify-Storefront-Access-Token"]).stdout
+                == "X-Shopify-Storefront-Access-Token: tok-1\n")
+        #expect(
+            try await fixture.authctl(["header", "shop", "--header-name", "X-Api", "--scheme", "Token"]).stdout
+                == "X-Api: Token tok-1\n")
         #expect(try await fixture.authctl(["header", "shop", "--scheme", ""]).stdout == "Authorization: tok-1\n")
         #expect(try await fixture.authctl(["header", "shop", "--header-name", "Bad:Name"]).status == 64)
     }
@@ -73,7 +76,9 @@ import TestSupport
         let fixture = try await Fixture.start()
         defer { fixture.stop() }
         try await fixture.addAccount("kube")
-        for (flags, token, expiry) in [([String](), "tok-1", "2030-01-01T00:00:00Z"), (["--id-token"], "idt-1", "2030-01-01T00:05:00Z")] {
+        for (flags, token, expiry) in [
+            ([String](), "tok-1", "2030-01-01T00:00:00Z"), (["--id-token"], "idt-1", "2030-01-01T00:05:00Z"),
+        ] {
             let result = try await fixture.authctl(["kube-credential", "kube"] + flags)
             #expect(result.status == 0, "\(result.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -97,13 +102,13 @@ import TestSupport
         try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
         let file = fixture.directory.appending("accounts.json")
         try """
-            {"accounts": [
-              {"name": "keep", "issuer": "https://idp.example", "client_id": "c", "scopes": ["openid"],
-               "extra_parameters": {}},
-              {"name": "new", "issuer": "https://idp.example", "client_id": "n", "client_secret_file": "~/secret",
-               "git_url_prefix": "https://git.example/"}
-            ]}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        {"accounts": [
+          {"name": "keep", "issuer": "https://idp.example", "client_id": "c", "scopes": ["openid"],
+           "extra_parameters": {}},
+          {"name": "new", "issuer": "https://idp.example", "client_id": "n", "client_secret_file": "~/secret",
+           "git_url_prefix": "https://git.example/"}
+        ]}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let kept = try await fixture.authctl(["account", "apply", file])
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(kept.stdout == "unchanged keep\nadded new\nunlisted old\n")

@@ -40,7 +40,9 @@ import Testing
         #expect(login.status == 1, "\(login)")
         #expect(login.stderr.contains("access_denied") || login.stderr.contains("denied the request"), "\(login.stderr)")
         // One sentence, said once: not "login to 'work' failed: The login for 'work' failed: …".
-        #expect(login.stderr.contains("authctl: The login for 'work' failed: the provider refused it: access_denied"), "\(login.stderr)")
+        #expect(
+            login.stderr.contains("authctl: The login for 'work' failed: the provider refused it: access_denied"),
+            "\(login.stderr)")
         #expect(login.stderr.components(separatedBy: "failed").count == 2, "\(login.stderr)")
         let token = try await harness.authctl(["token", "work"])
         #expect(token.status == 77, "\(token)")
@@ -67,9 +69,10 @@ import Testing
             let refused = try await harness.authctl(["login", "work", "--no-browser", "--timeout", timeout])
             #expect(refused.status == 64 && refused.stderr.contains("--timeout"), "\(timeout): \(refused)")
         }
-        for arguments in [["token", "nosuch"], ["login", "nosuch", "--no-browser", "--timeout", "10"], ["logout", "nosuch"],
-            ["status", "nosuch"], ["account", "show", "nosuch"]]
-        {
+        for arguments in [
+            ["token", "nosuch"], ["login", "nosuch", "--no-browser", "--timeout", "10"], ["logout", "nosuch"],
+            ["status", "nosuch"], ["account", "show", "nosuch"],
+        ] {
             let run = try await harness.authctl(arguments)
             #expect(run.status == 1, "\(arguments): \(run)")
             #expect(run.stderr.contains("nosuch"), "\(arguments): \(run.stderr)")

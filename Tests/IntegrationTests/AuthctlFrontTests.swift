@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// authctl's Embedded Swift front (Sources/authctl): it answers the success path of `authctl
 /// [--socket PATH] token NAME` itself and runs authctl-full, with the same arguments, for
@@ -113,12 +113,14 @@ import TestSupport
         #expect(version.status == 0 && version.stdout == fullVersion.stdout, "\(version) \(fullVersion)")
         for help in [["--help"], ["help"], ["status", "--help"]] {
             let answer = try await run(help)
-            #expect(answer.status == 0 && answer.stdout.hasPrefix("usage: authctl [--socket PATH] token NAME"), "\(help): \(answer)")
+            #expect(
+                answer.status == 0 && answer.stdout.hasPrefix("usage: authctl [--socket PATH] token NAME"), "\(help): \(answer)")
             #expect(answer.stdout.contains("copy authctl-full into the same\ndirectory"), "\(answer)")
         }
         let status = try await run(["status"])
         #expect(status.status == 1 && status.stdout.isEmpty, "\(status)")
-        #expect(status.stderr.contains("'status' needs authctl-full, which is not at \(directory.path)/authctl-full"), "\(status)")
+        #expect(
+            status.stderr.contains("'status' needs authctl-full, which is not at \(directory.path)/authctl-full"), "\(status)")
         // A token that does not come: why, briefly, with the full CLI's exit code.
         let unknown = try await run(["token", "nobody"])
         #expect(unknown.status == 1 && unknown.stderr.hasPrefix("authctl: the daemon has no account 'nobody'; "), "\(unknown)")
@@ -130,11 +132,15 @@ import TestSupport
             [lone, "--socket", harness.runtime + "/none.sock", "token", "work"], environment: ["PATH": "/usr/bin:/bin"],
             stdoutPath: directory.path + "/away.out", stderrPath: directory.path + "/away.err")
         #expect(await away.waitForExit(timeout: 30) == 69, "\(away.stderr)")
-        #expect(away.stderr.hasPrefix("authctl: no authbrokerd of yours answers at \(harness.runtime)/none.sock"), "\(away.stderr)")
+        #expect(
+            away.stderr.hasPrefix("authctl: no authbrokerd of yours answers at \(harness.runtime)/none.sock"), "\(away.stderr)")
         // Alone, without --socket: the usage, on stderr, as a usage error.
         let bare = try SpawnedProcess(
-            [lone], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: directory.path + "/out", stderrPath: directory.path + "/err")
-        #expect(await bare.waitForExit(timeout: 30) == 64 && bare.stdout.isEmpty && bare.stderr.hasPrefix("usage: "), "\(bare.stderr)")
+            [lone], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: directory.path + "/out",
+            stderrPath: directory.path + "/err")
+        #expect(
+            await bare.waitForExit(timeout: 30) == 64 && bare.stdout.isEmpty && bare.stderr.hasPrefix("usage: "), "\(bare.stderr)"
+        )
         #expect(await harness.stopDaemon() == 0)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A test server process (Fixtures/fake_servers.py) that prints `ready ADDRESS` and exits when its
 /// stdin closes, so it never outlives the test even if the test crashes.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// One user's authbroker for an end-to-end test: temporary XDG directories, a socket in a private
 /// runtime directory, the real `authbrokerd` (started, restarted, killed) and `authctl` runs
@@ -124,10 +124,11 @@ final class BrokerHarness: @unchecked Sendable {
     /// `authctl account add NAME` for the mock provider's public client, offline_access included.
     /// `user`: run as another user (the prefix and binary of `OtherUser.authctl`).
     func addAccount(_ name: String, provider: MockProviderProcess, as user: OtherUser? = nil) async throws {
-        let add = try await authctl([
-            "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
-            "--scope", "openid", "--scope", "offline_access",
-        ], as: user)
+        let add = try await authctl(
+            [
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
+                "--scope", "openid", "--scope", "offline_access",
+            ], as: user)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(daemonLog)") }
     }
 

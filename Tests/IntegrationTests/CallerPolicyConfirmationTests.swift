@@ -20,19 +20,23 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func aWaitingProgramCannotApproveItselfAndTheNotifiedCodeApprovesIt() async throws {
         let (harness, codes, allowed, _) = try await Self.start()
-        #expect(try await harness.authctl(["account", "update", "work", "--confirm"]).status == 0, "a first policy needs no code")
+        #expect(
+            try await harness.authctl(["account", "update", "work", "--confirm"]).status == 0, "a first policy needs no code")
         let waiting = try harness.spawnAuthctl(["token", "work"])
         let code = try #require(await codes.code("approval_needed"), "the hook got no code: \(codes.lines)\n\(harness.daemonLog)")
         #expect(codes.lines.first == "approval_needed work \(code) \(allowed)")
 
         // The waiting program's own tries, as any same-uid program makes them: refused.
         let listed = try await harness.curl("GET", "/v1/approvals")
-        #expect(listed.status == 200 && listed.body.contains("\"pid\":\(waiting.pid)") && !listed.body.contains(code), "\(listed)")
+        #expect(
+            listed.status == 200 && listed.body.contains("\"pid\":\(waiting.pid)") && !listed.body.contains(code), "\(listed)")
         let bare = try await harness.curl("POST", "/v1/approvals", body: #"{"account":"work"}"#)
         #expect(bare.status == 403 && bare.body.contains("confirmation_required") && !bare.body.contains(code), "\(bare)")
         let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
         let guessed = try await harness.curl("POST", "/v1/approvals", body: #"{"account":"work","code":"\#(wrong)"}"#)
-        #expect(guessed.status == 403 && guessed.body.contains("confirmation_failed") && guessed.body.contains("4 tries left"), "\(guessed)")
+        #expect(
+            guessed.status == 403 && guessed.body.contains("confirmation_failed") && guessed.body.contains("4 tries left"),
+            "\(guessed)")
         let cli = try await harness.authctl(["approve", "work", "--code", wrong])
         #expect(cli.status == 1 && cli.stderr.contains("3 tries left"), "\(cli)")
         let noCode = try await harness.authctl(["approve", "work"])  // no terminal here: told what to do
@@ -57,7 +61,9 @@ import Testing
         let code = try #require(await codes.code("approval_needed"))
         let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
         var answers: [String] = []
-        for _ in 0..<5 { answers.append(try await harness.curl("POST", "/v1/approvals", body: #"{"account":"work","code":"\#(wrong)"}"#).body) }
+        for _ in 0..<5 {
+            answers.append(try await harness.curl("POST", "/v1/approvals", body: #"{"account":"work","code":"\#(wrong)"}"#).body)
+        }
         #expect(answers.last?.contains("Too many wrong codes") == true, "\(answers)")
         // The burnt wait ended (approval_required); authctl's front hands that answer to authctl-full,
         // which asks again: a new wait, with a new code in a new notification.
@@ -75,7 +81,9 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func aProgramRefusedByAllowExeCannotAddItselfAndThePolicyStays() async throws {
         let (harness, codes, allowed, copy) = try await Self.start()
-        #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed]).status == 0, "a first policy needs no code")
+        #expect(
+            try await harness.authctl(["account", "update", "work", "--allow-exe", allowed]).status == 0,
+            "a first policy needs no code")
         let policy = { try await harness.authctl(["account", "show", "work", "--json"]).stdout.filter { !$0.isWhitespace } }
         let before = try await policy()
         #expect(before.contains("\"allow_exe\":[\"\(allowed)\"]"), "\(before)")
@@ -96,7 +104,9 @@ import Testing
 
         // Tightening needs no code: keeping only entries the list had.
         #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed, "--confirm"]).status == 0)
-        #expect(try await harness.authctl(["account", "update", "work", "--no-confirm"]).status == 77, "turning --confirm off loosens")
+        #expect(
+            try await harness.authctl(["account", "update", "work", "--no-confirm"]).status == 77, "turning --confirm off loosens"
+        )
 
         // The user, with the code of the notification their own change caused: applied and logged.
         let own = ["account", "update", "work", "--allow-exe", allowed, "--allow-exe", copy, "--confirm"]
@@ -112,7 +122,9 @@ import Testing
         #expect(policyLines.count == 3 && updateLines.count == 3, "\(harness.daemonLog)")
         let done = "changed=allow_exe pid=\(doneRun.pid) exe=\(allowed)-full"
         #expect(policyLines.last?.hasSuffix(done) == true, "\(policyLines)")
-        #expect(updateLines.last?.hasSuffix("changed=allow_exe tokens=kept pid=\(doneRun.pid) exe=\(allowed)-full") == true, "\(updateLines)")
+        #expect(
+            updateLines.last?.hasSuffix("changed=allow_exe tokens=kept pid=\(doneRun.pid) exe=\(allowed)-full") == true,
+            "\(updateLines)")
         #expect(policyLines.allSatisfy { $0.contains(" pid=") && $0.contains(" exe=") && !$0.contains(copy) })
         for shown in [code, second] { #expect(!harness.daemonLog.contains(shown)) }
 
@@ -120,7 +132,9 @@ import Testing
         let removed = try await harness.authctl(["account", "remove", "work"], authctlPath: copy)
         #expect(removed.status == 0, "\(removed)")
         let removal = harness.daemonLog.split(separator: "\n").first { $0.contains("info: account removed account=work ") }
-        #expect(removal?.hasSuffix("policy=allow_exe,confirm_callers pid=\(removed.pid) exe=\(copy)-full") == true, "\(harness.daemonLog)")
+        #expect(
+            removal?.hasSuffix("policy=allow_exe,confirm_callers pid=\(removed.pid) exe=\(copy)-full") == true,
+            "\(harness.daemonLog)")
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -138,7 +152,8 @@ import Testing
         #expect(listed.stdout.contains("work\t\(escaped)\tpid \(waiting.pid)") && !listed.stdout.contains("\u{1B}"), "\(listed)")
         #expect(codes.lines.first?.hasSuffix(" \(escaped)") == true, "\(codes.lines)")
         let denied = try await harness.authctl(["approve", "work", "--deny"])
-        #expect(denied.status == 0 && denied.stderr.contains("denied \(escaped)") && !denied.stderr.contains("\u{1B}"), "\(denied)")
+        #expect(
+            denied.status == 0 && denied.stderr.contains("denied \(escaped)") && !denied.stderr.contains("\u{1B}"), "\(denied)")
         #expect(await waiting.waitForExit(timeout: 30) == 1)
         #expect(!harness.daemonLog.contains("\u{1B}") && harness.daemonLog.contains(escaped), "\(harness.daemonLog)")
         #expect(await harness.stopDaemon() == 0)
@@ -147,7 +162,8 @@ import Testing
     /// `authctl ARGS` on a pseudo-terminal (util-linux `script`, as `LoginPasteTests` does): the test
     /// types into script's stdin, which the terminal passes on as keystrokes.
     static func onATerminal(_ arguments: [String], _ harness: BrokerHarness) throws -> SpawnedProcess {
-        let line = ([try BrokerHarness.binary("authctl"), "--socket", harness.socket] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let line = ([try BrokerHarness.binary("authctl"), "--socket", harness.socket] + arguments).map { "'\($0)'" }.joined(
+            separator: " ")
         let output = harness.root + "/tty-\(UInt64.random(in: 0...UInt64.max)).out"
         var environment = harness.environment
         environment["SHELL"] = "/bin/bash"
@@ -171,11 +187,14 @@ import Testing
         #expect(update.stdout.contains("tokens are kept"), "\(update.stdout)")
 
         // An approval: asked before anything is sent.
-        #expect(try await harness.authctl(["account", "update", "work", "--allow-exe", allowed, "--allow-exe", copy, "--confirm"]).status == 0)
+        #expect(
+            try await harness.authctl(["account", "update", "work", "--allow-exe", allowed, "--allow-exe", copy, "--confirm"])
+                .status == 0)
         let waiting = try harness.spawnAuthctl(["token", "work"], authctlPath: copy)
         let approvalCode = try #require(await codes.code("approval_needed"))
         let approve = try Self.onATerminal(["approve", "work"], harness)
-        #expect(await SpawnedProcess.eventually { approve.stdout.contains("Code shown in the notification: ") }, "\(approve.stdout)")
+        #expect(
+            await SpawnedProcess.eventually { approve.stdout.contains("Code shown in the notification: ") }, "\(approve.stdout)")
         try approve.process.writeToStdin(approvalCode.lowercased() + "\n")
         #expect(await approve.waitForExit(timeout: 30) == 0, "\(approve.stdout)")
         #expect(await waiting.waitForExit(timeout: 30) == 0, "\(waiting.stderr)")

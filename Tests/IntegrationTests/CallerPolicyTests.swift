@@ -29,12 +29,15 @@ import Testing
             let refused = try await harness.authctl(command, authctlPath: copy)
             #expect(refused.status == 1, "\(command): \(refused)")
             #expect(refused.stderr.contains("not \(copy)"), "\(command): \(refused)")
-            #expect(refused.stderr.contains("authctl account update work --allow-exe \(allowed) --allow-exe \(copy)"), "\(refused)")
+            #expect(
+                refused.stderr.contains("authctl account update work --allow-exe \(allowed) --allow-exe \(copy)"), "\(refused)")
             #expect(refused.stdout.isEmpty)
         }
         // Audit lines name the real executable: the front's or authctl-full's, one program to the policy.
         let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: ") }
-        #expect(!audits.isEmpty && audits.allSatisfy { $0.contains("exe=\(allowed) ") || $0.contains("exe=\(allowed)-full ") }, "\(audits)")
+        #expect(
+            !audits.isEmpty && audits.allSatisfy { $0.contains("exe=\(allowed) ") || $0.contains("exe=\(allowed)-full ") },
+            "\(audits)")
 
         // Removing the list loosens the policy: it needs the code the notification shows.
         let codes = NotifiedCodes(harness)
@@ -122,7 +125,9 @@ import Testing
         let refused = try await harness.authctl(["token", "work"], prefix: spoofed)
         #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
         // The last to ask was authctl-full (the front runs it for any answer but a token): named so.
-        #expect(refused.stderr.contains("\(allowed)-full (in another namespace)") && refused.stderr.contains("--allow-other-namespaces"), "\(refused)")
+        #expect(
+            refused.stderr.contains("\(allowed)-full (in another namespace)")
+                && refused.stderr.contains("--allow-other-namespaces"), "\(refused)")
         let real = try await harness.authctl(["token", "work"], prefix: inNamespace)
         #expect(real.status == 1 && real.stdout.isEmpty, "\(real)")
 
@@ -136,7 +141,8 @@ import Testing
         #expect(try await harness.token("work").isEmpty == false)
 
         // Every audit line names the real file: `exe_id` is the allowed path's device and inode.
-        let id = try Subprocess.runBlocking(["/usr/bin/stat", "-c", "%Hd:%Ld:%i", allowed]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try Subprocess.runBlocking(["/usr/bin/stat", "-c", "%Hd:%Ld:%i", allowed]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: token") }
         #expect(audits.count == 2 && audits.allSatisfy { $0.contains("exe=\(allowed) exe_id=\(id) ") }, "\(audits)")
         #expect(await harness.stopDaemon() == 0)

@@ -23,18 +23,22 @@ struct CommandLineMistakesTests {
         #expect(bare.status == 64 && bare.stdout.isEmpty && bare.stderr.hasPrefix("usage: authctl"), "\(bare)")
 
         let typo = try await harness.authctl(["stauts"])
-        #expect(typo.status == 64 && typo.stderr == "authctl: unknown command 'stauts' (did you mean 'status'?); see: authctl help\n")
+        #expect(
+            typo.status == 64 && typo.stderr == "authctl: unknown command 'stauts' (did you mean 'status'?); see: authctl help\n")
         let option = try await harness.authctl(["token", "work", "--min-tt", "5"])
         #expect(option.status == 64 && option.stderr.contains("(did you mean '--min-ttl'?)"), "\(option)")
 
         let exec = try await harness.authctl(["exec", "work", "env"])
-        #expect(exec.status == 64 && exec.stderr == "authctl: 'authctl exec' needs '--' before the command: authctl exec work -- env\n")
+        #expect(
+            exec.status == 64
+                && exec.stderr == "authctl: 'authctl exec' needs '--' before the command: authctl exec work -- env\n")
         let execOption = try await harness.authctl(["exec", "work", "ls", "-l"])
         #expect(execOption.status == 64 && execOption.stderr.contains("needs '--' before the command"), "\(execOption)")
 
         let huge = String(repeating: "y", count: 10_000)
         let long = try await harness.authctl(["token", huge])
-        #expect(long.status == 64 && long.stderr.contains("'\(huge.prefix(60))…'") && long.stderr.count < 200, "\(long.stderr.count)")
+        #expect(
+            long.status == 64 && long.stderr.contains("'\(huge.prefix(60))…'") && long.stderr.count < 200, "\(long.stderr.count)")
 
         // A socket path longer than sockaddr_un holds: 64, not a generic failure.
         let tooLong = try await authctl(["--socket", harness.root + "/" + String(repeating: "s", count: 120), "status"], harness)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// docs/completions/check-bash-completion.sh (also `make check-completions`) in the suite: the
 /// bash completion offers what each command takes, account names and socket names from a

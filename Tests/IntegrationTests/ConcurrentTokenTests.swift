@@ -26,7 +26,8 @@ import Testing
         }
         let elapsed = Date().timeIntervalSince(start)
         let failed = answers.filter { $0.status != 0 || $0.stdout != $0.line + "\n" }
-        #expect(failed.isEmpty, "\(failed.count) of \(answers.count) callers failed, e.g. \(failed.first.map(\.description) ?? "")")
+        #expect(
+            failed.isEmpty, "\(failed.count) of \(answers.count) callers failed, e.g. \(failed.first.map(\.description) ?? "")")
         #expect(rejected == 0, "\(rejected) tokens were not accepted by the provider")
 
         let stats = try await provider.stats

@@ -8,7 +8,8 @@ import Testing
 @Suite(.serialized) struct ConnectionIdentityTests {
     static let perl = "/usr/bin/perl"
     static let python = "/usr/bin/python3"
-    static let available = FileManager.default.isExecutableFile(atPath: perl)
+    static let available =
+        FileManager.default.isExecutableFile(atPath: perl)
         && FileManager.default.isExecutableFile(atPath: python)
 
     /// perl connects, asks for /v1/ping (so the daemon has admitted the connection), clears
@@ -53,7 +54,8 @@ import Testing
         try await harness.signIn("work", provider: provider)
         let perl = URL(fileURLWithPath: Self.perl).resolvingSymlinksInPath().path
         let python = URL(fileURLWithPath: Self.python).resolvingSymlinksInPath().path
-        let exec = harness.root + "/connect-then-exec.pl", ask = harness.root + "/ask-for-token.py"
+        let exec = harness.root + "/connect-then-exec.pl"
+        let ask = harness.root + "/ask-for-token.py"
         try Self.connectThenExec.write(toFile: exec, atomically: false, encoding: .utf8)
         try Self.askForToken.write(toFile: ask, atomically: false, encoding: .utf8)
         let direct = [Self.python, ask, "work", "--socket", harness.socket]

@@ -20,13 +20,15 @@ import Testing
         let daemon = try BrokerHarness.binary("authbrokerd")
         let authctl = try BrokerHarness.binary("authctl")
         // On a pseudo-terminal (util-linux script): start, wait until it answers, stop it.
-        let line = "'\(daemon)' --socket '\(harness.socket)' & pid=$!; "
+        let line =
+            "'\(daemon)' --socket '\(harness.socket)' & pid=$!; "
             + "until '\(authctl)' --socket '\(harness.socket)' ping > /dev/null 2>&1; do sleep 0.1; done; "
             + "kill $pid; wait $pid"
         var environment = harness.environment
         environment["SHELL"] = "/bin/sh"
         let output = harness.root + "/tty.out"
-        let terminal = try SpawnedProcess(["script", "-qec", line, "/dev/null"], environment: environment, stdoutPath: output, stderrPath: output)
+        let terminal = try SpawnedProcess(
+            ["script", "-qec", line, "/dev/null"], environment: environment, stdoutPath: output, stderrPath: output)
         #expect(await terminal.waitForExit(timeout: 60) == 0, "\(terminal.stdout)")
         let lines = terminal.stdout.split(whereSeparator: \.isNewline).filter { !$0.isEmpty }
         #expect(!lines.isEmpty && lines.allSatisfy(Self.isStamped), "\(terminal.stdout)")
@@ -36,6 +38,8 @@ import Testing
         #expect(await harness.stopDaemon() == 0)
         let logged = harness.daemonLog.split(separator: "\n").filter { !$0.isEmpty }
         #expect(!logged.isEmpty && !logged.contains(where: Self.isStamped), "\(harness.daemonLog)")
-        #expect(logged.first.map { $0.hasPrefix("info: ") || $0.hasPrefix("notice: ") || $0.hasPrefix("warning: ") } == true, "\(harness.daemonLog)")
+        #expect(
+            logged.first.map { $0.hasPrefix("info: ") || $0.hasPrefix("notice: ") || $0.hasPrefix("warning: ") } == true,
+            "\(harness.daemonLog)")
     }
 }

@@ -25,17 +25,19 @@ import Testing
         var redirect: String { self == .userManagement ? "com.example.workos-test:/callback" : "shop.4242.app://callback" }
 
         var providerConfiguration: String {
-            let mode = switch self {
-            case .privateUseClient: ""
-            case .userManagement: #""userManagement": true, "#
-            case .shopify: #""shopifyShopID": "4242", "#
-            }
+            let mode =
+                switch self {
+                case .privateUseClient: ""
+                case .userManagement: #""userManagement": true, "#
+                case .shopify: #""shopifyShopID": "4242", "#
+                }
             return #"{\#(mode)"registeredRedirectURI": "\#(redirect)", "accessTokenLifetime": 4}"#
         }
 
         func addAccount(_ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess) async throws {
             if self == .userManagement {
-                return try await WorkOSUserManagementTests.addAccount(name, harness, provider, extra: ["--redirect-uri", redirect])
+                return try await WorkOSUserManagementTests.addAccount(
+                    name, harness, provider, extra: ["--redirect-uri", redirect])
             }
             if self == .shopify {
                 guard let shopDomain = provider.shopDomain else { throw HarnessError.unexpected("the mock names no shop domain") }
@@ -117,9 +119,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try ProductBinary.copyAuthctl(to: directory)
         try await mode.addAccount("acct", harness, provider)
-        let login = try harness.spawnAuthctl(["login", "acct", "--no-browser", "--timeout", "60"], authctlPath: directory + "/authctl")
+        let login = try harness.spawnAuthctl(
+            ["login", "acct", "--no-browser", "--timeout", "60"], authctlPath: directory + "/authctl")
         let location = try await provider.redirect(for: try await harness.authorizationURL(printedBy: login))
-        let entry = try String(contentsOfFile: harness.root + "/.local/share/applications/authbroker-shop.4242.app.desktop", encoding: .utf8)
+        let entry = try String(
+            contentsOfFile: harness.root + "/.local/share/applications/authbroker-shop.4242.app.desktop", encoding: .utf8)
         #expect(entry.contains(#"Exec="\#(harness.root)/my tools/it's \\$HOME/authctl" callback %u"#), "\(entry)")
         try await handOverThroughGio(location, completes: login, desktop, provider)
     }
@@ -167,4 +171,3 @@ import Testing
         #expect(await desktop.notifications(count: 0).count == before, "a handler ran after its removal")
     }
 }
-

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The real `authctl` registering itself as the desktop's handler of an account's private-use
 /// redirect scheme (issue 11 §1), checked with the real `xdg-mime` in the harness's temporary HOME.
@@ -10,9 +10,10 @@ import TestSupport
 
     /// Applies accounts redirecting to `shop.4242.app://callback` (and one loopback account).
     private func apply(_ names: [String], _ harness: BrokerHarness, issuer: String) async throws {
-        let accounts = names.map {
-            "{\"name\": \"\($0)\", \"issuer\": \"\(issuer)\", \"client_id\": \"mock-client\", \"redirect_uri\": \"\(Self.scheme)://callback\"}"
-        } + ["{\"name\": \"loopback\", \"issuer\": \"\(issuer)\", \"client_id\": \"mock-client\"}"]
+        let accounts =
+            names.map {
+                "{\"name\": \"\($0)\", \"issuer\": \"\(issuer)\", \"client_id\": \"mock-client\", \"redirect_uri\": \"\(Self.scheme)://callback\"}"
+            } + ["{\"name\": \"loopback\", \"issuer\": \"\(issuer)\", \"client_id\": \"mock-client\"}"]
         let file = harness.root + "/accounts.json"
         try "{\"accounts\": [\(accounts.joined(separator: ","))]}".write(toFile: file, atomically: true, encoding: .utf8)
         let applied = try await harness.authctl(["account", "apply", file])
@@ -23,7 +24,9 @@ import TestSupport
     private func mimeAppsPath(_ harness: BrokerHarness) -> String { harness.root + "/config/mimeapps.list" }
 
     private func xdgMimeDefault(_ harness: BrokerHarness) async throws -> String {
-        try await Subprocess.run(["xdg-mime", "query", "default", "x-scheme-handler/\(Self.scheme)"], environment: harness.environment).stdout
+        try await Subprocess.run(
+            ["xdg-mime", "query", "default", "x-scheme-handler/\(Self.scheme)"], environment: harness.environment
+        ).stdout
     }
 
     @Test func loginRegistersTheHandlerOnceAndXdgMimeFindsIt() async throws {
@@ -42,8 +45,10 @@ import TestSupport
         let entry = try String(contentsOfFile: entryPath(harness), encoding: .utf8)
         #expect(entry.contains("\nExec=\(try BrokerHarness.binary("authctl")) callback %u\n"), "\(entry)")
         #expect(entry.contains("\nMimeType=x-scheme-handler/\(Self.scheme);\n"))
-        #expect(try String(contentsOfFile: mimeAppsPath(harness), encoding: .utf8)
-            == "# mine\r\n[Default Applications]\r\ntext/html=firefox.desktop\r\nx-scheme-handler/\(Self.scheme)=\(Self.fileID)\r\n")
+        #expect(
+            try String(contentsOfFile: mimeAppsPath(harness), encoding: .utf8)
+                == "# mine\r\n[Default Applications]\r\ntext/html=firefox.desktop\r\nx-scheme-handler/\(Self.scheme)=\(Self.fileID)\r\n"
+        )
         #expect(try await xdgMimeDefault(harness) == Self.fileID + "\n")
 
         let again = try harness.spawnAuthctl(["login", "shop", "--no-browser", "--timeout", "10"])

@@ -98,7 +98,8 @@ struct DesktopSession {
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let log = root + "/notifications.log"
         let script = "#!/bin/sh\nprintf '%s|' \"$@\" >> '\(log)'\necho >> '\(log)'\n"
-        FileManager.default.createFile(atPath: bin + "/notify-send", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+        FileManager.default.createFile(
+            atPath: bin + "/notify-send", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
         return (bin, log)
     }
 

@@ -42,7 +42,8 @@ struct DocExample: CustomStringConvertible {
                 if line.hasPrefix("$ ") {
                     examples.append(DocExample(command: String(line.dropFirst(2)), exact: true))
                 } else if !examples.isEmpty {
-                    examples[examples.count - 1].expected = [examples[examples.count - 1].expected, line].compactMap { $0 }.joined(separator: "\n")
+                    examples[examples.count - 1].expected = [examples[examples.count - 1].expected, line].compactMap { $0 }
+                        .joined(separator: "\n")
                 }
             } else if line.hasPrefix("# ") {
                 let comment = String(line.dropFirst(2))

@@ -14,8 +14,10 @@ import Testing
         async throws
     {
         let add = try await harness.authctl(
-            ["account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
-             "--scope", "offline_access"] + allow.flatMap { ["--tenant-allow", $0] })
+            [
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
+                "--scope", "offline_access",
+            ] + allow.flatMap { ["--tenant-allow", $0] })
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
     }
 

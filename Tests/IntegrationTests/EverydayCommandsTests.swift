@@ -26,7 +26,8 @@ struct EverydayCommandsTests {
         // Many long scopes: the SCOPES column must be cut, not the line wrapped.
         let scopes = ["openid", "offline_access"] + (1...6).map { "https://api.example.com/auth/scope-number-\($0).readonly" }
         let add = try await harness.authctl(
-            ["account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client"] + scopes.flatMap { ["--scope", $0] })
+            ["account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client"]
+                + scopes.flatMap { ["--scope", $0] })
         #expect(add.status == 0, "\(add)")
         #expect(try await harness.login("work", provider: provider).status == 0)
         #expect(try await harness.authctl(["refresh", "work"]).status == 0)  // a last refresh to show
@@ -37,7 +38,9 @@ struct EverydayCommandsTests {
         #expect(lines.first?.hasPrefix("ACCOUNT  STATE   EXPIRES") == true, "\(fine.stdout)")
         #expect(lines.allSatisfy { $0.count <= 80 }, "wider than 80 columns:\n\(fine.stdout)")
         let work = try #require(lines.first { $0.hasPrefix("work ") }, "\(fine.stdout)")
-        #expect(work.contains(" in ") && work.contains("s ago") && work.contains("openid offline_access") && work.hasSuffix("…"), "\(work)")
+        #expect(
+            work.contains(" in ") && work.contains("s ago") && work.contains("openid offline_access") && work.hasSuffix("…"),
+            "\(work)")
         #expect(!fine.stdout.contains("mock-user"), "the subject belongs in `status work`: \(fine.stdout)")
 
         // A logged-out account needs attention: the exit status says so, and the table names it.
@@ -80,7 +83,9 @@ struct EverydayCommandsTests {
         try await harness.startDaemon()
         let restarted = try await harness.authctl(["status", "work", "--json"])
         let lastRefresh = { (text: String) in text.split(separator: "\n").first { $0.contains("last_refresh") } }
-        #expect(lastRefresh(restarted.stdout) != nil && lastRefresh(restarted.stdout) == lastRefresh(status.stdout), "\(restarted.stdout)")
+        #expect(
+            lastRefresh(restarted.stdout) != nil && lastRefresh(restarted.stdout) == lastRefresh(status.stdout),
+            "\(restarted.stdout)")
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -110,8 +115,10 @@ struct EverydayCommandsTests {
         #expect(scope == "openid offline_access profile", "\(url)")
         _ = try await provider.playBrowser(url)
         #expect(await refresh.waitForExit(timeout: 40) == 0, "\(refresh.stderr)")
-        #expect(refresh.stderr.contains(
-            "'work' was not granted profile: starting a login that asks for openid offline_access profile."), "\(refresh.stderr)")
+        #expect(
+            refresh.stderr.contains(
+                "'work' was not granted profile: starting a login that asks for openid offline_access profile."),
+            "\(refresh.stderr)")
         let status = try await harness.authctl(["status", "work", "--json"])
         #expect(status.stdout.contains("\"scope\" : \"openid offline_access profile\""), "\(status.stdout)")
         #expect(try await provider.stats.codeExchanges == 2)

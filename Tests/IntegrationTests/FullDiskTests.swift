@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authbrokerd` with its state directory on a small tmpfs that the test fills: a refreshed token
 /// that cannot be saved is kept, served, shown as `storage_failed`, notified, saved once there is

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl git-credential` with the real git: a smart-HTTP server (git-http-backend behind
 /// Fixtures/fake_servers.py on 127.0.0.1) accepts only the token it is told is current; git asks
@@ -53,7 +53,8 @@ import TestSupport
         let unknown = try await fixture.authctl(["git-credential", "get"], stdin: "protocol=https\nhost=elsewhere\n\n")
         #expect(unknown.status == 0)
         #expect(unknown.stdout.isEmpty)
-        let store = try await fixture.authctl(["git-credential", "store"], stdin: "protocol=https\nhost=git.example\npassword=x\n\n")
+        let store = try await fixture.authctl(
+            ["git-credential", "store"], stdin: "protocol=https\nhost=git.example\npassword=x\n\n")
         #expect(store.status == 0 && store.stdout.isEmpty)
     }
 
@@ -65,7 +66,8 @@ import TestSupport
         let fixture = try await AdapterTests.Fixture.start()
         defer { fixture.stop() }
         try await fixture.addAccount("forge", ["--git-url-prefix", "https://git.example/", "--git-username", "alice"])
-        let request = "capability[]=authtype\ncapability[]=state\nprotocol=https\nhost=git.example\n"
+        let request =
+            "capability[]=authtype\ncapability[]=state\nprotocol=https\nhost=git.example\n"
             + "wwwauth[]=Bearer realm=\"git\"\n\n"
         let bearer = try await fixture.authctl(["git-credential", "get"], stdin: request)
         #expect(bearer.status == 0, "\(bearer)")

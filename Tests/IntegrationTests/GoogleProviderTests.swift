@@ -8,7 +8,8 @@ import Testing
 /// access tokens, and a revocation endpoint that kills the whole grant and answers 400
 /// `invalid_token` for a token that is already dead.
 @Suite struct GoogleProviderTests {
-    static let mock = #"{"google": true, "clientAuthentication": "client_secret_post", "clientSecret": "GOCSPX-not-secret", "accessTokenLifetime": 20}"#
+    static let mock =
+        #"{"google": true, "clientAuthentication": "client_secret_post", "clientSecret": "GOCSPX-not-secret", "accessTokenLifetime": 20}"#
 
     /// `account add NAME` with the desktop client's secret file, the issuer pointed at the mock,
     /// and `preset` (or manual) options.
@@ -19,7 +20,10 @@ import Testing
         _ = FileManager.default.createFile(
             atPath: secretFile, contents: Data("GOCSPX-not-secret\n".utf8), attributes: [.posixPermissions: 0o600])
         let add = try await harness.authctl(
-            ["account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--client-secret-file", secretFile]
+            [
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--client-secret-file",
+                secretFile,
+            ]
                 + options)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
     }

@@ -49,7 +49,8 @@ import Testing
 
         func sh(_ script: String) async throws -> BrokerHarness.Run {
             let name = harness.root + "/doc-\(UInt64.random(in: 0...UInt64.max))"
-            let process = try SpawnedProcess(["/bin/sh", "-c", script], environment: environment, stdoutPath: name + ".out", stderrPath: name + ".err")
+            let process = try SpawnedProcess(
+                ["/bin/sh", "-c", script], environment: environment, stdoutPath: name + ".out", stderrPath: name + ".err")
             let status = await process.waitForExit(timeout: 60)
             return BrokerHarness.Run(status: status, stdout: process.stdout, stderr: process.stderr, pid: process.pid)
         }
@@ -73,7 +74,10 @@ import Testing
             if code.hasSuffix("&"), !code.hasSuffix("&&") {
                 let script = String(code.dropLast())
                 let name = harness.root + "/doc-bg-\(background.count)"
-                background.append(try SpawnedProcess(["/bin/sh", "-c", script], environment: environment, stdoutPath: name + ".out", stderrPath: name + ".err"))
+                background.append(
+                    try SpawnedProcess(
+                        ["/bin/sh", "-c", script], environment: environment, stdoutPath: name + ".out", stderrPath: name + ".err")
+                )
                 return nil
             }
             if command.hasPrefix("ssh ") { return try await ssh(try await arguments(command)) }
@@ -107,7 +111,11 @@ import Testing
                 }
                 rest = option == "--rm" ? rest.dropFirst() : rest.dropFirst(2)
             }
-            let mapped = { (word: String) in mounts.first { word.hasSuffix("=" + $0.key) || word == $0.key }.map { word.replacingOccurrences(of: $0.key, with: $0.value) } ?? word }
+            let mapped = { (word: String) in
+                mounts.first { word.hasSuffix("=" + $0.key) || word == $0.key }.map {
+                    word.replacingOccurrences(of: $0.key, with: $0.value)
+                } ?? word
+            }
             let command = rest.dropFirst().map(mapped)  // after the image
             let quoted = (variables.map(mapped) + command).map { "'" + $0 + "'" }.joined(separator: " ")
             return try await sh("env " + quoted)
@@ -139,7 +147,8 @@ import Testing
 
     static func start() async throws -> (BrokerHarness, MockProviderProcess, Runner) {
         let resources = #"["https://reports.example.com/", "https://api.example.com/"]"#
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"resources": \#(resources)}"#, defaultSocket: true)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"resources": \#(resources)}"#, defaultSocket: true)
         let runner = try Runner(harness, provider)
         await harness.stopDaemon()
         try await harness.startDaemon(runner.codes.daemonArguments)
@@ -192,7 +201,9 @@ import Testing
         // The remote side's authctl and curl got the same token, through the relay.
         let tokens = try await [
             runner.sh("AUTHBROKER_SOCKET=\(runner.remoteRuntime)/authbroker/remote.sock authctl token work"),
-            runner.sh("curl -s --unix-socket \(runner.remoteRuntime)/authbroker/remote.sock -H 'Accept: text/plain' http://localhost/v1/accounts/work/token"),
+            runner.sh(
+                "curl -s --unix-socket \(runner.remoteRuntime)/authbroker/remote.sock -H 'Accept: text/plain' http://localhost/v1/accounts/work/token"
+            ),
         ].map(\.line)
         #expect(!tokens[0].isEmpty && tokens[0] == tokens[1], "\(tokens)")
         let status = try await runner.sh("AUTHBROKER_SOCKET=\(runner.remoteRuntime)/authbroker/remote.sock authctl status")

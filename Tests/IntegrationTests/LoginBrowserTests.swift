@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl login`'s browser (issue 11 §4) with the real binaries: which command opens the URL
 /// (--browser > account > AUTHBROKER_BROWSER > $BROWSER > xdg-open), that it gets the private
@@ -118,7 +118,9 @@ struct LoginBrowserTests {
             "--param", "login_hint=x'; touch \(pwned)4; echo '$(touch \(pwned)5)",
         ])
         #expect(add.status == 0, "\(add)")
-        for (command, label, before) in [("rec one", "one", []), ("rec two %s", "two", []), ("rec three '%%' %s", "three", ["arg=%"])] {
+        for (command, label, before) in [
+            ("rec one", "one", []), ("rec two %s", "two", []), ("rec three '%%' %s", "three", ["arg=%"]),
+        ] {
             let run = try await launch(["odd", "--browser", command], harness, browsers, expect: label)
             #expect(run.url.contains(hostile), "the endpoint's query is not in the URL as written: \(run.url)")
             #expect(run.recorded == ["argc=\(before.count + 1)"] + before + ["arg=\(run.page)"], "\(run.recorded)")
@@ -161,7 +163,8 @@ struct LoginBrowserTests {
         let login = try harness.spawnAuthctl(["login", "work", "--browser", "no-such-browser-here", "--timeout", "30"])
         _ = try await harness.authorizationURL(printedBy: login)
         let reported = await SpawnedProcess.eventually(timeout: 20) { login.stderr.contains("could not open the browser") }
-        #expect(reported && login.stderr.contains("no-such-browser-here exited with status 127 (command not found)"),
+        #expect(
+            reported && login.stderr.contains("no-such-browser-here exited with status 127 (command not found)"),
             "\(login.stderr)")
         _ = await login.stop(signal: SIGTERM)
         let invalid = try await harness.authctl(["login", "work", "--browser", "firefox\nrm -rf ~"])
@@ -172,7 +175,9 @@ struct LoginBrowserTests {
         #expect(await harness.stopDaemon() == 0)
     }
 
-    static let desktopTools = ["/usr/bin/xdg-open", "/usr/bin/gio"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    static let desktopTools = ["/usr/bin/xdg-open", "/usr/bin/gio"].allSatisfy {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// The default browser with the real `xdg-open` (GNOME: it runs the real `gio open`): the
     /// desktop's `text/html` application gets the page (GLib hands it the path), follows it, and
@@ -185,7 +190,8 @@ struct LoginBrowserTests {
         let log = harness.root + "/desktop-browser.log"
         let browser = harness.root + "/desktop-browser"
         let script = "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(log)'\nexec '\(follower)' \"$1\"\n"
-        #expect(FileManager.default.createFile(atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
+        #expect(
+            FileManager.default.createFile(atPath: browser, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]))
         let applications = harness.root + "/.local/share/applications"
         try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: harness.root + "/config", withIntermediateDirectories: true)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Login injection (docs/security.md, "Other local users"): another local user who reads a
 /// pending login's authorization URL can sign in as themselves and have their browser deliver the
@@ -33,8 +33,9 @@ struct LoginInjectionTests {
             while [ ! -e '\(release)' ] && [ -e '\(arguments)' ]; do sleep 0.1; done
 
             """
-        #expect(FileManager.default.createFile(
-            atPath: bin + "/hold-browser", contents: Data(holdBrowser.utf8), attributes: [.posixPermissions: 0o755]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: bin + "/hold-browser", contents: Data(holdBrowser.utf8), attributes: [.posixPermissions: 0o755]))
 
         let login = try harness.spawnAuthctl(
             ["login", "work", "--browser", "hold-browser", "--timeout", "60"],

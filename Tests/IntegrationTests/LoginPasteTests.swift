@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The paste fallback (issue 11 §4, docs/guide.md) with the real binaries: the browser ran on
 /// another machine, so its redirect to this machine's loopback listener never arrived; the user
@@ -13,7 +13,9 @@ struct LoginPasteTests {
     /// `background`: started as a job of an interactive-style bash (`set -m; … & wait`), so it is
     /// not the terminal's foreground process group.
     func loginOnATerminal(_ name: String, _ harness: BrokerHarness, background: Bool = false) throws -> SpawnedProcess {
-        let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", name, "--no-browser", "--timeout", "60"]
+        let command = [
+            try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", name, "--no-browser", "--timeout", "60",
+        ]
         let line = command.map { "'\($0)'" }.joined(separator: " ")
         let output = harness.root + "/tty-\(UInt64.random(in: 0...UInt64.max)).out"
         var environment = harness.environment
@@ -38,7 +40,9 @@ struct LoginPasteTests {
         try await harness.addAccount("work", provider: provider)
         let login = try loginOnATerminal("work", harness)
         let url = try await authorizationURL(on: login)
-        let hint = await SpawnedProcess.eventually { login.stdout.contains("or paste the address your browser ended on and press Enter") }
+        let hint = await SpawnedProcess.eventually {
+            login.stdout.contains("or paste the address your browser ended on and press Enter")
+        }
         #expect(hint, "\(login.stdout)")
         let location = try await provider.redirect(for: url)
         #expect(location.hasPrefix("http://127.0.0.1:"), "\(location)")

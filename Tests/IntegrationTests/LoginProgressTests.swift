@@ -63,7 +63,10 @@ import Testing
             _ = try await harness.authorizationURL(printedBy: first!)
         }
         let timeout = joining ? "3600" : "300"
-        let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", "work", "--no-browser", "--timeout", timeout]
+        let command = [
+            try BrokerHarness.binary("authctl"), "--socket", harness.socket, "login", "work", "--no-browser", "--timeout",
+            timeout,
+        ]
         let line = command.map { "'\($0)'" }.joined(separator: " ") + " </dev/null"
         let output = harness.root + "/tty-countdown-\(joining).out"
         var environment = harness.environment
@@ -73,7 +76,8 @@ import Testing
             keepStdinOpen: true)
         // 300 s requested: some "4:5x left" shows within the first minute of waiting.
         let shown = await SpawnedProcess.eventually(timeout: 30) {
-            terminal.stdout.contains("Waiting for the login to complete… 4:") && terminal.stdout.contains(" left (Ctrl-C to stop)")
+            terminal.stdout.contains("Waiting for the login to complete… 4:")
+                && terminal.stdout.contains(" left (Ctrl-C to stop)")
         }
         #expect(shown, "\(terminal.stdout)")
         _ = await terminal.stop(signal: SIGKILL)

@@ -9,7 +9,10 @@ extension BrokerHarness {
     /// with `scopes`, then a login with the test as the browser.
     func signInMCP(_ name: String, provider: MockProviderProcess, scopes: [String] = ["mcp:tools"]) async throws {
         let add = try await authctl(
-            ["account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--resource-url", provider.origin + "/mcp"]
+            [
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client", "--resource-url",
+                provider.origin + "/mcp",
+            ]
                 + scopes.flatMap { ["--scope", $0] })
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(daemonLog)") }
         let login = try await login(name, provider: provider)
@@ -64,7 +67,9 @@ extension MockProviderProcess {
     }
 
     private var mcpClient: HTTPClient {
-        get throws { try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0)) }
+        get throws {
+            try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
+        }
     }
 
     var mcpStats: MCPStats {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl mcp` end to end against the mock's MCP server (Streamable HTTP, protected-resource
 /// mode): the real daemon relays, attaches the token, refreshes once on a 401, records a step-up.
@@ -9,10 +9,12 @@ struct MCPBridgeTests {
     @Test func aHostSessionRelaysJSONAndStreamedAnswersInOrderAndEndsTheSession() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
         try await harness.signInMCP("tools", provider: provider)
-        let run = try await harness.mcp(["tools"], lines: [
-            MCPHostLines.initialize(), MCPHostLines.initialized, MCPHostLines.list(id: 2),
-            MCPHostLines.call(id: 3, "echo", text: "hello"), #"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
-        ])
+        let run = try await harness.mcp(
+            ["tools"],
+            lines: [
+                MCPHostLines.initialize(), MCPHostLines.initialized, MCPHostLines.list(id: 2),
+                MCPHostLines.call(id: 3, "echo", text: "hello"), #"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+            ])
         #expect(run.status == 0, "\(run.stderr)\n\(harness.daemonLog)")
         let messages = MCPHostLines.messages(run.stdout)
         // initialize, tools/list, the SSE stream's log notification and result, ping: one line each, in order.
@@ -23,7 +25,8 @@ struct MCPBridgeTests {
         let content = ((messages[safe: 3]?["result"] as? [String: Any])?["content"] as? [[String: Any]])?.first
         #expect(content?["text"] as? String == "hello", "\(run.stdout)")
         let stats = try await provider.mcpStats
-        #expect(stats.initializes == 1 && stats.calls == 1 && stats.notifications == 1 && stats.deletes == 1 && stats.sessions == 0)
+        #expect(
+            stats.initializes == 1 && stats.calls == 1 && stats.notifications == 1 && stats.deletes == 1 && stats.sessions == 0)
         // MCP-Protocol-Version on every message after initialize, as negotiated.
         #expect(stats.versions == Array(repeating: "2025-06-18", count: 4), "\(stats.versions)")
         // The token stayed in the daemon: not in the bridge's output, and audited without it.
@@ -40,8 +43,12 @@ struct MCPBridgeTests {
         let lines = [MCPHostLines.initialize(), MCPHostLines.initialized, MCPHostLines.call(id: 2, "admin")]
         let refused = try await harness.mcp(["tools"], lines: lines)
         let error = MCPHostLines.messages(refused.stdout).last?["error"] as? [String: Any]
-        #expect(error?["code"] as? Int == -32001 && (error?["message"] as? String)?.contains("authctl login tools") == true, "\(refused.stdout)")
-        #expect(refused.stderr.contains("authctl login tools") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(
+            error?["code"] as? Int == -32001 && (error?["message"] as? String)?.contains("authctl login tools") == true,
+            "\(refused.stdout)")
+        #expect(
+            refused.stderr.contains("authctl login tools") && refused.stderr.split(separator: "\n").count == 1,
+            "\(refused.stderr)")
         // Asked once: the relay never sends the refused request again.
         #expect(try await provider.mcpStats.insufficient_scope == 1)
         let status = try await harness.authctl(["status", "--json"])
@@ -50,7 +57,8 @@ struct MCPBridgeTests {
         // The next login asks for the extra scope; after it the tool works and the step-up is gone.
         #expect(try await harness.login("tools", provider: provider).status == 0)
         let allowed = try await harness.mcp(["tools"], lines: lines)
-        let content = ((MCPHostLines.messages(allowed.stdout).last?["result"] as? [String: Any])?["content"] as? [[String: Any]])?.first
+        let content = ((MCPHostLines.messages(allowed.stdout).last?["result"] as? [String: Any])?["content"] as? [[String: Any]])?
+            .first
         #expect(content?["text"] as? String == "admin ok", "\(allowed)")
         #expect(!(try await harness.authctl(["status", "--json"])).stdout.contains("step_up_scope"))
         #expect(await harness.stopDaemon() == 0)
@@ -63,8 +71,10 @@ struct MCPBridgeTests {
         try await harness.signInMCP("tools", provider: provider)
         let name = harness.root + "/step-up"
         let report = try SpawnedProcess(
-            ["/usr/bin/curl", "-sS", "--unix-socket", harness.socket, "-H", "Content-Type: application/json",
-             "--data", #"{"scope": "mcp:admin admin:org"}"#, "http://localhost/v1/accounts/tools/step-up"],
+            [
+                "/usr/bin/curl", "-sS", "--unix-socket", harness.socket, "-H", "Content-Type: application/json",
+                "--data", #"{"scope": "mcp:admin admin:org"}"#, "http://localhost/v1/accounts/tools/step-up",
+            ],
             environment: harness.environment, stdoutPath: name + ".out", stderrPath: name + ".err")
         #expect(await report.waitForExit(timeout: 30) == 0)
         #expect(report.stdout.contains("mcp:admin") && !report.stdout.contains("admin:org"), "\(report.stdout)")
@@ -105,7 +115,8 @@ struct MCPBridgeTests {
             [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "tools"], environment: harness.environment,
             stdoutPath: harness.root + "/bridge.out", stderrPath: harness.root + "/bridge.err", keepStdinOpen: true)
         try bridge.process.writeToStdin(MCPHostLines.initialize() + "\n")
-        #expect(await SpawnedProcess.eventually(timeout: 30) { bridge.stdout.contains(#""protocolVersion""#) }, "\(bridge.stderr)")
+        #expect(
+            await SpawnedProcess.eventually(timeout: 30) { bridge.stdout.contains(#""protocolVersion""#) }, "\(bridge.stderr)")
         bridge.signal(SIGTERM)  // stdin still open: the read is interrupted
         #expect(await bridge.waitForExit(timeout: 30) == 0, "\(bridge.stderr)")
         #expect(try await provider.mcpStats.deletes == 1)
@@ -124,10 +135,15 @@ struct MCPBridgeTests {
         #expect(answers.count == 2 && answers.allSatisfy { $0["error"] != nil }, "\(plain.stdout)")
         #expect(plain.stderr.contains("has no resource URL"), "\(plain.stderr)")
         // Logged out: the request's error names the login.
-        let add = try await harness.authctl(["account", "add", "later", "--issuer", provider.issuer, "--client-id", "mock-client", "--resource-url", provider.origin + "/mcp"])
+        let add = try await harness.authctl([
+            "account", "add", "later", "--issuer", provider.issuer, "--client-id", "mock-client", "--resource-url",
+            provider.origin + "/mcp",
+        ])
         #expect(add.status == 0)
         let out = try await harness.mcp(["later"], lines: [MCPHostLines.initialize()])
-        #expect((MCPHostLines.messages(out.stdout).first?["error"] as? [String: Any]).map { "\($0)".contains("authctl login later") } == true, "\(out)")
+        #expect(
+            (MCPHostLines.messages(out.stdout).first?["error"] as? [String: Any]).map { "\($0)".contains("authctl login later") }
+                == true, "\(out)")
         #expect(await harness.stopDaemon() == 0)
     }
 }
@@ -141,7 +157,8 @@ extension Array {
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct MCPServerURLTests {
     @Test func aServerURLWithNoAccountAddsOneNamedAfterTheHostThenFindsIt() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {"challengeScope": "mcp:tools"}}"#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"protectedResource": {"challengeScope": "mcp:tools"}}"#)
         var environment = harness.environment
         // The login's browser: the test follows the page authctl hands it, as a browser would.
         environment["AUTHBROKER_BROWSER"] = try LoginPageReader.installFollower(in: harness.root) + " %s"
@@ -150,8 +167,11 @@ struct MCPServerURLTests {
         let command = [try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", url]
         let first = try await Subprocess.run(command, stdin: lines.map { $0 + "\n" }.joined(), environment: environment)
         let name = "127.0.0.1-\(provider.port)"
-        #expect(first.stderr.contains("adding account '\(name)'") && first.stderr.contains("needs a login"), "\(first.stderr)\n\(harness.daemonLog)")
-        let content = ((MCPHostLines.messages(first.stdout).last?["result"] as? [String: Any])?["content"] as? [[String: Any]])?.first
+        #expect(
+            first.stderr.contains("adding account '\(name)'") && first.stderr.contains("needs a login"),
+            "\(first.stderr)\n\(harness.daemonLog)")
+        let content = ((MCPHostLines.messages(first.stdout).last?["result"] as? [String: Any])?["content"] as? [[String: Any]])?
+            .first
         #expect(content?["text"] as? String == "by url", "\(first.stdout)")
         // Only JSON-RPC on stdout: what the add and the login printed went to stderr.
         #expect(MCPHostLines.messages(first.stdout).count == first.stdout.split(separator: "\n").count)

@@ -10,7 +10,8 @@ import Testing
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#, defaultSocket: true)
         let runner = try GuideExamplesTests.Runner(harness, provider)
         defer { runner.stop() }
-        let doc = try GuideExamplesTests.doc("mcp.md").replacingOccurrences(of: "https://mcp.example.com/mcp", with: provider.origin + "/mcp")
+        let doc = try GuideExamplesTests.doc("mcp.md").replacingOccurrences(
+            of: "https://mcp.example.com/mcp", with: provider.origin + "/mcp")
         let blocks = DocExample.blocks(in: doc, section: "## Try it against the mock")
         #expect(blocks.joined().count >= 8, "\(blocks)")
         try await runner.check(blocks)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The optional GET stream of MCP's Streamable HTTP transport through `authctl mcp` and the real
 /// daemon, against the mock's MCP server: server messages reach the host's stdout as lines of
@@ -14,7 +14,9 @@ struct MCPEventStreamTests {
         try await provider.enableMCPStream()
         let bridge = try harness.mcpSession("tools")
         try bridge.process.writeToStdin(MCPHostLines.initialize() + "\n" + MCPHostLines.initialized + "\n")
-        #expect(try await SpawnedProcess.eventually(timeout: 60) { try await provider.mcpStats.streams >= 1 }, "\(bridge.stderr)\n\(harness.daemonLog)")
+        #expect(
+            try await SpawnedProcess.eventually(timeout: 60) { try await provider.mcpStats.streams >= 1 },
+            "\(bridge.stderr)\n\(harness.daemonLog)")
         // A refused token on the GET: the daemon refreshes once and asks again, as for POST.
         let refreshes = try await provider.stats.refreshes
         try await provider.rejectMCPTokens()
@@ -25,7 +27,10 @@ struct MCPEventStreamTests {
         // The next window resumes after the event it delivered.
         #expect(try await SpawnedProcess.eventually(timeout: 60) { try await provider.mcpStats.last_event_ids.contains("s-1") })
         try bridge.process.writeToStdin(MCPHostLines.call(id: 2, "echo", text: "after") + "\n")
-        #expect(await SpawnedProcess.eventually(timeout: 60) { MCPHostLines.messages(bridge.stdout).contains { $0["id"] as? Int == 2 } })
+        #expect(
+            await SpawnedProcess.eventually(timeout: 60) {
+                MCPHostLines.messages(bridge.stdout).contains { $0["id"] as? Int == 2 }
+            })
         bridge.closeStdin()
         #expect(await bridge.waitForExit(timeout: 60) == 0)
         let messages = MCPHostLines.messages(bridge.stdout)

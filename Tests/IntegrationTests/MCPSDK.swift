@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The official MCP Python SDK for the tests: the venv `.ci/install-deps` makes at
 /// `.build/mcp-venv` (or `AUTHBROKER_MCP_PYTHON`), the SDK server and the SDK host as processes.
 enum MCPSDK {
     static var python: String {
-        ProcessInfo.processInfo.environment["AUTHBROKER_MCP_PYTHON"] ?? ChildProcess.repositoryRoot + "/.build/mcp-venv/bin/python"
+        ProcessInfo.processInfo.environment["AUTHBROKER_MCP_PYTHON"] ?? ChildProcess.repositoryRoot
+            + "/.build/mcp-venv/bin/python"
     }
 
     static var fixtures: String { ChildProcess.repositoryRoot + "/Tests/IntegrationTests/Fixtures/mcp/" }

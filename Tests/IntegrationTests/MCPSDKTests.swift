@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl mcp` against the official MCP Python SDK (PyPI `mcp`, pinned in .ci/install-deps, in
 /// the venv `.build/mcp-venv`): the SDK's `MCPServer` is the MCP server (Streamable HTTP, a
@@ -18,7 +18,8 @@ struct MCPSDKTests {
         let server = try await MCPSDK.Server(issuer: provider.issuer, directory: harness.root)
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
-        let host = try MCPSDK.Host(["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+        let host = try MCPSDK.Host(
+            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
         defer { host.stop() }
         let initialized = try await host.next()
         #expect(initialized["server"] as? String == "sdk-test-server", "\(initialized)\n\(host.stderr)\n\(harness.daemonLog)")
@@ -26,7 +27,8 @@ struct MCPSDKTests {
         #expect(try await host.step(#"call echo {"text": "over the bridge"}"#)["text"] as? String == "over the bridge")
         let refreshes = try await provider.stats.refreshes
         try await Task.sleep(for: .seconds(5))
-        #expect(try await host.step(#"call add {"a": 2, "b": 3}"#)["text"] as? String == "5", "\(host.stderr)\n\(harness.daemonLog)")
+        #expect(
+            try await host.step(#"call add {"a": 2, "b": 3}"#)["text"] as? String == "5", "\(host.stderr)\n\(harness.daemonLog)")
         #expect(try await provider.stats.refreshes > refreshes)
         // Every refresh carried the SDK server's URL as RFC 8707 `resource`.
         let resources = try await provider.stats.refreshResources
@@ -34,7 +36,9 @@ struct MCPSDKTests {
         // Removing the account: the bridge's next request fails with one line naming the account.
         #expect(try await harness.authctl(["account", "remove", "sdk"]).status == 0)
         let removed = try await host.step(#"call echo {"text": "x"}"#)
-        #expect((removed["error"] as? String).map { $0.contains("sdk") } == true || removed["is_error"] as? Bool == true, "\(removed)")
+        #expect(
+            (removed["error"] as? String).map { $0.contains("sdk") } == true || removed["is_error"] as? Bool == true, "\(removed)"
+        )
         host.closeInput()
         #expect(await host.process.waitForExit(timeout: 30) == 0)
         #expect(await harness.stopDaemon() == 0)
@@ -45,7 +49,8 @@ struct MCPSDKTests {
         let server = try await MCPSDK.Server(issuer: provider.issuer, directory: harness.root)
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
-        let host = try MCPSDK.Host(["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+        let host = try MCPSDK.Host(
+            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
         defer { host.stop() }
         #expect(try await host.next()["server"] as? String == "sdk-test-server", "\(host.stderr)")
         // The SDK server sends them on the session's standalone GET stream (they belong to no request),
@@ -65,10 +70,12 @@ struct MCPSDKTests {
     @Test func theSDKServersInsufficientScopeIsAStepUpFromItsMetadata() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         // The server requires mcp:admin; the account was granted mcp:tools only.
-        let server = try await MCPSDK.Server(issuer: provider.issuer, directory: harness.root, scopes: ["mcp:tools", "mcp:admin"])
+        let server = try await MCPSDK.Server(
+            issuer: provider.issuer, directory: harness.root, scopes: ["mcp:tools", "mcp:admin"])
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
-        let host = try MCPSDK.Host(["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+        let host = try MCPSDK.Host(
+            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
         defer { host.stop() }
         let refused = try await host.next()
         // The SDK's challenge has no scope=: the scopes come from its RFC 9728 metadata.
@@ -79,7 +86,8 @@ struct MCPSDKTests {
         _ = await host.process.waitForExit(timeout: 30)
         // After the login the step-up asked for, the same host session works.
         #expect(try await harness.login("sdk", provider: provider).status == 0)
-        let again = try MCPSDK.Host(["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+        let again = try MCPSDK.Host(
+            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
         defer { again.stop() }
         #expect(try await again.next()["server"] as? String == "sdk-test-server", "\(again.stderr)")
         #expect(try await again.step(#"call echo {"text": "admin"}"#)["text"] as? String == "admin")
@@ -93,7 +101,10 @@ struct MCPSDKTests {
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
         let command = ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"]
         let (first, second) = (try MCPSDK.Host(command, harness: harness), try MCPSDK.Host(command, harness: harness))
-        defer { first.stop(); second.stop() }
+        defer {
+            first.stop()
+            second.stop()
+        }
         for host in [first, second] { #expect(try await host.next()["server"] as? String == "sdk-test-server") }
         // The provider revokes what it issued: both hosts' next calls meet a 401 at the server.
         let before = try await provider.stats.refreshes

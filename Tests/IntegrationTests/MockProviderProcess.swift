@@ -1,7 +1,7 @@
 import BrokerHTTP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The `mock-oidc-provider` executable, spawned for one test: its knobs set through
 /// `POST /_mock/config`, its counters read from `GET /_mock/stats`. Its stdin is a pipe held by

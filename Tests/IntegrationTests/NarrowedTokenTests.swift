@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Narrowed tokens with the real binaries against the mock (docs/guide.md, "Narrowed tokens"): a
 /// narrower scope or another resource from one login, minted by refreshes that share the
@@ -11,10 +11,11 @@ import TestSupport
 
     /// `account add` for the mock with three scopes; `extra` adds e.g. `--allow-narrowing`.
     static func add(_ harness: BrokerHarness, _ provider: MockProviderProcess, _ extra: [String]) async throws {
-        let add = try await harness.authctl([
-            "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client",
-            "--scope", "openid", "--scope", "profile", "--scope", "offline_access",
-        ] + extra)
+        let add = try await harness.authctl(
+            [
+                "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client",
+                "--scope", "openid", "--scope", "profile", "--scope", "offline_access",
+            ] + extra)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
         let login = try await harness.login("work", provider: provider)
         guard login.status == 0 else { throw HarnessError.unexpected("login: \(login)\n\(harness.daemonLog)") }
@@ -111,10 +112,12 @@ import TestSupport
             """
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: config)
         // The third resource is allowed here so that the provider, not the allow-list, refuses it.
-        try await Self.add(harness, provider, [
-            "--allow-narrowing", "--allow-resource", Self.resourceA, "--allow-resource", Self.resourceB,
-            "--allow-resource", "https://other.example.test/",
-        ])
+        try await Self.add(
+            harness, provider,
+            [
+                "--allow-narrowing", "--allow-resource", Self.resourceA, "--allow-resource", Self.resourceB,
+                "--allow-resource", "https://other.example.test/",
+            ])
 
         let a = try await Self.grant(harness, ["--resource", Self.resourceA])
         let b = try await Self.grant(harness, ["--resource", Self.resourceB])
@@ -130,7 +133,8 @@ import TestSupport
         // plain one: each presents the refresh token the previous one rotated in.
         let runs = try (0..<6).map { index in
             try harness.spawnAuthctl(
-                index == 5 ? ["token", "work", "--min-ttl", "86400"]
+                index == 5
+                    ? ["token", "work", "--min-ttl", "86400"]
                     : ["token", "work", "--resource", index % 2 == 0 ? Self.resourceA : Self.resourceB, "--min-ttl", "700"])
         }
         for run in runs { #expect(await run.waitForExit(timeout: 60) == 0, "\(run.stderr)") }
@@ -200,7 +204,9 @@ import TestSupport
         #expect(again != narrowed)
         #expect(try await provider.accepts(again))
         let stats = try await provider.stats
-        #expect(stats.refreshScopes == ["profile", "profile"] && stats.familyRevocations == 0, "the rotated refresh token was not kept: \(stats)")
+        #expect(
+            stats.refreshScopes == ["profile", "profile"] && stats.familyRevocations == 0,
+            "the rotated refresh token was not kept: \(stats)")
         #expect(try await harness.authctl(["status", "work", "--json"]).stdout.contains("\"active\""))
         #expect(await harness.stopDaemon() == 0)
     }

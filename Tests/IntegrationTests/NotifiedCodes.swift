@@ -37,7 +37,9 @@ struct NotifiedCodes {
 extension BrokerHarness {
     /// A raw request from this test process (a same-uid program that is not authctl) with curl:
     /// the HTTP status and the body.
-    func curl(_ method: String, _ path: String, body: String? = nil, headers: [String] = []) async throws -> (status: Int, body: String) {
+    func curl(_ method: String, _ path: String, body: String? = nil, headers: [String] = []) async throws -> (
+        status: Int, body: String
+    ) {
         let name = root + "/curl-\(UInt64.random(in: 0...UInt64.max))"
         var command = ["/usr/bin/curl", "-s", "-o", name + ".body", "-w", "%{http_code}", "--unix-socket", socket, "-X", method]
         for header in headers { command += ["-H", header] }

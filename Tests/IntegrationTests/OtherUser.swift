@@ -50,7 +50,8 @@ struct OtherUser: Sendable, CustomStringConvertible {
     /// (a checkout under /root is out of their reach).
     static func authctlForOthers(in directory: String) throws -> String {
         let built = try BrokerHarness.binary("authctl")
-        var path = built, reachable = true
+        var path = built
+        var reachable = true
         while reachable, !path.isEmpty, path != "/" {
             var info = stat()
             reachable = stat(path, &info) == 0 && info.st_mode & S_IXOTH != 0

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `authctl account add --provider PRESET` with the real binaries against the mock: the Shopify
 /// preset against its Shopify-shaped mode (discovery at the shop's domain, another origin than the
@@ -38,7 +38,9 @@ import TestSupport
         let login = try harness.spawnAuthctl(["login", "shop", "--no-browser", "--no-register", "--timeout", "60"])
         let url = try await harness.authorizationURL(printedBy: login)
         #expect(url.hasPrefix(provider.issuer + "/oauth/authorize?"), "\(url)")
-        #expect(url.contains("scope=openid%20email%20customer-account-api%3Afull") || url.contains("scope=openid+email+customer-account-api%3Afull"), "\(url)")
+        #expect(
+            url.contains("scope=openid%20email%20customer-account-api%3Afull")
+                || url.contains("scope=openid+email+customer-account-api%3Afull"), "\(url)")
         let location = try await provider.redirect(for: url)
         #expect(location.hasPrefix(Self.shopRedirect + "?"), "\(location)")
         let callback = try await harness.authctl(["callback", location])
@@ -73,8 +75,14 @@ import TestSupport
             (["--provider", "shopifi"], "unknown provider preset 'shopifi'"),
             (["--provider", "shopify"], "--provider shopify needs --shop-domain SHOP.myshopify.com"),
             (["--shop-domain", "shop.example.com"], "add --provider shopify"),
-            (["--provider", "shopify", "--shop-domain", "a.example", "--authkit-domain", "b.example"], "it belongs to --provider workos-connect"),
-            (["--provider", "shopify", "--shop-domain", "http://shop.example.com"], "plain http is allowed only for loopback hosts"),
+            (
+                ["--provider", "shopify", "--shop-domain", "a.example", "--authkit-domain", "b.example"],
+                "it belongs to --provider workos-connect"
+            ),
+            (
+                ["--provider", "shopify", "--shop-domain", "http://shop.example.com"],
+                "plain http is allowed only for loopback hosts"
+            ),
             (["--provider", "shopify", "--shop-domain", "shop.example.com/admin"], "--shop-domain takes the shop's domain"),
         ]
         for (extra, message) in cases {
@@ -86,7 +94,8 @@ import TestSupport
         let wrong = try await harness.authctl(base + ["--provider", "shopify", "--shop-domain", origin])
         #expect(wrong.status == 64, "invalid_request: \(wrong)")
         #expect(
-            wrong.stderr.contains("could not read \(origin)/.well-known/openid-configuration: HTTP 404, no discovery document there")
+            wrong.stderr.contains(
+                "could not read \(origin)/.well-known/openid-configuration: HTTP 404, no discovery document there")
                 && wrong.stderr.contains("; is --shop-domain the shop's domain?"), "\(wrong)")
         let listed = try await harness.authctl(["account", "list", "--json"])
         #expect(listed.status == 0 && !listed.stdout.contains("\"x\""), "a refused preset added an account: \(listed)")
@@ -166,7 +175,8 @@ import TestSupport
         #expect(stored["scopes"] as? [String] == ["openid", "email", "offline_access"])
         let login = try harness.spawnAuthctl(["login", "dex", "--no-browser", "--timeout", "30"])
         let url = try await harness.authorizationURL(printedBy: login)
-        #expect(url.hasPrefix(provider.issuer + "/authorize?") && url.contains("redirect_uri=http%3A%2F%2Flocalhost%3A"), "\(url)")
+        #expect(
+            url.hasPrefix(provider.issuer + "/authorize?") && url.contains("redirect_uri=http%3A%2F%2Flocalhost%3A"), "\(url)")
         _ = try await harness.authctl(["account", "remove", "dex"])
         _ = await login.waitForExit(timeout: 20)
         let pinned = try await harness.authctl([
@@ -201,7 +211,8 @@ import TestSupport
         #expect(login.status == 0, "\(login)\n\(harness.daemonLog)")
         #expect(try await provider.accepts(try await harness.token("gh")))
 
-        let basic = try await harness.authctl(["account", "add", "gh-basic"] + line + ["--token-endpoint-auth-method", "client_secret_basic"])
+        let basic = try await harness.authctl(
+            ["account", "add", "gh-basic"] + line + ["--token-endpoint-auth-method", "client_secret_basic"])
         #expect(basic.status == 0, "\(basic)")
         let refused = try await harness.login("gh-basic", provider: provider, timeout: 10)
         #expect(refused.status != 0, "the mock must refuse Basic, or this test proves nothing: \(refused)")
@@ -216,13 +227,17 @@ import TestSupport
         defer { directory.remove() }
         // No daemon: exit 69 proves the whole line was accepted before connecting.
         let run = try await Subprocess.run(
-            [try ChildProcess.binary("authctl"), "--socket", directory.appending("none.sock"), "account", "add", "w",
-             "--provider", "workos", "--client-id", "client_01ABC"],
+            [
+                try ChildProcess.binary("authctl"), "--socket", directory.appending("none.sock"), "account", "add", "w",
+                "--provider", "workos", "--client-id", "client_01ABC",
+            ],
             environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
         #expect(run.status == 69, "\(run.stderr)")
         let bare = try await Subprocess.run(
-            [try ChildProcess.binary("authctl"), "--socket", directory.appending("none.sock"), "account", "add", "w",
-             "--client-id", "client_01ABC"],
+            [
+                try ChildProcess.binary("authctl"), "--socket", directory.appending("none.sock"), "account", "add", "w",
+                "--client-id", "client_01ABC",
+            ],
             environment: ["PATH": "/usr/bin:/bin"], directory: directory.path)
         #expect(bare.status == 64 && bare.stderr.contains("--issuer URL, or --provider PRESET"), "\(bare.stderr)")
     }

@@ -43,7 +43,9 @@ struct ProtectedResourceAccountTests {
         #expect(try await harness.authctl(["refresh", "mcp"]).status == 0)
         stats = try await provider.protectedResourceStats
         #expect(stats.registrations == 1, "\(stats)")
-        #expect(stats.resourceParameters.allSatisfy { $0.hasSuffix("=" + resource) } && stats.resourceParameters.count == 5, "\(stats)")
+        #expect(
+            stats.resourceParameters.allSatisfy { $0.hasSuffix("=" + resource) } && stats.resourceParameters.count == 5,
+            "\(stats)")
 
         let remove = try await harness.authctl(["account", "remove", "mcp"])
         #expect(remove.status == 0, "\(remove)")
@@ -56,10 +58,11 @@ struct ProtectedResourceAccountTests {
     /// No hint: the path-inserted metadata URL (404 here), then the root one; an issuer with a
     /// path whose metadata only the OIDC-appended URL serves, tried last in the spec's order.
     @Test func withoutAHintTheWellKnownURLsAreTriedInTheSpecsOrder() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"""
-            {"issuerPath": "/as", "protectedResource": {"metadataHint": false, "metadataAt": "root",
-             "scopesSupported": ["files:read"], "serverDocuments": ["oidc-appended"]}}
-            """#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"""
+                {"issuerPath": "/as", "protectedResource": {"metadataHint": false, "metadataAt": "root",
+                 "scopesSupported": ["files:read"], "serverDocuments": ["oidc-appended"]}}
+                """#)
         let add = try await harness.authctl(["account", "add", "files", "--resource-url", provider.origin + "/mcp"])
         #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
         let configuration = try await Self.shown(harness, "files")
@@ -74,9 +77,10 @@ struct ProtectedResourceAccountTests {
 
     /// A plain OAuth server (RFC 8414 only, no ID token): the account logs in and refreshes.
     @Test func aPlainOAuthServerNeedsNoIDToken() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"""
-            {"issuerPath": "/tenant", "protectedResource": {"plainOAuth": true, "serverDocuments": ["rfc8414"]}}
-            """#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"""
+                {"issuerPath": "/tenant", "protectedResource": {"plainOAuth": true, "serverDocuments": ["rfc8414"]}}
+                """#)
         let add = try await harness.authctl(["account", "add", "plain", "--resource-url", provider.origin + "/mcp"])
         #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
         let configuration = try await Self.shown(harness, "plain")
@@ -93,7 +97,8 @@ struct ProtectedResourceAccountTests {
     @Test func anAccountsFileWithOnlyTheResourceIsAppliedIdempotently() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
         let file = harness.root + "/accounts.json"
-        try Data(#"{"accounts": [{"name": "mcp", "resource_url": "\#(provider.origin)/mcp"}]}"#.utf8).write(to: URL(fileURLWithPath: file))
+        try Data(#"{"accounts": [{"name": "mcp", "resource_url": "\#(provider.origin)/mcp"}]}"#.utf8).write(
+            to: URL(fileURLWithPath: file))
         let first = try await harness.authctl(["account", "apply", file])
         #expect(first.status == 0 && first.stdout.contains("added mcp"), "\(first)\n\(harness.daemonLog)")
         let again = try await harness.authctl(["account", "apply", file])
@@ -101,7 +106,8 @@ struct ProtectedResourceAccountTests {
         #expect(try await provider.protectedResourceStats.registrations == 1)
         // The registered client id is never offered to another authorization server.
         let clientID = try #require(try await Self.shown(harness, "mcp")["client_id"] as? String)
-        let moved = #"{"accounts": [{"name": "mcp", "resource_url": "\#(provider.origin)/mcp", "issuer": "https://other.example", "client_id": "\#(clientID)"}]}"#
+        let moved =
+            #"{"accounts": [{"name": "mcp", "resource_url": "\#(provider.origin)/mcp", "issuer": "https://other.example", "client_id": "\#(clientID)"}]}"#
         try Data(moved.utf8).write(to: URL(fileURLWithPath: file))
         let refused = try await harness.authctl(["account", "apply", file])
         #expect(refused.status != 0 && refused.stderr.contains("never sent to another authorization server"), "\(refused)")
@@ -113,7 +119,8 @@ struct ProtectedResourceAccountTests {
         let (harness, provider) = try await BrokerHarness.withDaemon(
             provider: #"{"protectedResource": {"claimedResource": "https://evil.example/mcp"}}"#)
         let add = try await harness.authctl(["account", "add", "mcp", "--resource-url", provider.origin + "/mcp"])
-        #expect(add.status != 0 && add.stderr.contains("https://evil.example/mcp") && add.stderr.contains("RFC 9728 §3.3"), "\(add)")
+        #expect(
+            add.status != 0 && add.stderr.contains("https://evil.example/mcp") && add.stderr.contains("RFC 9728 §3.3"), "\(add)")
         #expect(add.stderr.split(separator: "\n").count == 1, "one line: \(add)")
         let stats = try await provider.protectedResourceStats
         #expect(stats.registrations == 0 && stats.serverMetadataRequests.isEmpty, "\(stats)")
@@ -144,7 +151,9 @@ struct ProtectedResourceAccountTests {
         let document = provider.origin + "/client-metadata.json"
         let none = try await harness.authctl(["account", "add", "none", "--resource-url", resource])
         #expect(none.status != 0 && none.stderr.contains("--client-metadata-url URL"), "\(none)")
-        let add = try await harness.authctl(["account", "add", "cimd", "--resource-url", resource, "--client-metadata-url", document])
+        let add = try await harness.authctl([
+            "account", "add", "cimd", "--resource-url", resource, "--client-metadata-url", document,
+        ])
         #expect(add.status == 0, "\(add)\n\(harness.daemonLog)")
         var configuration = try await Self.shown(harness, "cimd")
         #expect(configuration["client_id"] as? String == document)
@@ -152,7 +161,9 @@ struct ProtectedResourceAccountTests {
         #expect(try await harness.login("cimd", provider: provider).status == 0, "\(harness.daemonLog)")
 
         try await provider.configure(#"{"protectedResource": {"dynamicRegistration": false}}"#)
-        let refused = try await harness.authctl(["account", "add", "x", "--resource-url", resource, "--client-metadata-url", document])
+        let refused = try await harness.authctl([
+            "account", "add", "x", "--resource-url", resource, "--client-metadata-url", document,
+        ])
         #expect(refused.status != 0 && refused.stderr.contains("needs a pre-registered client"), "\(refused)")
         let pre = try await harness.authctl(["account", "add", "pre", "--resource-url", resource, "--client-id", "mock-client"])
         #expect(pre.status == 0, "\(pre)")

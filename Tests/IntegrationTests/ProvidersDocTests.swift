@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// docs/providers.md must not drift from authctl: every `authctl account add` line in it is run
 /// through the real authctl binary against a socket where no daemon listens. authctl parses and
@@ -37,7 +37,10 @@ import TestSupport
         var result: [String: String] = [:]
         var heading = ""
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("## ") { heading = String(line.dropFirst(3)); continue }
+            if line.hasPrefix("## ") {
+                heading = String(line.dropFirst(3))
+                continue
+            }
             result[heading, default: ""] += line + "\n"
         }
         return result.mapValues { commands(in: $0).filter { $0.hasPrefix("authctl account add ") } }
@@ -62,7 +65,9 @@ import TestSupport
         try "not-a-real-secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
         let authctl = try ChildProcess.binary("authctl")
         for line in lines {
-            #expect(!line.contains("\"") && !line.contains("'") && !line.contains("$"), "keep doc lines free of shell quoting: \(line)")
+            #expect(
+                !line.contains("\"") && !line.contains("'") && !line.contains("$"),
+                "keep doc lines free of shell quoting: \(line)")
             var words = line.split(separator: " ").map(String.init)
             words.removeFirst()  // "authctl"
             // The secret files named in the docs live in the user's home; point them at a real file.
@@ -110,14 +115,17 @@ import TestSupport
         let markdown = try String(contentsOfFile: ChildProcess.repositoryRoot + "/docs/providers.md", encoding: .utf8)
         let rows = Self.coverageRows(in: markdown)
         for provider in Self.providers {
-            #expect(rows.keys.contains { $0.hasPrefix(provider) }, "docs/providers.md's coverage table has no row for \(provider)")
+            #expect(
+                rows.keys.contains { $0.hasPrefix(provider) }, "docs/providers.md's coverage table has no row for \(provider)")
         }
         let structs = try Self.testStructs()
         for (provider, suites) in rows {
             #expect(!suites.isEmpty, "the coverage row of \(provider) names no test suite in [brackets]")
         }
         let missing = Set(rows.values.flatMap { $0 }).subtracting(structs).sorted()
-        #expect(missing.isEmpty, "docs/providers.md's coverage table names test suites with no `struct NAME` under Tests/: \(missing)")
+        #expect(
+            missing.isEmpty, "docs/providers.md's coverage table names test suites with no `struct NAME` under Tests/: \(missing)"
+        )
     }
 
     @Test func extractionSeesContinuationLines() {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// docs/providers.md's walk-throughs run as written: the ```sh blocks of a section, as one bash
 /// script, with the real authctl and daemon against the mock in that provider's mode. Only the
@@ -45,8 +45,10 @@ import TestSupport
     static func run(_ script: String, _ harness: BrokerHarness) async throws -> Subprocess.Result {
         let bin = harness.root + "/walkthrough-bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: bin + "/authctl", withDestinationPath: try ChildProcess.binary("authctl"))
-        FileManager.default.createFile(atPath: bin + "/xdg-open", contents: Data(fakeBrowser.utf8), attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createSymbolicLink(
+            atPath: bin + "/authctl", withDestinationPath: try ChildProcess.binary("authctl"))
+        FileManager.default.createFile(
+            atPath: bin + "/xdg-open", contents: Data(fakeBrowser.utf8), attributes: [.posixPermissions: 0o755])
         var environment = harness.environment
         environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["AUTHBROKER_SOCKET"] = harness.socket
@@ -76,16 +78,19 @@ import TestSupport
         let recorder = try await BackgroundServer(["recorder", log], directory: harness.root)
         defer { recorder.stop() }
         let api = "http://127.0.0.1:\(recorder.address)"
-        let script = Self.replacing(try Self.script(section: "Shopify Customer Account API"), [
-            ("https://shopify.com/SHOP_ID/account/customer/api/", api + "/4242/account/customer/api/"),
-            ("https://SHOP.myshopify.com/api/", api + "/api/"),
-            ("SHOP.myshopify.com", shopDomain), ("SHOPIFY_CLIENT_ID", "mock-client"),
-        ])
+        let script = Self.replacing(
+            try Self.script(section: "Shopify Customer Account API"),
+            [
+                ("https://shopify.com/SHOP_ID/account/customer/api/", api + "/4242/account/customer/api/"),
+                ("https://SHOP.myshopify.com/api/", api + "/api/"),
+                ("SHOP.myshopify.com", shopDomain), ("SHOPIFY_CLIENT_ID", "mock-client"),
+            ])
         #expect(script.contains("authctl login shop") && script.contains("cartCreate"), "the section lost its commands")
         let run = try await Self.run(script, harness)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)\n\(harness.daemonLog)")
         #expect(run.stdout.contains("redirect_uri: \(PresetAccountTests.shopRedirect)\n"), "\(run.stdout)")
-        #expect(run.stdout.contains(provider.issuer + "/logout?id_token_hint="), "logout prints the end-session URL: \(run.stdout)")
+        #expect(
+            run.stdout.contains(provider.issuer + "/logout?id_token_hint="), "logout prints the end-session URL: \(run.stdout)")
         #expect(run.stderr.contains("Signed in to 'shop' as mock-user."), "\(run.stderr)")
 
         let requests = try Self.recorded(log)
@@ -111,11 +116,16 @@ import TestSupport
     func workosConnectWalkthroughSignsIn() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
         let port = try await Subprocess.run(
-            ["/usr/bin/env", "python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        let script = Self.replacing(try Self.script(section: "WorkOS AuthKit"), [
-            ("SUBDOMAIN.authkit.app", provider.issuer), ("client_01ID", "mock-client"),
-            ("8765", port.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
-        ])
+            [
+                "/usr/bin/env", "python3", "-c",
+                "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])",
+            ])
+        let script = Self.replacing(
+            try Self.script(section: "WorkOS AuthKit"),
+            [
+                ("SUBDOMAIN.authkit.app", provider.issuer), ("client_01ID", "mock-client"),
+                ("8765", port.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+            ])
         let run = try await Self.run(script, harness)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)\n\(harness.daemonLog)")
         let token = try #require(run.stdout.split(separator: "\n").last.map(String.init))
@@ -130,11 +140,14 @@ import TestSupport
             provider: #"{"userManagement": true, "registeredRedirectURI": "com.example.cli://callback"}"#)
         let base = provider.issuer + "/user_management"
         // The one change to the commands as written: the preset's api.workos.com, pointed at the mock.
-        let mock = "--provider workos --issuer \(provider.issuer) --authorization-endpoint \(base)/authorize "
+        let mock =
+            "--provider workos --issuer \(provider.issuer) --authorization-endpoint \(base)/authorize "
             + "--token-endpoint \(base)/authenticate --end-session-endpoint \(base)/sessions/logout --jwks-uri \(provider.issuer)/jwks"
-        let script = Self.replacing(try Self.script(section: "WorkOS AuthKit — User Management API (native app, `PublicClient`)"), [
-            ("--provider workos ", mock + " "), ("client_01ID", "mock-client"),
-        ])
+        let script = Self.replacing(
+            try Self.script(section: "WorkOS AuthKit — User Management API (native app, `PublicClient`)"),
+            [
+                ("--provider workos ", mock + " "), ("client_01ID", "mock-client"),
+            ])
         let run = try await Self.run(script, harness)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)\n\(harness.daemonLog)")
         #expect(run.stderr.contains("Signed in to 'wos' as mock-user."), "\(run.stderr)")

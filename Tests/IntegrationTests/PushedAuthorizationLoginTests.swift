@@ -14,7 +14,8 @@ struct PushedAuthorizationLoginTests {
     }
 
     @Test func aRequiringProviderLogsInThroughAPushAndTheBrowserSeesOnlyTheReference() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"requirePAR": true, "accessTokenLifetime": 20}"#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"requirePAR": true, "accessTokenLifetime": 20}"#)
         try await harness.addAccount("work", provider: provider)
         let login = try harness.spawnAuthctl(["login", "work", "--no-browser", "--timeout", "30"])
         let url = try await harness.authorizationURL(printedBy: login)
@@ -48,7 +49,8 @@ struct PushedAuthorizationLoginTests {
         #expect(add.status == 0, "\(add)")
         let login = try await harness.authctl(["login", "work", "--no-browser", "--timeout", "10"])
         #expect(login.status != 0 && !login.stdout.contains("http"), "\(login)")
-        #expect(login.stderr.contains("requires pushed authorization requests (require_pushed_authorization_requests)"), "\(login)")
+        #expect(
+            login.stderr.contains("requires pushed authorization requests (require_pushed_authorization_requests)"), "\(login)")
         #expect(login.stderr.contains("--par never") && login.stderr.contains("--par auto"), "\(login)")
         let stats = try await provider.stats
         #expect(stats.parRequests == 0 && stats.authorizationRequests == 0, "\(stats)")
@@ -58,14 +60,16 @@ struct PushedAuthorizationLoginTests {
     /// Required for this client only (RFC 9126 §6 client metadata, not in the discovery document):
     /// `auto` pushes because the endpoint is listed; `never` reaches the provider, which refuses.
     @Test func aClientOnlyRequirementIsMetByAutoAndRefusedByTheProviderForNever() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"requirePAR": true, "advertiseRequirePAR": false}"#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"requirePAR": true, "advertiseRequirePAR": false}"#)
         try await harness.signIn("auto", provider: provider)
         _ = try await harness.authctl([
             "account", "add", "never", "--issuer", provider.issuer, "--client-id", "mock-client", "--par", "never",
         ])
         let login = try await harness.login("never", provider: provider, timeout: 10)
         #expect(login.status != 0, "\(login)")
-        #expect(login.stderr.contains("invalid_request") && login.stderr.contains("pushed authorization requests are required"),
+        #expect(
+            login.stderr.contains("invalid_request") && login.stderr.contains("pushed authorization requests are required"),
             "\(login)\n\(harness.daemonLog)")
         #expect(try await provider.stats.parRequests == 1)
         #expect(await harness.stopDaemon() == 0)
@@ -80,9 +84,13 @@ struct PushedAuthorizationLoginTests {
         ]
         #expect(try await harness.authctl(["account", "add", "bare"] + manual).status == 0)
         let refused = try await harness.authctl(["login", "bare", "--no-browser", "--timeout", "10"])
-        #expect(refused.status != 0 && refused.stderr.contains("--par always") && refused.stderr.contains("--par-endpoint"), "\(refused)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("--par always") && refused.stderr.contains("--par-endpoint"),
+            "\(refused)")
 
-        #expect(try await harness.authctl(["account", "add", "pushed"] + manual + ["--par-endpoint", provider.issuer + "/par"]).status == 0)
+        #expect(
+            try await harness.authctl(["account", "add", "pushed"] + manual + ["--par-endpoint", provider.issuer + "/par"]).status
+                == 0)
         let login = try await harness.login("pushed", provider: provider)
         #expect(login.status == 0, "\(login)\n\(harness.daemonLog)")
         #expect(try await provider.stats.parRequests == 1)
@@ -94,9 +102,10 @@ extension PushedAuthorizationLoginTests {
     /// Split metadata (issue 12's gap-filling): only the RFC 8414 document lists the PAR endpoint;
     /// the login completes the cached OpenID document from it and pushes.
     @Test func theParEndpointOnlyRFC8414ListsIsFoundForTheLogin() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"""
-            {"requirePAR": true, "onlyInRFC8414": ["pushed_authorization_request_endpoint", "require_pushed_authorization_requests"]}
-            """#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"""
+                {"requirePAR": true, "onlyInRFC8414": ["pushed_authorization_request_endpoint", "require_pushed_authorization_requests"]}
+                """#)
         try await harness.signIn("work", provider: provider)
         #expect(try await provider.stats.parRequests == 1)
         #expect(await harness.stopDaemon() == 0)

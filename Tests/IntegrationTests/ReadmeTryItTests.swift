@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// README's "Try it without an identity provider" runs as written, as one `sh -e` script: its
 /// own socket, vault and key under `mktemp -d`, the mock and the daemon started in the
@@ -20,7 +20,9 @@ import TestSupport
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw HarnessError.unexpected("no free loopback port: \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -23,9 +23,10 @@ struct ResourceParameterTests {
         let refresh = try await harness.authctl(["refresh", "mcp"])
         #expect(refresh.status == 0, "\(refresh)\n\(harness.daemonLog)")
         let stats = try await provider.protectedResourceStats
-        #expect(stats.resourceParameters == [
-            "authorize=\(resource)", "authorization_code=\(resource)", "refresh_token=\(resource)",
-        ], "\(stats)")
+        #expect(
+            stats.resourceParameters == [
+                "authorize=\(resource)", "authorization_code=\(resource)", "refresh_token=\(resource)",
+            ], "\(stats)")
         #expect(stats.invalidTargets == 0)
         #expect(await harness.stopDaemon() == 0)
     }
@@ -47,14 +48,17 @@ struct ResourceParameterTests {
     }
 
     @Test func noResourceParameterKeepsTheURLButSendsNone() async throws {
-        let (harness, provider) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {"checkResource": false}}"#)
+        let (harness, provider) = try await BrokerHarness.withDaemon(
+            provider: #"{"protectedResource": {"checkResource": false}}"#)
         let add = try await harness.authctl([
             "account", "add", "entra-like", "--issuer", provider.issuer, "--client-id", "mock-client",
             "--resource-url", provider.origin + "/mcp", "--no-resource-parameter",
         ])
         #expect(add.status == 0, "\(add)")
         let shown = try await harness.authctl(["account", "show", "entra-like"])
-        #expect(shown.stdout.contains("resource_url: \(provider.origin)/mcp") && shown.stdout.contains("send_resource: false"), "\(shown)")
+        #expect(
+            shown.stdout.contains("resource_url: \(provider.origin)/mcp") && shown.stdout.contains("send_resource: false"),
+            "\(shown)")
         #expect(try await harness.login("entra-like", provider: provider).status == 0)
         #expect(try await harness.authctl(["refresh", "entra-like"]).status == 0)
         let stats = try await provider.protectedResourceStats

@@ -21,7 +21,9 @@ import Testing
 
         let served = try await harness.authctl(["token", "work", "--audience", "api://reports"], through: named)
         #expect(served.status == 0, "\(served)\n\(harness.daemonLog)")
-        for other in [["--audience", "api://admin"], ["--scope", "openid"], ["--audience", "api://reports", "--scope", "openid"]] {
+        for other in [
+            ["--audience", "api://admin"], ["--scope", "openid"], ["--audience", "api://reports", "--scope", "openid"],
+        ] {
             let run = try await harness.authctl(["token", "work"] + other, through: named)
             #expect(run.status != 0 && run.stderr.contains("is restricted"), "\(other): \(run)")
         }
@@ -35,7 +37,9 @@ import Testing
         try await harness.startDaemon()
         #expect(try await harness.authctl(["token", "work", "--audience", "api://reports"], through: named).status == 0)
         #expect(try await harness.authctl(["token", "work", "--audience", "api://admin"], through: named).status != 0)
-        let audits = harness.daemonLog.split(separator: "\n").filter { $0.contains("audit: token") && $0.contains("socket=reports") }
+        let audits = harness.daemonLog.split(separator: "\n").filter {
+            $0.contains("audit: token") && $0.contains("socket=reports")
+        }
         #expect(audits.contains { $0.contains("audience=api://reports") }, "\(audits)")
         #expect(try await provider.stats.familyRevocations == 0)
         #expect(await harness.stopDaemon() == 0)

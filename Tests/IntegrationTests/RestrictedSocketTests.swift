@@ -28,7 +28,9 @@ import Testing
         ] {
             let run = try await harness.authctl(command, through: path)
             #expect(run.status != 0, "\(command): \(run)")
-            #expect(run.stderr.contains("This socket ('remote') is restricted: it serves only the token of 'work'"), "\(command): \(run)")
+            #expect(
+                run.stderr.contains("This socket ('remote') is restricted: it serves only the token of 'work'"),
+                "\(command): \(run)")
         }
         if let metrics = try await harness.curl("/metrics", through: path) {
             #expect(metrics.hasSuffix("\n403") && metrics.contains("\"forbidden\""), "\(metrics)")
@@ -128,7 +130,8 @@ import Testing
         #expect(lstat(brief, &info) != 0, "an expired stored socket was recreated")
         #expect(harness.daemonLog.contains("restricted socket expired while the daemon was stopped socket=brief"))
         let list = try await harness.authctl(["socket", "list"])
-        #expect(list.stdout.split(separator: "\n").last?.hasPrefix("crashed\t") == true && !list.stdout.contains("brief"), "\(list)")
+        #expect(
+            list.stdout.split(separator: "\n").last?.hasPrefix("crashed\t") == true && !list.stdout.contains("brief"), "\(list)")
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -139,7 +142,8 @@ import Testing
         // The owner's directory is the daemon's; a file there that the daemon did not bind is
         // still refused, never replaced.
         let squatter = harness.runtime + "/restricted/\(getuid())/taken.sock"
-        try FileManager.default.createDirectory(atPath: harness.runtime + "/restricted/\(getuid())", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: harness.runtime + "/restricted/\(getuid())", withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: squatter, contents: Data("mine".utf8)))
         let run = try await harness.authctl(["socket", "add", "taken", "--account", "work"])
         #expect(run.status != 0 && run.stderr.contains("exists and is not one of this daemon's restricted sockets"), "\(run)")

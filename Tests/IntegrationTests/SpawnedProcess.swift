@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A `Subprocess` (TestSupport: posix_spawn, own process group, descriptors ≥ 3 closed, killed in
 /// `deinit`) with its stdout and stderr in files, as the end-to-end tests use it: the exit status

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The shared child-process type every test that spawns a program relies on: it must capture,
 /// bound, and clean up — including grandchildren — so no test can hang or leak the suite.
@@ -29,7 +29,10 @@ import TestSupport
             try await Subprocess.run(
                 ["sh", "-c", "echo started; echo $$ > \(pidFile); exec sleep 300"], timeout: .milliseconds(300))
         }
-        guard case .timedOut(_, _, let stdout, _) = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        guard case .timedOut(_, _, let stdout, _) = error else {
+            Issue.record("not a timeout: \(String(describing: error))")
+            return
+        }
         #expect(stdout == "started\n")
         let pid = try #require(pid_t(Subprocess.readText(pidFile).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(await Self.isGone(pid))

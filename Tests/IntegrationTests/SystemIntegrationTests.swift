@@ -11,7 +11,8 @@ import Testing
         .first { FileManager.default.isExecutableFile(atPath: $0) }
     static let nobody: UInt32 = 65534
 
-    @Test(.enabled(if: geteuid() == 0 && setpriv != nil, "needs root and setpriv (util-linux) to run authctl as nobody"),
+    @Test(
+        .enabled(if: geteuid() == 0 && setpriv != nil, "needs root and setpriv (util-linux) to run authctl as nobody"),
         .timeLimit(.minutes(1)))
     func anotherUIDGetsForbiddenAndIsLogged() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon()
@@ -38,9 +39,10 @@ import Testing
         // The owner is still served, and audited.
         let owner = try await harness.authctl(["token", "work"])
         #expect(owner.status == 0)
-        #expect(await SpawnedProcess.eventually(timeout: 10) {
-            harness.daemonLog.contains("audit: token account=work pid=\(owner.pid) uid=\(getuid()) exe=")
-        })
+        #expect(
+            await SpawnedProcess.eventually(timeout: 10) {
+                harness.daemonLog.contains("audit: token account=work pid=\(owner.pid) uid=\(getuid()) exe=")
+            })
         #expect(await harness.stopDaemon() == 0)
     }
 
@@ -50,7 +52,8 @@ import Testing
     /// not a reset (the refused connection is closed lingering). curl as nobody, 20 tries.
     /// (Failed before: the daemon closed with the request unread, and curl reported a reset or a
     /// broken pipe in a share of the tries.)
-    @Test(.enabled(if: geteuid() == 0 && setpriv != nil && curl != nil, "needs root, setpriv and curl"),
+    @Test(
+        .enabled(if: geteuid() == 0 && setpriv != nil && curl != nil, "needs root, setpriv and curl"),
         .timeLimit(.minutes(2)))
     func anotherUIDReadsTheForbiddenAnswerOnEveryTry() async throws {
         let (harness, _) = try await BrokerHarness.withDaemon()
@@ -60,8 +63,10 @@ import Testing
         for attempt in 1...20 {
             let name = harness.root + "/curl-\(attempt)"
             let curl = try SpawnedProcess(
-                asNobody + [Self.curl!, "-sS", "-w", "\n%{http_code}", "--unix-socket", harness.socket,
-                    "http://localhost/v1/accounts/work/token"],
+                asNobody + [
+                    Self.curl!, "-sS", "-w", "\n%{http_code}", "--unix-socket", harness.socket,
+                    "http://localhost/v1/accounts/work/token",
+                ],
                 environment: ["PATH": "/usr/bin:/bin"], stdoutPath: name + ".out", stderrPath: name + ".err")
             let status = await curl.waitForExit(timeout: 30)
             if status != 0 || !curl.stdout.hasSuffix("\n403") || !curl.stdout.contains("serves only its own user") {
@@ -73,7 +78,8 @@ import Testing
         #expect(await harness.stopDaemon() == 0)
     }
 
-    @Test(.enabled(if: socketActivate != nil, "systemd-socket-activate is not installed (apt-get install systemd)"),
+    @Test(
+        .enabled(if: socketActivate != nil, "systemd-socket-activate is not installed (apt-get install systemd)"),
         .timeLimit(.minutes(1)))
     func socketActivatedDaemonServesTokensAcrossReactivation() async throws {
         let harness = try BrokerHarness()

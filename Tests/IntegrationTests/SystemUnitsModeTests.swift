@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// System mode as the shipped units set it up (docs/security.md, "System mode", "Restricted
 /// sockets"): the daemon runs as its own user, started by `systemd-socket-activate` on a socket
@@ -39,7 +39,8 @@ import TestSupport
 
     @Test(.enabled(if: canRun, .init(rawValue: why)), .timeLimit(.minutes(3)))
     func eachOwnerReachesOnlyItsOwnRestrictedSocketsUnderTheSystemUnitsModes() async throws {
-        let service = "systemd/system/authbrokerd.service", socketUnit = "systemd/system/authbrokerd.socket"
+        let service = "systemd/system/authbrokerd.service"
+        let socketUnit = "systemd/system/authbrokerd.socket"
         let harness = try BrokerHarness()
         let daemonUser = try await OtherUser.make("abtestd", authctlIn: harness.root)
         let first = Client(user: try await OtherUser.make("abtest1", authctlIn: harness.root), daemonGroup: daemonUser.gid)
@@ -49,7 +50,9 @@ import TestSupport
 
         // /run (root's), /run/authbroker as RuntimeDirectory= leaves it, the state directory as
         // StateDirectory= does, and the key as LoadCredential= hands it over.
-        let run = harness.root + "/sysrun", state = harness.root + "/var-lib-authbroker", credentials = harness.root + "/credentials"
+        let run = harness.root + "/sysrun"
+        let state = harness.root + "/var-lib-authbroker"
+        let credentials = harness.root + "/credentials"
         let listen = try Self.unitValue(socketUnit, "ListenStream")
         #expect(listen.hasPrefix("/run/"))
         let socket = run + listen.dropFirst("/run".count)
@@ -63,7 +66,9 @@ import TestSupport
         chown(state, daemonUser.uid, daemonUser.gid)
         chmod(state, try Self.mode(Self.unitValue(service, "StateDirectoryMode")))
         let key = (0..<32).map { _ in UInt8.random(in: 0...255) }
-        #expect(FileManager.default.createFile(atPath: credentials + "/authbroker.key", contents: Data((Data(key).base64EncodedString() + "\n").utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: credentials + "/authbroker.key", contents: Data((Data(key).base64EncodedString() + "\n").utf8)))
         chown(credentials + "/authbroker.key", daemonUser.uid, daemonUser.gid)
         chmod(credentials + "/authbroker.key", 0o400)
         chown(credentials, daemonUser.uid, daemonUser.gid)
@@ -75,7 +80,8 @@ import TestSupport
             .replacingOccurrences(of: "/usr/local/bin/authbrokerd", with: daemonBinary)
             .replacingOccurrences(of: "/run/", with: run + "/")
             .replacingOccurrences(of: "/var/lib/authbroker", with: state)
-            .replacingOccurrences(of: "$AUTHBROKERD_OPTIONS", with: "--allow-uid \(first.user.uid) --allow-uid \(second.user.uid)")
+            .replacingOccurrences(
+                of: "$AUTHBROKERD_OPTIONS", with: "--allow-uid \(first.user.uid) --allow-uid \(second.user.uid)")
         let environment = ["PATH": "/usr/bin:/bin", "HOME": state, "CREDENTIALS_DIRECTORY": credentials]
         var command = [Self.socketActivate!, "-l", socket]
         for (name, value) in environment { command += ["-E", "\(name)=\(value)"] }
@@ -95,7 +101,8 @@ import TestSupport
             let name = harness.root + "/authctl-\(UInt64.random(in: 0...UInt64.max))"
             let process = try SpawnedProcess(
                 client.prefix + [client.user.authctlPath, "--socket", path] + arguments,
-                environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"], stdoutPath: name + ".out", stderrPath: name + ".err")
+                environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"], stdoutPath: name + ".out",
+                stderrPath: name + ".err")
             let status = await process.waitForExit(timeout: 30)
             return BrokerHarness.Run(status: status, stdout: process.stdout, stderr: process.stderr, pid: process.pid)
         }
@@ -104,9 +111,11 @@ import TestSupport
         try #require(ping.status == 0, "the daemon did not serve under the units' modes: \(ping)\n\(activator.stderr)")
         var paths: [String] = []
         for client in [first, second] {
-            let add = try await authctl(client, [
-                "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
-            ])
+            let add = try await authctl(
+                client,
+                [
+                    "account", "add", "work", "--issuer", provider.issuer, "--client-id", "mock-client", "--scope", "openid",
+                ])
             #expect(add.status == 0, "\(add)")
             // Names are per owner: both may have `remote`.
             let socketAdd = try await authctl(client, ["socket", "add", "remote", "--account", "work"])

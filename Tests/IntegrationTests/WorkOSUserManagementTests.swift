@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// WorkOS User Management end to end: the real daemon and the real authctl against the mock in its
 /// User Management mode (JSON authenticate endpoint refusing forms, JWT access tokens whose `exp`
@@ -12,12 +12,13 @@ import TestSupport
         _ name: String, _ harness: BrokerHarness, _ provider: MockProviderProcess, extra: [String] = []
     ) async throws {
         let base = provider.issuer + "/user_management"
-        let add = try await harness.authctl([
-            "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
-            "--token-request-format", "json", "--param", "provider=authkit",
-            "--authorization-endpoint", base + "/authorize", "--token-endpoint", base + "/authenticate",
-            "--end-session-endpoint", base + "/sessions/logout", "--jwks-uri", provider.issuer + "/jwks",
-        ] + extra)
+        let add = try await harness.authctl(
+            [
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", "mock-client",
+                "--token-request-format", "json", "--param", "provider=authkit",
+                "--authorization-endpoint", base + "/authorize", "--token-endpoint", base + "/authenticate",
+                "--end-session-endpoint", base + "/sessions/logout", "--jwks-uri", provider.issuer + "/jwks",
+            ] + extra)
         guard add.status == 0 else { throw HarnessError.unexpected("account add: \(add)\n\(harness.daemonLog)") }
     }
 

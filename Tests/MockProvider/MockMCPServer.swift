@@ -59,17 +59,24 @@ public final class MockMCPServer: Sendable {
         switch (path, request.method) {
         case ("/_mock/mcp", "GET"): return stats()
         case ("/_mock/mcp/reject-tokens", "POST"):
-            provider.state.withLock { state in for token in state.accessTokens.keys { state.accessTokens[token]?.revoked = true } }
+            provider.state.withLock { state in for token in state.accessTokens.keys { state.accessTokens[token]?.revoked = true }
+            }
             return HTTPResponse(status: 204)
         case ("/_mock/mcp/get-stream", "POST"):
             counters.withLock { $0.streamEnabled = true }
             return HTTPResponse(status: 204)
         case ("/_mock/mcp/notify", "POST"):
             let changed = #"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#
-            counters.withLock { counters in for session in counters.sessions.keys { counters.pending[session, default: []].append(changed) } }
+            counters.withLock { counters in
+                for session in counters.sessions.keys { counters.pending[session, default: []].append(changed) }
+            }
             return HTTPResponse(status: 204)
         case ("/introspect", "POST"): return provider.introspect(request)
-        case ("/mcp", "GET") where !counters.withLock({ $0.streams += 1; return $0.streamEnabled }):
+        case ("/mcp", "GET")
+        where !counters.withLock({
+            $0.streams += 1
+            return $0.streamEnabled
+        }):
             return HTTPResponse(status: 405, headers: HTTPHeaders([("Allow", "POST, DELETE")]))
         case ("/mcp", "POST"), ("/mcp", "DELETE"), ("/mcp", "GET"): break
         default: return .plainText(status: 405, "use POST or DELETE")
@@ -128,7 +135,8 @@ public final class MockMCPServer: Sendable {
             "protocolVersion": version, "capabilities": ["tools": [:] as [String: Any]],
             "serverInfo": ["name": "mock-mcp", "version": "1.0.0"],
         ]
-        return MockResponse.json(["jsonrpc": "2.0", "id": message["id"] ?? NSNull(), "result": result], headers: [("Mcp-Session-Id", session)])
+        return MockResponse.json(
+            ["jsonrpc": "2.0", "id": message["id"] ?? NSNull(), "result": result], headers: [("Mcp-Session-Id", session)])
     }
 
     private func call(_ message: [String: Any], id: Any, scopes: [String], subject: String) -> HTTPResponse {
@@ -140,7 +148,12 @@ public final class MockMCPServer: Sendable {
             let needed = (scopes + [Self.adminScope]).joined(separator: " ")
             return MockResponse.json(
                 ["error": "insufficient_scope"], status: 403,
-                headers: [("WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"\(needed)\", error_description=\"the admin tool needs \(Self.adminScope)\"")])
+                headers: [
+                    (
+                        "WWW-Authenticate",
+                        "Bearer error=\"insufficient_scope\", scope=\"\(needed)\", error_description=\"the admin tool needs \(Self.adminScope)\""
+                    )
+                ])
         }
         counters.withLock { $0.calls += 1 }
         let text: String
@@ -150,8 +163,12 @@ public final class MockMCPServer: Sendable {
         case "admin": text = "admin ok"
         default: return MockResponse.json(Self.error(id: id, -32602, "unknown tool \(name)"))
         }
-        let result: [String: Any] = ["jsonrpc": "2.0", "id": id, "result": ["content": [["type": "text", "text": text]], "isError": false]]
-        let log: [String: Any] = ["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "calling \(name)"]]
+        let result: [String: Any] = [
+            "jsonrpc": "2.0", "id": id, "result": ["content": [["type": "text", "text": text]], "isError": false],
+        ]
+        let log: [String: Any] = [
+            "jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "calling \(name)"],
+        ]
         return Self.eventStream([log, result])
     }
 
@@ -160,15 +177,18 @@ public final class MockMCPServer: Sendable {
     static func eventStream(_ messages: [[String: Any]]) -> HTTPResponse {
         var text = ": mock stream\n\n"
         for (index, message) in messages.enumerated() {
-            let json = String(decoding: (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+            let json = String(
+                decoding: (try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
             if index == messages.count - 1, let comma = json.firstIndex(of: ",") {
-                text += "id: ev-\(index)\r\nevent: message\r\ndata: \(json[...comma])\r\ndata: \(json[json.index(after: comma)...])\r\n\r\n"
+                text +=
+                    "id: ev-\(index)\r\nevent: message\r\ndata: \(json[...comma])\r\ndata: \(json[json.index(after: comma)...])\r\n\r\n"
             } else {
                 text += "id: ev-\(index)\ndata: \(json)\n\n"
             }
         }
         return HTTPResponse(
-            status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]), body: Array(text.utf8))
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]),
+            body: Array(text.utf8))
     }
 
     static func wantsStream(_ request: HTTPRequest) -> Bool { (request.headers["Accept"] ?? "").contains("text/event-stream") }
@@ -193,7 +213,8 @@ public final class MockMCPServer: Sendable {
             text += "id: \(id)\nevent: message\ndata: \(json)\n\n"
         }
         return HTTPResponse(
-            status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]), body: Array(text.utf8))
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]),
+            body: Array(text.utf8))
     }
 
     private func endSession(_ request: HTTPRequest) -> HTTPResponse {
@@ -216,11 +237,16 @@ public final class MockMCPServer: Sendable {
         ])
     }
 
-    static var tools: [[String: Any]] { [
-        ["name": "echo", "description": "echoes text", "inputSchema": ["type": "object", "properties": ["text": ["type": "string"]]]],
-        ["name": "whoami", "description": "the token's subject", "inputSchema": ["type": "object"]],
-        ["name": "admin", "description": "needs mcp:admin", "inputSchema": ["type": "object"]],
-    ] }
+    static var tools: [[String: Any]] {
+        [
+            [
+                "name": "echo", "description": "echoes text",
+                "inputSchema": ["type": "object", "properties": ["text": ["type": "string"]]],
+            ],
+            ["name": "whoami", "description": "the token's subject", "inputSchema": ["type": "object"]],
+            ["name": "admin", "description": "needs mcp:admin", "inputSchema": ["type": "object"]],
+        ]
+    }
 
     static func error(id: Any, _ code: Int, _ message: String) -> [String: Any] {
         ["jsonrpc": "2.0", "id": id, "error": ["code": code, "message": message]]

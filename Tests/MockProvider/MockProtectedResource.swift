@@ -53,7 +53,8 @@ public struct MockProtectedResource: Codable, Sendable, Equatable {
         serverDocuments = try container.decodeIfPresent([String].self, forKey: .serverDocuments) ?? defaults.serverDocuments
         withoutS256 = try container.decodeIfPresent(Bool.self, forKey: .withoutS256) ?? false
         plainOAuth = try container.decodeIfPresent(Bool.self, forKey: .plainOAuth) ?? false
-        dynamicRegistration = try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration) ?? defaults.dynamicRegistration
+        dynamicRegistration =
+            try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration) ?? defaults.dynamicRegistration
         clientIDMetadataDocuments = try container.decodeIfPresent(Bool.self, forKey: .clientIDMetadataDocuments) ?? false
     }
 }
@@ -103,7 +104,9 @@ extension MockProvider {
     /// §11.6.1 allows: a client must parse, not split.
     private func resource(_ request: HTTPRequest, _ mode: MockProtectedResource) -> HTTPResponse {
         let token = request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let valid = token.map { token in state.withLock { $0.accessTokens[token].map { !$0.revoked && $0.expiresAt > Date() } ?? false } }
+        let valid = token.map { token in
+            state.withLock { $0.accessTokens[token].map { !$0.revoked && $0.expiresAt > Date() } ?? false }
+        }
         if valid == true {
             state.withLock { $0.stats.protectedResource.resourceCalls += 1 }
             return MockResponse.json(["ok": true])
@@ -111,7 +114,9 @@ extension MockProvider {
         state.withLock { $0.stats.protectedResource.challenges += 1 }
         var bearer = token == nil ? [String]() : [#"error="invalid_token""#]
         if mode.metadataHint {
-            let at = mode.metadataAt == "root" ? "/.well-known/oauth-protected-resource"
+            let at =
+                mode.metadataAt == "root"
+                ? "/.well-known/oauth-protected-resource"
                 : "/.well-known/oauth-protected-resource" + mode.path
             bearer.append(#"resource_metadata="\#(origin + at)""#)
         }
@@ -147,8 +152,10 @@ extension MockProvider {
         if offersPAR { document["pushed_authorization_request_endpoint"] = url("par") }
         if mode.withoutS256 { document["code_challenge_methods_supported"] = ["plain"] }
         if mode.plainOAuth {
-            for member in ["jwks_uri", "userinfo_endpoint", "id_token_signing_alg_values_supported", "subject_types_supported",
-                           "end_session_endpoint"] { document[member] = nil }
+            for member in [
+                "jwks_uri", "userinfo_endpoint", "id_token_signing_alg_values_supported", "subject_types_supported",
+                "end_session_endpoint",
+            ] { document[member] = nil }
             document["scopes_supported"] = mode.scopesSupported ?? ["read", "write"]
         }
         if mode.dynamicRegistration { document["registration_endpoint"] = origin + "/register" }

@@ -19,7 +19,9 @@ extension MockProvider {
         case .refused(let response): return response
         }
         let dynamic = dynamicClientAccepts(fields["client_id"], redirectURI: fields["redirect_uri"])
-        guard fields["client_id"] == configuration.clientID || dynamic != nil else { return .plainText(status: 400, "unknown client_id") }
+        guard fields["client_id"] == configuration.clientID || dynamic != nil else {
+            return .plainText(status: 400, "unknown client_id")
+        }
         guard let redirectURI = fields["redirect_uri"], dynamic ?? Self.accepts(redirectURI, configuration) else {
             return .plainText(
                 status: 400,
@@ -38,7 +40,8 @@ extension MockProvider {
         } else {
             let code = Self.randomToken("code")
             let grant = MockProviderState.AuthorizationGrant(
-                clientID: fields["client_id"] ?? configuration.clientID, redirectURI: redirectURI, codeChallenge: fields["code_challenge"] ?? "",
+                clientID: fields["client_id"] ?? configuration.clientID, redirectURI: redirectURI,
+                codeChallenge: fields["code_challenge"] ?? "",
                 nonce: fields["nonce"], scope: fields["scope"] ?? "", dpopJKT: fields["dpop_jkt"])
             state.withLock { state in
                 state.codes[code] = grant
@@ -78,9 +81,11 @@ extension MockProvider {
             return nil
         }
         let basic = Self.basicCredentials(request.headers["Authorization"])
-        let basicOK = basic?.id == configuration.clientID && basic?.secret == configuration.clientSecret
+        let basicOK =
+            basic?.id == configuration.clientID && basic?.secret == configuration.clientSecret
             && fields["client_secret"] == nil
-        let postOK = basic == nil && fields["client_id"] == configuration.clientID
+        let postOK =
+            basic == nil && fields["client_id"] == configuration.clientID
             && fields["client_secret"] == configuration.clientSecret
         let ok: Bool
         switch configuration.clientAuthentication {

@@ -36,7 +36,8 @@ extension MockResponse {
     /// AADSTS code at the start of `error_description`, then diagnostics members.
     static func entraError(code: Int) -> HTTPResponse {
         let trace = "0000aaaa-11bb-cccc-dd22-eeeeee333333"
-        let description = "AADSTS\(code): The provided grant has expired due to it being revoked, a fresh auth token is needed."
+        let description =
+            "AADSTS\(code): The provided grant has expired due to it being revoked, a fresh auth token is needed."
             + "\r\nTrace ID: \(trace)\r\nCorrelation ID: aaaa0000-bb11-2222-33cc-444444dddddd\r\nTimestamp: 2026-12-01 17:00:00Z"
         return json(
             [

@@ -37,11 +37,13 @@ extension MockProvider {
     private func googleAuthorize(_ request: HTTPRequest) -> HTTPResponse {
         let fields = Self.query(request)
         if (fields["scope"] ?? "").split(separator: " ").contains("offline_access") {
-            return .plainText(status: 400, "Error 400: invalid_scope. Some requested scopes were invalid. {invalid=[offline_access]}")
+            return .plainText(
+                status: 400, "Error 400: invalid_scope. Some requested scopes were invalid. {invalid=[offline_access]}")
         }
         let answer = authorize(request)
-        guard let location = answer.headers["Location"], let code = URLComponents(string: location)?
-            .queryItems?.first(where: { $0.name == "code" })?.value
+        guard let location = answer.headers["Location"],
+            let code = URLComponents(string: location)?
+                .queryItems?.first(where: { $0.name == "code" })?.value
         else { return answer }
         let prompts = (fields["prompt"] ?? "").split(separator: " ")
         state.withLock { state in
@@ -62,7 +64,8 @@ extension MockProvider {
         let revoked: Bool = state.withLock { state in
             state.stats.revocations += 1
             state.stats.revokedHints.append(fields["token_type_hint"] ?? "")
-            let family = state.refreshTokens[token].flatMap { $0.status == .revoked ? nil : $0.family }
+            let family =
+                state.refreshTokens[token].flatMap { $0.status == .revoked ? nil : $0.family }
                 ?? state.accessTokens[token].flatMap { $0.revoked || $0.expiresAt < Date() ? nil : ($0.family ?? -1) }
             guard let family else { return false }
             if family >= 0 { state.revokeFamily(family) }

@@ -15,7 +15,9 @@ extension MockProvider {
         }
         var document = metadataDocument(configuration)
         if offersPAR { document["pushed_authorization_request_endpoint"] = url("par") }
-        if configuration.requirePAR && configuration.advertiseRequirePAR { document["require_pushed_authorization_requests"] = true }
+        if configuration.requirePAR && configuration.advertiseRequirePAR {
+            document["require_pushed_authorization_requests"] = true
+        }
         if request.path == "/.well-known/openid-configuration" {
             for member in configuration.onlyInRFC8414 { document[member] = nil }
         }
@@ -111,8 +113,10 @@ extension MockProvider {
             }
             return encoded(stats)
         case ("POST", "/_mock/rotate-key"):
-            guard let kid = try? rotateKey(
-                dropOld: request.queryValue("drop_old") == "true", sameKID: request.queryValue("same_kid") == "true") else {
+            guard
+                let kid = try? rotateKey(
+                    dropOld: request.queryValue("drop_old") == "true", sameKID: request.queryValue("same_kid") == "true")
+            else {
                 return .plainText(status: 500, "key generation failed")
             }
             return MockResponse.json(["kid": kid])

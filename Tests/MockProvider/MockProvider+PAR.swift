@@ -44,7 +44,8 @@ extension MockProvider {
         pushed["client_id"] = configuration.clientID
         state.withLock { state in
             state.pushedRequests = state.pushedRequests.filter { $0.value.expiresAt > Date() }
-            state.pushedRequests[requestURI] = PushedRequest(fields: pushed, expiresAt: Date().addingTimeInterval(Double(lifetime)))
+            state.pushedRequests[requestURI] = PushedRequest(
+                fields: pushed, expiresAt: Date().addingTimeInterval(Double(lifetime)))
         }
         return MockResponse.json(["request_uri": requestURI, "expires_in": lifetime], status: 201)
     }
@@ -61,8 +62,12 @@ extension MockProvider {
             guard query["client_id"] == configuration.clientID, let redirectURI = query["redirect_uri"],
                 Self.accepts(redirectURI, configuration)
             else { return .refused(.plainText(status: 400, "pushed authorization requests are required")) }
-            let answer = [FormField("error", "invalid_request"), FormField("error_description", "pushed authorization requests are required")]
-            return .refused(authorizationResponse(answer, state: query["state"], to: redirectURI, sendsIss: sendsIss, configuration))
+            let answer = [
+                FormField("error", "invalid_request"),
+                FormField("error_description", "pushed authorization requests are required"),
+            ]
+            return .refused(
+                authorizationResponse(answer, state: query["state"], to: redirectURI, sendsIss: sendsIss, configuration))
         }
         let pushed = state.withLock { state -> PushedRequest? in
             defer { state.pushedRequests[requestURI] = nil }  // single use, even when refused

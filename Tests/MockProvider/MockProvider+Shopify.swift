@@ -41,7 +41,10 @@ extension MockProvider {
     var customerAccountAPIDocument: [String: Any] {
         let origin = String(issuer.dropLast(issuerPath.count))
         let shopID = configuration.shopifyShopID ?? ""
-        return ["graphql_api": "\(origin)/\(shopID)/account/customer/api/unstable/graphql", "mcp_api": "\(origin)/\(shopID)/account/mcp"]
+        return [
+            "graphql_api": "\(origin)/\(shopID)/account/customer/api/unstable/graphql",
+            "mcp_api": "\(origin)/\(shopID)/account/mcp",
+        ]
     }
 }
 

@@ -77,7 +77,9 @@ extension MockProvider {
         if let bound, bound != jkt {
             return MockResponse.oauthError("invalid_grant", description: "the refresh token is bound to another DPoP key")
         }
-        if let refusal = state.withLock({ $0.configuration.narrowedRefusal }), fields["resource"] != nil || fields["audience"] != nil {
+        if let refusal = state.withLock({ $0.configuration.narrowedRefusal }),
+            fields["resource"] != nil || fields["audience"] != nil
+        {
             return MockResponse.oauthError(refusal, description: "the user has not consented to this resource")
         }
         // A refused scope or resource leaves the refresh token as it was: checked before it is redeemed.
@@ -125,7 +127,10 @@ extension MockProvider {
 
     /// RFC 8628 §3.4–3.5, following the configured script.
     private func pollDevice(_ fields: [String: String], jkt: String?) -> HTTPResponse {
-        enum Answer { case error(String), tokens(String) }
+        enum Answer {
+            case error(String)
+            case tokens(String)
+        }
         let answer: Answer = state.withLock { state in
             state.stats.devicePolls += 1
             guard let code = fields["device_code"], var grant = state.deviceCodes[code], !grant.used else {
@@ -171,7 +176,8 @@ extension MockProvider {
                 family = state.families.count - 1
             }
             state.accessTokens[accessToken] = .init(
-                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.lifetime(resource: resource))), jkt: jkt)
+                family: family, expiresAt: Date().addingTimeInterval(Double(configuration.lifetime(resource: resource))), jkt: jkt
+            )
             guard let family else { return (configuration, nil) }
             if let reuse, !configuration.rotates { return (configuration, reuse) }
             let refreshToken = google ? Self.googleToken("rt") : Self.randomToken("rt")

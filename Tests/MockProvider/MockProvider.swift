@@ -33,7 +33,8 @@ public final class MockProvider: Sendable {
     public init(configuration: MockProviderConfiguration = MockProviderConfiguration(), port: Int = 0) throws {
         let listener = try HTTPListener.tcp(host: "127.0.0.1", port: port)
         self.port = listener.port ?? port
-        issuerPath = configuration.shopifyShopID.map { "/authentication/\($0)" } ?? configuration.issuerPath
+        issuerPath =
+            configuration.shopifyShopID.map { "/authentication/\($0)" } ?? configuration.issuerPath
             ?? Self.entraIssuerPath(configuration)
         issuer = "http://127.0.0.1:\(self.port)" + issuerPath
         // Shopify serves discovery at the shop's own domain: another origin than the issuer's.
@@ -67,9 +68,10 @@ public final class MockProvider: Sendable {
     public var stats: MockProviderStats {
         state.withLock { state in
             var stats = state.stats
-            stats.liveRefreshTokens = state.refreshTokens.values.filter { record in
-                record.status == .active && !state.families[record.family].revoked
-            }.count
+            stats.liveRefreshTokens =
+                state.refreshTokens.values.filter { record in
+                    record.status == .active && !state.families[record.family].revoked
+                }.count
             return stats
         }
     }
@@ -136,7 +138,9 @@ struct MockRouter: HTTPHandler {
         let start = ContinuousClock.now
         let response = await route(request, connection: connection)
         let elapsed = (ContinuousClock.now - start).components
-        MockTimingLog.append("\(request.method) \(request.path) \(elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000)\n", to: log)
+        MockTimingLog.append(
+            "\(request.method) \(request.path) \(elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000)\n",
+            to: log)
         return response
     }
 

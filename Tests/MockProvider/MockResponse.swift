@@ -42,7 +42,9 @@ enum MockResponse {
         case .html:
             return HTTPResponse(
                 status: fault.status ?? 502, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
-                body: Array("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n".utf8))
+                body: Array(
+                    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n"
+                        .utf8))
         case .raw:
             return HTTPResponse(
                 status: fault.status ?? 400, headers: HTTPHeaders([("Content-Type", fault.contentType ?? "application/json")]),
@@ -51,7 +53,8 @@ enum MockResponse {
             return HTTPResponse(
                 status: fault.status ?? 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
                 body: fault.kind == .deepArrays
-                    ? DeepJSON.arrays(fault.depth ?? DeepJSON.defaultDepth) : DeepJSON.objects(fault.depth ?? DeepJSON.defaultDepth))
+                    ? DeepJSON.arrays(fault.depth ?? DeepJSON.defaultDepth)
+                    : DeepJSON.objects(fault.depth ?? DeepJSON.defaultDepth))
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import SystemCalls
 import Synchronization
+import SystemCalls
 
 /// A TCP listening socket on 127.0.0.1 with an ephemeral port, plus the small blocking socket
 /// helpers the test servers share. Accepts wait in `poll` with a short timeout so the accept

@@ -5,7 +5,8 @@ import Foundation
 public enum ProductBinary {
     /// The path of the product `name`; throws when it was not built.
     public static func path(_ name: String) throws -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let path = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else { throw ProductBinaryError(path: path) }

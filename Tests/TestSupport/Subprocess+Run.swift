@@ -65,7 +65,8 @@ extension Subprocess {
 
         /// The result for `status`, or the timeout error (with the output so far) when it is nil.
         func result(status: Int32?, timeout: Duration) throws -> Result {
-            let stdout = readText(scratch.appending("out")), stderr = readText(scratch.appending("err"))
+            let stdout = readText(scratch.appending("out"))
+            let stderr = readText(scratch.appending("err"))
             guard let status else {
                 throw SubprocessError.timedOut(command: command, timeout: timeout, stdout: stdout, stderr: stderr)
             }

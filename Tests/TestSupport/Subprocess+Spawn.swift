@@ -65,7 +65,8 @@ final class SpawnActions {
         defer { (argv + (envp ?? [])).forEach { free($0) } }
         var pid: pid_t = 0
         let spawn = executable.contains("/") ? posix_spawn : posix_spawnp
-        let result = envp.map { spawn(&pid, executable, &actions, &attributes, argv, $0) }
+        let result =
+            envp.map { spawn(&pid, executable, &actions, &attributes, argv, $0) }
             ?? spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw .spawnFailed(command: executable, errno: result) }
         return pid

@@ -105,7 +105,9 @@ public final class Subprocess: Sendable {
         let bytes = Array(text.utf8)
         try state.withLock { (state) throws(SubprocessError) in
             guard let writer = state.stdinWriter else { throw .stdinClosed }
-            let failure = bytes.withUnsafeBytes { raw in SystemCall.writeAll(raw) { Glibc.write(writer, $0.baseAddress, $0.count) } }
+            let failure = bytes.withUnsafeBytes { raw in
+                SystemCall.writeAll(raw) { Glibc.write(writer, $0.baseAddress, $0.count) }
+            }
             if let failure { throw .system(call: "write", errno: failure.code) }
         }
     }

@@ -68,7 +68,9 @@ public struct TestCertificates: Sendable {
             "-extensions", "leaf_loopback", "-out", leaf,
         ])
         let chain = "\(directory)/\(name).pem"
-        let bytes = try String(contentsOfFile: leaf, encoding: .utf8) + String(contentsOfFile: intermediate.certificateFile, encoding: .utf8)
+        let bytes =
+            try String(contentsOfFile: leaf, encoding: .utf8)
+            + String(contentsOfFile: intermediate.certificateFile, encoding: .utf8)
         try bytes.write(toFile: chain, atomically: true, encoding: .utf8)
         return CertificatePair(certificateFile: chain, keyFile: key)
     }
@@ -77,7 +79,8 @@ public struct TestCertificates: Sendable {
     /// SubjectPublicKeyInfo — computed by the openssl command line, independently of the code
     /// under test (the recipe curl documents for `--pinnedpubkey`).
     public static func pin(ofCertificateIn file: String) throws -> String {
-        let pipeline = "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64"
+        let pipeline =
+            "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64"
         let result = try Subprocess.runBlocking(["/bin/sh", "-c", pipeline], timeout: .seconds(60))
         guard result.status == 0 else { throw CertificateGenerationError(message: "pin of \(file): \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -96,11 +99,15 @@ public struct TestCertificates: Sendable {
 
     /// A key, a CSR and a certificate signed by the CA with `openssl ca` (the only CLI path
     /// in OpenSSL 3.0 that can set a start date in the past).
-    private static func issue(_ name: String, extensions: String, dates: [String], in directory: String) throws -> CertificatePair {
+    private static func issue(_ name: String, extensions: String, dates: [String], in directory: String) throws -> CertificatePair
+    {
         let (key, csr) = try newKeyAndRequest(name, in: directory)
         let certificate = "\(directory)/\(name).pem"
         try OpenSSLCommand.run(
-            ["ca", "-batch", "-notext", "-config", "\(directory)/ca.cnf", "-extensions", extensions, "-in", csr, "-out", certificate]
+            [
+                "ca", "-batch", "-notext", "-config", "\(directory)/ca.cnf", "-extensions", extensions, "-in", csr, "-out",
+                certificate,
+            ]
                 + dates)
         return CertificatePair(certificateFile: certificate, keyFile: key)
     }

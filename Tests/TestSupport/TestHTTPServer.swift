@@ -24,7 +24,8 @@ public final class TestHTTPServer: Sendable {
 
         /// A server that speaks only TLS 1.0 and 1.1 (which OpenSSL 3 allows only at security level 0).
         public static func legacyOnly(certificate: CertificatePair) -> TLSSettings {
-            TLSSettings(certificate: certificate, minVersion: TLS1_VERSION, maxVersion: TLS1_1_VERSION, cipherList: "DEFAULT:@SECLEVEL=0")
+            TLSSettings(
+                certificate: certificate, minVersion: TLS1_VERSION, maxVersion: TLS1_1_VERSION, cipherList: "DEFAULT:@SECLEVEL=0")
         }
     }
 
@@ -158,7 +159,8 @@ final class ServerStream {
     /// Some bytes, or nil at end of stream / error / receive timeout.
     func read() -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        let count: Int = if let ssl { Int(SSL_read(ssl, &buffer, Int32(buffer.count))) } else { recv(fd, &buffer, buffer.count, 0) }
+        let count: Int =
+            if let ssl { Int(SSL_read(ssl, &buffer, Int32(buffer.count))) } else { recv(fd, &buffer, buffer.count, 0) }
         return count > 0 ? Array(buffer[..<count]) : nil
     }
 

@@ -12,7 +12,8 @@ extension TestSigningKey {
         header: [String: String] = [:], payload: [UInt8], as algorithm: JWSAlgorithm? = nil, includeKid: Bool = true
     ) throws -> String {
         let headerAlgorithm = header["alg"].flatMap { JWSAlgorithm(rawValue: $0) }
-        let signing = algorithm
+        let signing =
+            algorithm
             ?? headerAlgorithm.flatMap { kind.algorithms.contains($0) ? $0 : nil } ?? self.algorithm
         guard kind.algorithms.contains(signing) else {
             throw TestSigningError.unsupported("\(kind) keys cannot sign \(signing.rawValue)")
@@ -71,12 +72,13 @@ extension TestSigningKey {
         guard let context = EVP_MD_CTX_new() else { throw TestSigningError.openSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        let digest: OpaquePointer? = switch algorithm {
-        case .rs256, .ps256, .es256: EVP_sha256()
-        case .rs384, .es384: EVP_sha384()
-        case .rs512: EVP_sha512()
-        case .edDSA: nil
-        }
+        let digest: OpaquePointer? =
+            switch algorithm {
+            case .rs256, .ps256, .es256: EVP_sha256()
+            case .rs384, .es384: EVP_sha384()
+            case .rs512: EVP_sha512()
+            case .edDSA: nil
+            }
         guard EVP_DigestSignInit(context, &keyContext, digest, nil, key) == 1 else {
             throw TestSigningError.openSSL("EVP_DigestSignInit")
         }

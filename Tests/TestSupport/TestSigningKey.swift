@@ -36,22 +36,24 @@ public final class TestSigningKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(key) }
 
     private static func generate(_ kind: Kind) throws -> OpaquePointer {
-        let name = switch kind {
-        case .rsa: "RSA"
-        case .p256, .p384: "EC"
-        case .ed25519: "ED25519"
-        }
+        let name =
+            switch kind {
+            case .rsa: "RSA"
+            case .p256, .p384: "EC"
+            case .ed25519: "ED25519"
+            }
         guard let context = EVP_PKEY_CTX_new_from_name(nil, name, nil) else {
             throw TestSigningError.openSSL("EVP_PKEY_CTX_new_from_name")
         }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1 else { throw TestSigningError.openSSL("EVP_PKEY_keygen_init") }
-        let configured = switch kind {
-        case .rsa(let bits): EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits))
-        case .p256: EVP_PKEY_CTX_set_group_name(context, "P-256")
-        case .p384: EVP_PKEY_CTX_set_group_name(context, "P-384")
-        case .ed25519: Int32(1)
-        }
+        let configured =
+            switch kind {
+            case .rsa(let bits): EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits))
+            case .p256: EVP_PKEY_CTX_set_group_name(context, "P-256")
+            case .p384: EVP_PKEY_CTX_set_group_name(context, "P-384")
+            case .ed25519: Int32(1)
+            }
         guard configured == 1 else { throw TestSigningError.openSSL("keygen parameters") }
         var key: OpaquePointer?
         guard EVP_PKEY_generate(context, &key) == 1, let key else { throw TestSigningError.openSSL("EVP_PKEY_generate") }

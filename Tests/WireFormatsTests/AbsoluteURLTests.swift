@@ -66,7 +66,8 @@ import WireFormats
     static let refused: [(String, URLSyntaxError)] = [
         ("", .notAbsolute), ("example.com", .notAbsolute), ("://h", .notAbsolute), ("https:/h", .notAbsolute),
         ("1https://h", .invalidScheme), ("ht_tp://h", .invalidScheme), ("httpś://h", .invalidScheme),
-        ("https://h.example/ x", .notVisibleASCII), ("https://h\u{7F}", .notVisibleASCII), ("https://é.example", .notVisibleASCII),
+        ("https://h.example/ x", .notVisibleASCII), ("https://h\u{7F}", .notVisibleASCII),
+        ("https://é.example", .notVisibleASCII),
         ("https://h.example/\t", .notVisibleASCII),
         ("https://", .emptyHost), ("https:///p", .emptyHost), ("https://:443", .emptyHost), ("https://user@", .emptyHost),
         ("https://?q", .emptyHost),
@@ -81,8 +82,10 @@ import WireFormats
         ("https://[1:2:3:4:5:6:7:1.2.3.4]/", .invalidIPv6), ("https://[::256.1.1.1]/", .invalidIPv6),
         // ports
         ("https://h.example:", .invalidPort), ("https://h.example:/", .invalidPort), ("https://h.example:0", .invalidPort),
-        ("https://h.example:65536", .invalidPort), ("https://h.example:123456", .invalidPort), ("https://h.example:+80", .invalidPort),
-        ("https://h.example:-1", .invalidPort), ("https://h.example:http", .invalidPort), ("https://a:b:c/", .invalidPort), ("https://a://b", .invalidPort),
+        ("https://h.example:65536", .invalidPort), ("https://h.example:123456", .invalidPort),
+        ("https://h.example:+80", .invalidPort),
+        ("https://h.example:-1", .invalidPort), ("https://h.example:http", .invalidPort), ("https://a:b:c/", .invalidPort),
+        ("https://a://b", .invalidPort),
         ("https://h.example:8 0", .notVisibleASCII),
         // percent-encoding in the path
         ("https://h.example/%", .invalidPercentEncoding), ("https://h.example/%4", .invalidPercentEncoding),

@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 @Suite struct Base64Tests {
     @Test func encodesTheRFC4648Section10Vectors() {

@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 /// RFC 4648 §10 test vectors (no padding in the url alphabet), plus bytes that use `-` and `_`.
 @Test(arguments: [

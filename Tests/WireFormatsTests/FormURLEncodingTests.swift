@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 @Test func encodesLikeRFC6749AppendixB() {
     // RFC 6749 Appendix B: " %&+£€" → "+%25%26%2B%C2%A3%E2%82%AC"
@@ -14,9 +14,10 @@ import Testing
 
 @Test func decodesStrictly() throws {
     #expect(try FormURLEncoding.decodeComponent(Array("+%25%26%2B%C2%A3%E2%82%AC".utf8)) == " %&+£€")
-    #expect(try FormURLEncoding.decode("a=1&&b=&c&a=2%20x") == [
-        FormField("a", "1"), FormField("b", ""), FormField("c", ""), FormField("a", "2 x"),
-    ])
+    #expect(
+        try FormURLEncoding.decode("a=1&&b=&c&a=2%20x") == [
+            FormField("a", "1"), FormField("b", ""), FormField("c", ""), FormField("a", "2 x"),
+        ])
     #expect(try FormURLEncoding.decode("") == [])
     #expect(throws: FormURLEncoding.DecodingError.invalidPercentEscape) { try FormURLEncoding.decode("a=%2") }
     #expect(throws: FormURLEncoding.DecodingError.invalidPercentEscape) { try FormURLEncoding.decode("a=%zz") }

@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 @Test func headerNamesAreCaseInsensitive() {
     var headers = HTTPHeaders([("Content-Type", "text/plain"), ("X-A", "1"), ("x-a", "2")])

@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 /// Parses `text` fed in one piece; returns the requests or the error.
 private func parseAll(_ text: String, limits: HTTPLimits = .server) -> Result<[HTTPRequest], HTTPError> {
@@ -122,7 +122,8 @@ private let sample =
     #expect(parseError("POST / HTTP/1.1\r\nContent-Length: 65537\r\n\r\n") == .bodyTooLarge(limit: 65536))
     let chunk = String(65537, radix: 16)
     #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(chunk)\r\n") == .bodyTooLarge(limit: 65536))
-    let twoChunks = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n8000\r\n\(String(repeating: "x", count: 0x8000))\r\n8001\r\n"
+    let twoChunks =
+        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n8000\r\n\(String(repeating: "x", count: 0x8000))\r\n8001\r\n"
     #expect(parseError(twoChunks) == .bodyTooLarge(limit: 65536))
     let small = HTTPLimits(maxBodyBytes: 4)
     #expect(parseError("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", limits: small)?.status == 413)
@@ -134,16 +135,21 @@ private let sample =
 /// The limit errors are built only when a limit is passed (never per line): each still names its limit.
 @Test func limitErrorsNameTheirLimit() {
     let small = HTTPLimits(maxStartLineBytes: 16, maxHeaderBytes: 32, maxBodyBytes: 64)
-    #expect(parseError("GET /\(String(repeating: "a", count: 20)) HTTP/1.1\r\n\r\n", limits: small) == .startLineTooLong(limit: 16))
+    #expect(
+        parseError("GET /\(String(repeating: "a", count: 20)) HTTP/1.1\r\n\r\n", limits: small) == .startLineTooLong(limit: 16))
     let header = "X-Big: " + String(repeating: "b", count: 40) + "\r\n"
     #expect(parseError("GET / HTTP/1.1\r\n\(header)\r\n", limits: small) == .headersTooLarge("header section over 32 bytes"))
     // Still unterminated: the budget applies before the line's CRLF arrives.
-    #expect(parseError("GET / HTTP/1.1\r\n\(header.dropLast(2))", limits: small) == .headersTooLarge("header section over 32 bytes"))
+    #expect(
+        parseError("GET / HTTP/1.1\r\n\(header.dropLast(2))", limits: small) == .headersTooLarge("header section over 32 bytes"))
     let trailer = "T-Big: " + String(repeating: "t", count: 40) + "\r\n"
-    #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(trailer)\r\n", limits: small)
-        == .headersTooLarge("trailer section over 32 bytes"))
+    #expect(
+        parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\(trailer)\r\n", limits: small)
+            == .headersTooLarge("trailer section over 32 bytes"))
     let longSize = String(repeating: "0", count: 2_000) + "1"
-    #expect(parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(longSize)\r\nx\r\n0\r\n\r\n") == .malformed("chunk-size line too long"))
+    #expect(
+        parseError("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(longSize)\r\nx\r\n0\r\n\r\n")
+            == .malformed("chunk-size line too long"))
 }
 
 @Test(arguments: [
@@ -267,10 +273,11 @@ func requestLinesWithoutExactlyTwoSpacesAre400(_ text: String) {
 }
 
 /// `path` and `query` are cut at the first `?` of the target's bytes.
-@Test(arguments: [
-    ("/v1/accounts/work/token", "/v1/accounts/work/token", nil), ("/a?", "/a", ""), ("/a?b", "/a", "b"),
-    ("/a?b?c=d", "/a", "b?c=d"), ("/?", "/", ""), ("*", "*", nil),
-] as [(String, String, String?)])
+@Test(
+    arguments: [
+        ("/v1/accounts/work/token", "/v1/accounts/work/token", nil), ("/a?", "/a", ""), ("/a?b", "/a", "b"),
+        ("/a?b?c=d", "/a", "b?c=d"), ("/?", "/", ""), ("*", "*", nil),
+    ] as [(String, String, String?)])
 func pathAndQueryAreSplitAtTheFirstQuestionMark(_ target: String, _ path: String, _ query: String?) {
     let request = HTTPRequest(method: "GET", target: target)
     #expect(request.path == path)

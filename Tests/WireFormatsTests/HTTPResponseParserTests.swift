@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 private func parseResponse(
     _ text: String, method: String = "GET", close: Bool = false, limits: HTTPLimits = .client
@@ -14,7 +14,8 @@ private func parseResponse(
     let plain = try #require(try parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"))
     #expect(plain.status == 200 && plain.reason == "OK" && plain.body == Array("hi".utf8))
     let chunked = try #require(
-        try parseResponse("HTTP/1.1 201 Created\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nab\r\n1;x=y\r\nc\r\n0\r\nX-T: 1\r\n\r\n"))
+        try parseResponse(
+            "HTTP/1.1 201 Created\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\nab\r\n1;x=y\r\nc\r\n0\r\nX-T: 1\r\n\r\n"))
     #expect(chunked.status == 201 && chunked.body == Array("abc".utf8))
     let noReason = try #require(try parseResponse("HTTP/1.1 204\r\n\r\n"))
     #expect(noReason.status == 204 && noReason.reason.isEmpty)
@@ -23,7 +24,8 @@ private func parseResponse(
 @Test func bodylessResponses() throws {
     // HEAD: Content-Length describes the body that is not sent.
     var parser = HTTPResponseParser()
-    parser.append(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n".utf8))
+    parser.append(
+        Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n".utf8))
     #expect(try parser.nextResponse(to: "HEAD")?.body == [])
     #expect(try parser.nextResponse(to: "GET")?.status == 304)
     #expect(!parser.hasPartialResponse)
@@ -31,7 +33,8 @@ private func parseResponse(
 }
 
 @Test func interimResponsesAreSkipped() throws {
-    let response = try parseResponse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz")
+    let response = try parseResponse(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz")
     #expect(response?.status == 200)
     #expect(response?.headers["link"] == nil)
     #expect(throws: HTTPError.self) { try parseResponse("HTTP/1.1 101 Switching Protocols\r\n\r\n") }

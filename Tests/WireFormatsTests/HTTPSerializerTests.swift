@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 @Test func responseIsFramedWithContentLength() throws {
     var response = HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array("{}".utf8))

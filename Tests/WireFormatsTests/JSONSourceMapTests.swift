@@ -1,5 +1,5 @@
-import WireFormats
 import Testing
+import WireFormats
 
 /// `WireJSON.parseMapped` and `JSONSourceMap`: where members and elements start, as line:column.
 @Suite struct JSONSourceMapTests {
@@ -24,7 +24,8 @@ import Testing
         #expect(map.position(of: [.name("accounts"), .index(0)]).description == "3:5")
         #expect(map.position(of: [.name("accounts"), .index(0), .name("scope")]).description == "3:19")
         #expect(map.position(of: [.name("accounts"), .index(0), .name("scope"), .index(0)]).description == "3:29")
-        #expect(map.position(of: [.name("accounts"), .index(1), .name("endpoints"), .name("token_endpoint")]).description == "6:21")
+        #expect(
+            map.position(of: [.name("accounts"), .index(1), .name("endpoints"), .name("token_endpoint")]).description == "6:21")
     }
 
     @Test func aMissingPathIsReportedAtItsNearestAncestor() throws {
@@ -50,7 +51,10 @@ import Testing
             _ = try WireJSON.parseMapped(bytes)
             Issue.record("parsed invalid JSON")
         } catch {
-            guard case .syntax(let offset, _) = error else { Issue.record("\(error)"); return }
+            guard case .syntax(let offset, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(TextPosition(offset: offset, in: bytes).description == "3:8")
         }
         #expect(TextPosition(offset: 10_000, in: bytes).description == "4:2", "clamped to the end")

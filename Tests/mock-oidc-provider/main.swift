@@ -23,7 +23,9 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--port":
-        guard let value = arguments.popFirst().flatMap(Int.init), (0...65535).contains(value) else { fail("--port needs 0…65535") }
+        guard let value = arguments.popFirst().flatMap(Int.init), (0...65535).contains(value) else {
+            fail("--port needs 0…65535")
+        }
         port = value
     case "--config", "--config-file":
         guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
@@ -37,7 +39,9 @@ while let argument = arguments.popFirst() {
     case "--no-stdin":
         watchStdin = false
     default:
-        fail("unknown argument \(argument); usage: mock-oidc-provider [--port N] [--config JSON] [--config-file PATH] [--no-stdin]")
+        fail(
+            "unknown argument \(argument); usage: mock-oidc-provider [--port N] [--config JSON] [--config-file PATH] [--no-stdin]"
+        )
     }
 }
 

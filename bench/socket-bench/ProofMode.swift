@@ -19,7 +19,8 @@ func runProofMode() {
         return
     }
     let round = 500
-    var proofs: [Int64] = [], tokens: [Int64] = []
+    var proofs: [Int64] = []
+    var tokens: [Int64] = []
     _ = runClient(path: socketPath, until: .now + .seconds(60), request: proof, limit: 200)  // warm-up
     while proofs.count < total {
         let count = min(round, total - proofs.count)
@@ -30,7 +31,10 @@ func runProofMode() {
     print("|---|---|---|")
     for (name, latencies) in [("`POST …/dpop-proof` (ES256 proof + token)", proofs), ("`GET …/token` (text/plain)", tokens)] {
         let sorted = latencies.sorted()
-        guard !sorted.isEmpty else { print("| \(name) | failed | failed |"); continue }
+        guard !sorted.isEmpty else {
+            print("| \(name) | failed | failed |")
+            continue
+        }
         let p50 = String(format: "%.1f", Double(sorted[sorted.count / 2]) / 1000)
         let p99 = String(format: "%.1f", Double(sorted[sorted.count * 99 / 100]) / 1000)
         print("| \(name) | \(p50) | \(p99) |")

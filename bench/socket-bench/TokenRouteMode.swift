@@ -20,7 +20,9 @@ func runTokenRouteMode() {
     let keepAlive = { (head: String) in Array((head + "\r\n").utf8) }
     let closing = { (head: String) in Array((head + "Connection: close\r\n\r\n").utf8) }
 
-    print("token route against the echo floor, best of 3 runs of \(seconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(
+        "token route against the echo floor, best of 3 runs of \(seconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    )
     print("server                         clients   req/s      p50 µs    p99 µs")
     let cases: [(name: String, path: String, request: [UInt8], newConnection: Bool, clients: Int)] = [
         ("echo keep-alive", echoPath, keepAlive(echoRequest), false, 1),
@@ -34,7 +36,8 @@ func runTokenRouteMode() {
     for _ in 0..<3 {
         for (index, item) in cases.enumerated() {
             let result = measure(
-                path: item.path, clients: item.clients, seconds: seconds, request: item.request, newConnection: item.newConnection)
+                path: item.path, clients: item.clients, seconds: seconds, request: item.request, newConnection: item.newConnection
+            )
             if result.requestsPerSecond > best[index]?.requestsPerSecond ?? -1 { best[index] = result }
         }
     }

@@ -102,7 +102,8 @@ func readResponse(_ fd: Int32, _ buffer: inout [UInt8], _ pending: inout [UInt8]
     while true {
         if let end = headerEnd(pending) {
             let head = String(decoding: pending[..<end], as: UTF8.self).lowercased()
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
             if pending.count >= end + length {
                 pending.removeFirst(end + length)
@@ -231,7 +232,9 @@ for clients in clientCounts {
             if result.requestsPerSecond > best[name]?.requestsPerSecond ?? -1 { best[name] = result }
         }
     }
-    let echo = best["echo"]!, asyncResult = best["async"]!, immediate = best["immediate"]!
+    let echo = best["echo"]!
+    let asyncResult = best["async"]!
+    let immediate = best["immediate"]!
     row("echo (read to CRLFCRLF)", clients, echo)
     row("HTTPServer async handler", clients, asyncResult)
     row("HTTPServer handleImmediately", clients, immediate)

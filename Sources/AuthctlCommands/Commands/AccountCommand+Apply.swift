@@ -28,7 +28,9 @@ extension AccountCommand {
         let source = AccountsFile.displayName(path)
         let existing = try context.client.call(.listAccounts).accounts
         let plan: ApplyPlan
-        do { plan = try ApplyPlan.make(entries, existing: existing, prune: arguments.has("--prune"), source: source, context) } catch let failure as ApplyCheckFailure {
+        do {
+            plan = try ApplyPlan.make(entries, existing: existing, prune: arguments.has("--prune"), source: source, context)
+        } catch let failure as ApplyCheckFailure {
             Output.error(failure.message)
             return failure.exitCode
         }
@@ -82,7 +84,8 @@ struct ApplyPlan {
                     let result = try context.client.call(
                         .updateAccount(try context.checked(entry.name)), body: entry.configuration, query: [.dryRun: 1])
                     let signsOut = result.outcome == .signedOut
-                    let action: Action = result.outcome == .unchanged
+                    let action: Action =
+                        result.outcome == .unchanged
                         ? .unchanged : .update(signsOut: signsOut, tokens: signsOut || old.expiresAt != nil)
                     steps.append(Step(name: entry.name, action: action, entry: entry, old: old.configuration))
                 } else {
@@ -91,7 +94,8 @@ struct ApplyPlan {
                 }
             } catch let error as BrokerClientError {
                 throw ApplyCheckFailure(
-                    message: "\(source):\(entry.position): account '\(entry.name)': \(sentence(error.description)) Nothing was changed.",
+                    message:
+                        "\(source):\(entry.position): account '\(entry.name)': \(sentence(error.description)) Nothing was changed.",
                     exitCode: error.exitCode)
             }
         }
@@ -141,7 +145,9 @@ struct ApplyPlan {
     func noteUnlisted(source: String) {
         let names = steps.filter { $0.action == .unlisted }.map { "'\($0.name)'" }
         guard !names.isEmpty else { return }
-        Output.note("Not in \(source), kept: \(names.joined(separator: ", ")). To remove accounts the file does not list, run apply with --prune.")
+        Output.note(
+            "Not in \(source), kept: \(names.joined(separator: ", ")). To remove accounts the file does not list, run apply with --prune."
+        )
     }
 }
 
@@ -206,19 +212,27 @@ struct ApplyRun {
                 _ = try context.client.call(.removeAccount(try context.checked(step.name)))
                 return ["rolled back: removed the added account '\(step.name)'"]
             case .update:
-                guard let old = step.old else { return ["not rolled back: the old configuration of '\(step.name)' was not readable"] }
+                guard let old = step.old else {
+                    return ["not rolled back: the old configuration of '\(step.name)' was not readable"]
+                }
                 _ = try context.client.call(
                     .updateAccount(try context.checked(step.name)), body: old, query: [.keepClientSecret: 1])
                 var lines = ["rolled back: '\(step.name)' has its old configuration again"]
                 if signedOut.contains(step.name) {
-                    lines.append("not rolled back: '\(step.name)' stays signed out (its tokens were deleted); sign in again with: authctl login \(step.name)")
+                    lines.append(
+                        "not rolled back: '\(step.name)' stays signed out (its tokens were deleted); sign in again with: authctl login \(step.name)"
+                    )
                 }
                 if step.entry?.clientSecretFile != nil {
-                    lines.append("not rolled back: '\(step.name)' keeps the client secret from the file (the daemon never returns the old one); if it differs, set the old one with: authctl account update \(step.name) --client-secret-file FILE")
+                    lines.append(
+                        "not rolled back: '\(step.name)' keeps the client secret from the file (the daemon never returns the old one); if it differs, set the old one with: authctl account update \(step.name) --client-secret-file FILE"
+                    )
                 }
                 return lines
             case .remove:
-                return ["not rolled back: '\(step.name)' was removed with its tokens; add it again (authctl account add, or apply a file that lists it)"]
+                return [
+                    "not rolled back: '\(step.name)' was removed with its tokens; add it again (authctl account add, or apply a file that lists it)"
+                ]
             case .unchanged, .unlisted:
                 return []
             }

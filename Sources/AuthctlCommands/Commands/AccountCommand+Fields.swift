@@ -5,14 +5,15 @@ import BrokerProtocol
 // the daemon has.
 extension AccountCommand {
     /// Every option that sets an account field (all but the client secret and the preset options).
-    static let fieldOptions: [CommandLineArguments.Option] = [
-        .value("--issuer"), .value("--client-id"), .repeated("--scope"), .value("--audience"), .value("--redirect-host"),
-        .value("--redirect-port"), .value("--redirect-path"), .value("--redirect-uri"), .repeated("--param"),
-    ] + endpointOptions.map { .value($0.flag) } + [
-        .value("--discovery-url"), .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
-        .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par"), .repeated("--pin-sha256"),
-        .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
-    ] + callerPolicyOptions
+    static let fieldOptions: [CommandLineArguments.Option] =
+        [
+            .value("--issuer"), .value("--client-id"), .repeated("--scope"), .value("--audience"), .value("--redirect-host"),
+            .value("--redirect-port"), .value("--redirect-path"), .value("--redirect-uri"), .repeated("--param"),
+        ] + endpointOptions.map { .value($0.flag) } + [
+            .value("--discovery-url"), .value("--git-url-prefix"), .value("--git-username"), .value("--token-request-format"),
+            .value("--token-endpoint-auth-method"), .value("--browser"), .value("--par"), .repeated("--pin-sha256"),
+            .repeated("--tenant-allow"), .flag("--dpop"), .flag("--allow-narrowing"),
+        ] + callerPolicyOptions
 
     /// The manual endpoint options, each with the field it sets.
     static let endpointOptions: [(flag: String, field: WritableKeyPath<ManualEndpoints, String?> & Sendable)] = [
@@ -70,7 +71,9 @@ extension AccountCommand {
         if !endpoints.isEmpty { configuration.endpoints = endpoints }
         if let url = arguments.value("--discovery-url") { configuration.discoveryURL = url }
         try setGitFields(arguments, on: &configuration)
-        if let format: TokenRequestFormat = try choice("--token-request-format", arguments) { configuration.tokenRequestFormat = format }
+        if let format: TokenRequestFormat = try choice("--token-request-format", arguments) {
+            configuration.tokenRequestFormat = format
+        }
         if let method: TokenEndpointAuthMethod = try choice("--token-endpoint-auth-method", arguments) {
             configuration.tokenEndpointAuthMethod = method
         }

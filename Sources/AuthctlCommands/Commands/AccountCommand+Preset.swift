@@ -94,11 +94,13 @@ extension AccountCommand {
                 throw UsageError("--provider \(preset.name) needs --discovery-url URL or --issuer URL")
             }
             do throws(BrokerClientError) {
-                return try context.client.call(.discovery, body: DiscoveryRequest(url: url, pinSHA256: configuration.pinSHA256)).issuer
+                return try context.client.call(.discovery, body: DiscoveryRequest(url: url, pinSHA256: configuration.pinSHA256))
+                    .issuer
             } catch {
                 guard case .api(let wire) = error else { throw error }
                 // Name the option that most likely holds the mistake.
-                let suspect = arguments.value("--discovery-url") != nil
+                let suspect =
+                    arguments.value("--discovery-url") != nil
                     ? "is --discovery-url right?"
                     : preset.options.first { preset.discoveryURL?.contains("{\($0.key)}") == true }
                         .map { "is \($0.flag) \($0.what)?" } ?? "check the options"

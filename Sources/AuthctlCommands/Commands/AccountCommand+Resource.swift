@@ -7,7 +7,8 @@ extension AccountCommand {
     ]
 
     /// `--resource-url URL` and `--no-resource-parameter` (checked and made canonical by the daemon).
-    static func applyResource(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration) throws(UsageError) {
+    static func applyResource(_ arguments: CommandLineArguments, to configuration: inout AccountConfiguration) throws(UsageError)
+    {
         configuration.resourceURL = arguments.value("--resource-url")
         configuration.clientMetadataURL = arguments.value("--client-metadata-url")
         if configuration.clientMetadataURL != nil, configuration.resourceURL == nil || arguments.value("--issuer") != nil {

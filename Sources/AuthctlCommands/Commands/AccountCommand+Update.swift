@@ -9,7 +9,8 @@ extension AccountCommand {
     ]
     /// Every field option of `account add`, the client secret, a `--no-*` for each optional field,
     /// `--yes` and the one-time code.
-    static let updateOptions: [CommandLineArguments.Option] = fieldOptions + [.value("--client-secret-file")]
+    static let updateOptions: [CommandLineArguments.Option] =
+        fieldOptions + [.value("--client-secret-file")]
         + clearingOptions.map { .flag($0.flag) } + [.flag("--yes"), ConfirmationPrompt.option]
 
     /// Sets `--allow-exe` and `--confirm` on `configuration` when given; refused here as the daemon would refuse them.
@@ -82,10 +83,12 @@ extension AccountCommand {
         if planned.outcome == .signedOut {
             var changed = configuration.changedKeys(from: old).filter { !AccountConfiguration.tokenNeutralKeys.contains($0) }
             if configuration.clientSecret != nil || arguments.has("--no-client-secret") { changed.append("client_secret") }
-            let what = "\(changed.isEmpty ? "this change" : "changing " + changed.joined(separator: ", ")) signs '\(account)' out (its tokens are deleted; sign in again with: authctl login \(account))"
-            guard try ConfirmationPrompt.agreed(
-                "authctl: \(what). Continue? [y/N] ", yes: arguments.has("--yes"),
-                refusal: "\(what); nothing was changed: run again with --yes to do it")
+            let what =
+                "\(changed.isEmpty ? "this change" : "changing " + changed.joined(separator: ", ")) signs '\(account)' out (its tokens are deleted; sign in again with: authctl login \(account))"
+            guard
+                try ConfirmationPrompt.agreed(
+                    "authctl: \(what). Continue? [y/N] ", yes: arguments.has("--yes"),
+                    refusal: "\(what); nothing was changed: run again with --yes to do it")
             else {
                 Output.note("Nothing was changed.")
                 return ExitCode.failure

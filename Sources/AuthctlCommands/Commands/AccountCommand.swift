@@ -187,7 +187,8 @@ enum AccountCommand: Command {
         return lines.joined(separator: "\n")
     }
 
-    static let addOptions: [CommandLineArguments.Option] = presetOptions + fieldOptions + [.value("--client-secret-file")]
+    static let addOptions: [CommandLineArguments.Option] =
+        presetOptions + fieldOptions + [.value("--client-secret-file")]
         + resourceOptions
     // Parsed per subcommand in `run`; the top level only sees the subcommand and its words.
     static let options: [CommandLineArguments.Option] = []
@@ -236,13 +237,16 @@ enum AccountCommand: Command {
         let fromResource = arguments.value("--resource-url") != nil && arguments.value("--issuer") == nil && preset == nil
         guard let clientID = arguments.value("--client-id") ?? (fromResource ? "" : nil) else {
             let more = preset != nil || arguments.value("--issuer") != nil ? "" : " and --issuer URL (or --provider PRESET)"
-            throw UsageError("'authctl account add' needs --client-id ID" + more
-                + (arguments.value("--resource-url") != nil ? " (or leave out --issuer: the daemon then finds the server)" : ""))
+            throw UsageError(
+                "'authctl account add' needs --client-id ID" + more
+                    + (arguments.value("--resource-url") != nil
+                        ? " (or leave out --issuer: the daemon then finds the server)" : ""))
         }
         // With a preset the issuer may come from it (`apply`, below): empty until then.
         guard let issuer = arguments.value("--issuer") ?? preset.map({ _ in "" }) ?? (fromResource ? "" : nil) else {
-            throw UsageError("'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add "
-                + "--provider help), or --resource-url URL")
+            throw UsageError(
+                "'authctl account add' needs --issuer URL, or --provider PRESET (see: authctl account add "
+                    + "--provider help), or --resource-url URL")
         }
         var configuration = AccountConfiguration(name: account, issuer: issuer, clientID: clientID)
         try setFields(arguments, on: &configuration)
@@ -251,8 +255,9 @@ enum AccountCommand: Command {
         if let preset { try apply(preset, to: &configuration, arguments, context) }
         let added = try context.client.call(.addAccount, body: configuration)
         if fromResource, let kept = added.configuration {
-            Output.note("Resource \(kept.resourceURL ?? "-"): authorization server \(kept.issuer), client "
-                + "\(kept.clientRegistration?.rawValue ?? "preregistered") (\(kept.clientID)).")
+            Output.note(
+                "Resource \(kept.resourceURL ?? "-"): authorization server \(kept.issuer), client "
+                    + "\(kept.clientRegistration?.rawValue ?? "preregistered") (\(kept.clientID)).")
         }
         Output.note("Added account '\(account)'. Sign in with: authctl login \(account)")
         if let warning = DPoPAdvice.warning(for: configuration, advertised: added.dpopSigningAlgValuesSupported) {
@@ -336,8 +341,10 @@ enum AccountCommand: Command {
         }
         var lines = ["name: \(status.name)", "state: \(status.state.rawValue)"]
         if let configuration = status.configuration {
-            lines += ["issuer: \(configuration.issuer)", "client_id: \(configuration.clientID)",
-                      "scopes: \(configuration.scopes.joined(separator: " "))"]
+            lines += [
+                "issuer: \(configuration.issuer)", "client_id: \(configuration.clientID)",
+                "scopes: \(configuration.scopes.joined(separator: " "))",
+            ]
             if let browser = configuration.browser { lines.append("browser: \(browser)") }
         }
         if let configuration = status.configuration { lines += setFields(of: configuration, except: lines) }
@@ -363,7 +370,9 @@ extension AccountCommand {
                 lines += members.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value))" }
             case .object(let members):
                 if !members.isEmpty {
-                    lines.append("\(key): " + members.sorted { $0.key < $1.key }.map { "\($0.key)=\(text($0.value))" }.joined(separator: " "))
+                    lines.append(
+                        "\(key): "
+                            + members.sorted { $0.key < $1.key }.map { "\($0.key)=\(text($0.value))" }.joined(separator: " "))
                 }
             case .array(let items):
                 if !items.isEmpty { lines.append("\(key): " + items.map(text).joined(separator: " ")) }

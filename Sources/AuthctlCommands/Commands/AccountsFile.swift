@@ -1,7 +1,7 @@
 import BrokerProtocol
-import WireFormats
 @preconcurrency import Glibc
 import SystemCalls
+import WireFormats
 
 /// The declarative accounts file of `authctl account apply`: `{"accounts": [CONFIG, …]}`, each
 /// CONFIG the account model of `POST /v1/accounts` (docs/api.md, decoded by `AccountConfiguration`
@@ -27,7 +27,8 @@ enum AccountsFile {
 
     /// Reads `path` (`-`: standard input) and checks every entry; the secret files are read too.
     static func load(_ path: String) throws(UsageError) -> [Entry] {
-        let bytes = path == "-"
+        let bytes =
+            path == "-"
             ? try BoundedFile.read(fd: STDIN_FILENO, limit: maximumBytes, what: "the accounts file on standard input")
             : try BoundedFile.read(path, limit: maximumBytes, what: "the accounts file")
         return try entries(bytes, source: displayName(path), directory: path == "-" ? "." : directoryOf(path))
@@ -83,7 +84,8 @@ enum AccountsFile {
             if let first = seen[name] { throw fail(path + [.name("name")], "'\(name)' is listed twice (first at \(first))") }
             seen[name] = map.position(of: path)
             guard entry.configuration.clientSecret == nil else {
-                throw fail(path + [.name(AccountConfiguration.clientSecretKey)],
+                throw fail(
+                    path + [.name(AccountConfiguration.clientSecretKey)],
                     "account '\(name)' has an inline client_secret; accounts files get committed, so put the secret "
                         + "in a file of its own and name that file with client_secret_file")
             }
@@ -98,7 +100,8 @@ enum AccountsFile {
                 return try SecretFile.read(location)
             }
             if configuration.scopes.isEmpty { configuration.scopes = configuration.defaultScopes }
-            entries.append(Entry(configuration: configuration, clientSecretFile: entry.clientSecretFile, position: map.position(of: path)))
+            entries.append(
+                Entry(configuration: configuration, clientSecretFile: entry.clientSecretFile, position: map.position(of: path)))
         }
         return entries
     }
@@ -131,7 +134,9 @@ enum AccountsFile {
         case .syntax(let offset, let reason):
             UsageError("\(source):\(TextPosition(offset: offset, in: bytes)): invalid JSON: \(reason)")
         case .tooDeep(let offset):
-            UsageError("\(source):\(TextPosition(offset: offset, in: bytes)): invalid JSON: nested deeper than \(WireJSON.maximumDepth) levels")
+            UsageError(
+                "\(source):\(TextPosition(offset: offset, in: bytes)): invalid JSON: nested deeper than \(WireJSON.maximumDepth) levels"
+            )
         default:
             UsageError("\(source): \(error)")
         }

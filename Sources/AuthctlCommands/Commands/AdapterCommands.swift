@@ -37,7 +37,9 @@ enum ExecCommand: Command {
             throw UsageError("'authctl exec' needs a command after '--'; see: authctl exec --help")
         }
         let variable = arguments.value("--env") ?? "ACCESS_TOKEN"
-        guard isEnvironmentName(variable) else { throw UsageError("--env needs a variable name like ACCESS_TOKEN, got '\(variable)'") }
+        guard isEnvironmentName(variable) else {
+            throw UsageError("--env needs a variable name like ACCESS_TOKEN, got '\(variable)'")
+        }
         let minTTL = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range) ?? 60
         let name = try context.checked(account)
         let token = try context.client.call(
@@ -85,9 +87,11 @@ enum HeaderCommand: Command {
           --min-ttl SECONDS  the token must stay valid at least this long
         \(NarrowingOptions.help)
         """
-    static let options: [CommandLineArguments.Option] = [
-        .value("--header-name"), .value("--scheme"), .value("--min-ttl"), .value("--method"), .value("--url"), .value("--nonce"),
-    ] + NarrowingOptions.options
+    static let options: [CommandLineArguments.Option] =
+        [
+            .value("--header-name"), .value("--scheme"), .value("--min-ttl"), .value("--method"), .value("--url"),
+            .value("--nonce"),
+        ] + NarrowingOptions.options
 
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try context.checked(try requireAccountName(arguments, command: "authctl header"))
@@ -104,8 +108,10 @@ enum HeaderCommand: Command {
         let scheme = arguments.value("--scheme") ?? (name.lowercased() == "authorization" ? "Bearer" : "")
         guard scheme.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { throw UsageError("--scheme must be one word") }
         let query = minTTL.map { [APIQueryParameter.minTTL: $0] } ?? [:]
-        let token = try context.client.call(.token(account: account), query: query, narrowing: try NarrowingOptions.narrowing(arguments))
-            .bareToken(account: account, adapter: "authctl header without --method and --url")
+        let token = try context.client.call(
+            .token(account: account), query: query, narrowing: try NarrowingOptions.narrowing(arguments)
+        )
+        .bareToken(account: account, adapter: "authctl header without --method and --url")
         Output.line("\(name): " + (scheme.isEmpty ? token : "\(scheme) \(token)"))
         return ExitCode.success
     }
@@ -116,7 +122,9 @@ enum HeaderCommand: Command {
         let method = arguments.value("--method")
         let url = arguments.value("--url")
         guard method != nil || url != nil || arguments.value("--nonce") != nil else { return nil }
-        guard let method, let url else { throw UsageError("'authctl header' needs both --method and --url for one request's headers") }
+        guard let method, let url else {
+            throw UsageError("'authctl header' needs both --method and --url for one request's headers")
+        }
         guard arguments.value("--header-name") == nil, arguments.value("--scheme") == nil else {
             throw UsageError("--header-name and --scheme do not combine with --method/--url (the headers of a request are fixed)")
         }

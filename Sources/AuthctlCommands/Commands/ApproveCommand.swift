@@ -36,10 +36,11 @@ enum ApproveCommand: Command {
             code = ConfirmationPrompt.ask()
             guard code != nil else {
                 let exe = executable.map { " --exe \(ShownText.shellWord($0))" } ?? ""
-                throw BrokerClientError.api(WireError(
-                    code: .confirmationRequired,
-                    message: "approving needs the one-time code the notification showed; no terminal to ask on: "
-                        + "authctl approve \(account)\(exe) --code CODE"))
+                throw BrokerClientError.api(
+                    WireError(
+                        code: .confirmationRequired,
+                        message: "approving needs the one-time code the notification showed; no terminal to ask on: "
+                            + "authctl approve \(account)\(exe) --code CODE"))
             }
         }
         let decision = ApprovalDecision(account: account, executable: executable, deny: deny, code: deny ? nil : code)

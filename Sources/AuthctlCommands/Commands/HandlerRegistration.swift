@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import BrokerProtocol
+@preconcurrency import Glibc
 
 /// The registration step of `authctl login` and `authctl account register-handler|remove` for
 /// accounts whose `redirect_uri` is a private-use scheme: makes `authctl callback %u` the desktop's
@@ -37,8 +37,11 @@ enum HandlerRegistration {
         }
     }
 
-    static func registeredText(_ entry: DesktopEntry, _ handler: DesktopHandler, _ registration: DesktopHandler.Registration) -> String {
-        var text = "Registered authctl as the handler for \(entry.scheme): URLs: \(handler.applicationsDirectory)/\(entry.fileID)"
+    static func registeredText(_ entry: DesktopEntry, _ handler: DesktopHandler, _ registration: DesktopHandler.Registration)
+        -> String
+    {
+        var text =
+            "Registered authctl as the handler for \(entry.scheme): URLs: \(handler.applicationsDirectory)/\(entry.fileID)"
             + ", the default in \(handler.mimeAppsPath)."
         if let replaced = registration.replaced { text += " It replaces '\(replaced)', the previous default." }
         if let socket = entry.socket { text += " The handler is told the daemon's socket, \(socket)." }
@@ -55,7 +58,8 @@ enum HandlerRegistration {
                     + "(GLib/KIO) can. Otherwise paste the URL the browser shows into authctl login.")
         }
         if sandboxedBrowsersPossible(home: environment["HOME"]) {
-            facts.append("A Flatpak or Snap browser does not see this handler: paste the redirect URL into authctl login instead.")
+            facts.append(
+                "A Flatpak or Snap browser does not see this handler: paste the redirect URL into authctl login instead.")
         }
         return facts
     }
@@ -73,7 +77,8 @@ enum HandlerRegistration {
 
     /// Whether Flatpak or Snap applications are installed here (their browsers see no host handlers).
     static func sandboxedBrowsersPossible(home: String?) -> Bool {
-        let places = ["/var/lib/flatpak/exports/share/applications", "/snap/bin"]
+        let places =
+            ["/var/lib/flatpak/exports/share/applications", "/snap/bin"]
             + (home.map { [$0 + "/.local/share/flatpak/exports/share/applications"] } ?? [])
         return places.contains { access($0, F_OK) == 0 }
     }

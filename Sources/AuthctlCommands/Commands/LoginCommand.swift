@@ -88,7 +88,8 @@ enum LoginCommand: Command {
         let configuration =
             register || (opensBrowser && flag == nil) ? try context.client.call(.account(account)).configuration : nil
         // Resolved before the login starts: an unusable command is a usage error, not a login left waiting.
-        let browser = opensBrowser
+        let browser =
+            opensBrowser
             ? try BrowserChoice.resolve(flag: flag, account: configuration?.browser, environment: context.environment) : nil
         // Before the login starts: the browser may redirect as soon as it opens the URL.
         if register, let configuration { try HandlerRegistration.ensure(configuration, context: context) }
@@ -106,11 +107,14 @@ enum LoginCommand: Command {
         }
         if let added = started.stepUpScopes, !added.isEmpty {
             // Chosen by a resource server (step-up), not by the user: said before anything opens.
-            Output.note("This login also asks for \(added.map(ShownText.escaped).joined(separator: " ")): a resource "
-                + "server asked for them (step-up). If you did not expect that, cancel (Ctrl-C) and see: authctl status \(account)")
+            Output.note(
+                "This login also asks for \(added.map(ShownText.escaped).joined(separator: " ")): a resource "
+                    + "server asked for them (step-up). If you did not expect that, cancel (Ctrl-C) and see: authctl status \(account)"
+            )
         }
         if let userCode = started.userCode {
-            Output.note("To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
+            Output.note(
+                "To sign in, visit \(started.verificationURI ?? started.authorizationURL) and enter the code: \(userCode)")
         }
         Output.line(started.authorizationURL)
         if !device, browser?.candidates.isEmpty ?? true {

@@ -8,7 +8,9 @@ struct LoginWait {
     /// One sentence for a failed login: the daemon's own when it names the account already
     /// ("The login for 'work' failed: …"), else the reason after that phrase — never both.
     static func failure(of account: String, _ error: WireError?) -> String {
-        guard let message = error?.message, !message.isEmpty else { return "The login for '\(account)' failed (no reason given)." }
+        guard let message = error?.message, !message.isEmpty else {
+            return "The login for '\(account)' failed (no reason given)."
+        }
         return message.contains("'\(account)'") ? message : "The login for '\(account)' failed: \(message)"
     }
 
@@ -121,13 +123,15 @@ struct LoginWait {
             return error.exitCode
         }
         Output.error(
-            "the daemon stopped during the login. \(BrokerClientError.startHint(context.socketPath)) Then run: authctl login \(account)")
+            "the daemon stopped during the login. \(BrokerClientError.startHint(context.socketPath)) Then run: authctl login \(account)"
+        )
         return ExitCode.daemonUnavailable
     }
 
     /// One line: what failed (never the URL) and what to do instead; the login keeps waiting.
     func advice(after failure: String) -> String {
-        let handOver = pasted.isOpen
+        let handOver =
+            pasted.isOpen
             ? "paste the address the browser ends on here and press Enter"
             : "hand the address the browser ends on to `authctl callback URL`"
         return "could not open the browser: \(failure). Open the URL above yourself and \(handOver); "

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import BrokerProtocol
+@preconcurrency import Glibc
 
 /// `authctl logout NAME [--json]`.
 enum LogoutCommand: Command {

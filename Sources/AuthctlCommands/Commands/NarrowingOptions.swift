@@ -20,7 +20,8 @@ enum NarrowingOptions {
         // `--scope "a b"` and `--scope a --scope b` mean the same, like the query's `scope`.
         let scopes = arguments.all("--scope").flatMap { $0.split(separator: " ").map(String.init) }
         do {
-            return try TokenNarrowing(scopes: scopes, resources: arguments.all("--resource"), audience: arguments.value("--audience"))
+            return try TokenNarrowing(
+                scopes: scopes, resources: arguments.all("--resource"), audience: arguments.value("--audience"))
         } catch {
             throw UsageError(error.description)
         }

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import BrokerProtocol
+@preconcurrency import Glibc
 import WireFormats
 
 /// `authctl refresh NAME [--scope S]...`: a refresh now (`GET …/token?refresh=1`), or a login
@@ -45,8 +45,9 @@ enum RefreshCommand: Command {
             let missing = unique(wanted).filter { !granted.contains($0) }
             if !missing.isEmpty {
                 let asked = unique((status.configuration?.scopes ?? []) + granted + missing)
-                Output.note("'\(account)' was not granted \(missing.joined(separator: " ")): starting a login that asks for "
-                    + "\(asked.joined(separator: " ")).")
+                Output.note(
+                    "'\(account)' was not granted \(missing.joined(separator: " ")): starting a login that asks for "
+                        + "\(asked.joined(separator: " ")).")
                 return try LoginCommand.run(arguments, context: context, addScopes: asked)
             }
         }
@@ -54,13 +55,16 @@ enum RefreshCommand: Command {
         let before = try context.client.call(.token(account: account)).accessToken
         let grant = try context.client.call(.token(account: account), query: [.refresh: 1])
         guard grant.accessToken != before else {
-            Output.error("'\(account)' was not refreshed: it holds no refresh token (sign in again with: authctl login "
-                + "\(account)), or it was refreshed less than a second ago.")
+            Output.error(
+                "'\(account)' was not refreshed: it holds no refresh token (sign in again with: authctl login "
+                    + "\(account)), or it was refreshed less than a second ago.")
             return ExitCode.failure
         }
-        let until = grant.expiresAt.flatMap(RFC3339.parse).map { at in
-            " The new token expires in " + StatusView.duration(max(0, at - Double(time(nil)))) + " (\(grant.expiresAt ?? ""))."
-        } ?? ""
+        let until =
+            grant.expiresAt.flatMap(RFC3339.parse).map { at in
+                " The new token expires in " + StatusView.duration(max(0, at - Double(time(nil))))
+                    + " (\(grant.expiresAt ?? ""))."
+            } ?? ""
         Output.note("Refreshed '\(account)'." + until)
         return ExitCode.success
     }

@@ -27,9 +27,10 @@ enum SecretFileLocation {
         }
         let roots = [realPath(accountsDirectory), realPath(configurationDirectory())].compactMap { $0 }
         guard roots.contains(where: { isBelow(real, $0) }) else {
-            throw Refusal(reason: "is outside the accounts file's directory and \(configurationDirectory()): an accounts "
-                + "file may only name secrets kept there (a shared file could otherwise send any of your files to "
-                + "its provider); move the secret there, or add the account with --client-secret-file")
+            throw Refusal(
+                reason: "is outside the accounts file's directory and \(configurationDirectory()): an accounts "
+                    + "file may only name secrets kept there (a shared file could otherwise send any of your files to "
+                    + "its provider); move the secret there, or add the account with --client-secret-file")
         }
         return real
     }

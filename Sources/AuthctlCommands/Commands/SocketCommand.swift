@@ -110,7 +110,9 @@ enum SocketCommand: Command {
             throw UsageError("'\(command)' needs one socket name; see: authctl socket --help")
         }
         let name = arguments.positionals[0]
-        if let problem = RestrictedSocketName.problem(with: name) { throw UsageError("invalid socket name '\(name)': \(problem)") }
+        if let problem = RestrictedSocketName.problem(with: name) {
+            throw UsageError("invalid socket name '\(name)': \(problem)")
+        }
         return name
     }
 

@@ -1,5 +1,5 @@
-@preconcurrency import Glibc
 import BrokerProtocol
+@preconcurrency import Glibc
 import WireFormats
 
 /// `authctl status [NAME] [--json]`: is everything fine? Exits 1 when an account shown needs
@@ -48,9 +48,10 @@ enum StatusCommand: Command {
         }
         let attention = list.accounts.filter { StatusView.needsAttention($0, now: now) }
         if !attention.isEmpty {
-            Output.note("needs attention: " + attention.map(\.name).joined(separator: ", ")
-                + (attention.count == 1 && attention[0].state != .error
-                    ? ". Sign in with: authctl login \(attention[0].name)" : ". See: authctl status NAME"))
+            Output.note(
+                "needs attention: " + attention.map(\.name).joined(separator: ", ")
+                    + (attention.count == 1 && attention[0].state != .error
+                        ? ". Sign in with: authctl login \(attention[0].name)" : ". See: authctl status NAME"))
         }
         return attention.isEmpty ? ExitCode.success : ExitCode.failure
     }
@@ -103,10 +104,13 @@ enum StatusView {
 
     /// ACCOUNT STATE EXPIRES REFRESHED ERROR SCOPES; the scopes are cut to fit `width`.
     static func table(_ accounts: [AccountStatus], now: Double) -> String {
-        let rows = [["ACCOUNT", "STATE", "EXPIRES", "REFRESHED", "ERROR", "SCOPES"]]
+        let rows =
+            [["ACCOUNT", "STATE", "EXPIRES", "REFRESHED", "ERROR", "SCOPES"]]
             + accounts.map { account in
-                [account.name, account.state.rawValue, expiry(account, now: now), ago(account.lastRefresh, now: now),
-                 account.lastError?.code.rawValue ?? (account.stepUpScope == nil ? "-" : "step_up"), account.scope ?? "-"]
+                [
+                    account.name, account.state.rawValue, expiry(account, now: now), ago(account.lastRefresh, now: now),
+                    account.lastError?.code.rawValue ?? (account.stepUpScope == nil ? "-" : "step_up"), account.scope ?? "-",
+                ]
             }
         let lead = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }.reduce(0) { $0 + $1 + 2 }
         let room = max(8, width - lead)

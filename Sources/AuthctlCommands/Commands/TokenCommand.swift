@@ -31,7 +31,8 @@ enum TokenCommand: Command {
     static func run(_ arguments: CommandLineArguments, context: CommandContext) throws -> Int32 {
         let account = try requireAccountName(arguments, command: "authctl token")
         let endpoint = APIEndpoint.token(account: try context.checked(account))
-        let query = try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
+        let query =
+            try arguments.integer("--min-ttl", in: APIQueryParameter.minTTL.range).map { [APIQueryParameter.minTTL: $0] } ?? [:]
         let narrowing = try NarrowingOptions.narrowing(arguments)
         if arguments.has("--id-token") {
             guard narrowing.isEmpty else { throw UsageError("--id-token takes no --scope, --resource or --audience") }

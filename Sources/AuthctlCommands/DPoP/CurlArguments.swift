@@ -13,7 +13,8 @@ struct CurlArguments: Equatable {
     var url: String
 
     /// curl 7.88's options that take a value (`curl --help all`), long and short.
-    static let valueOptions: Set<String> = Set("""
+    static let valueOptions: Set<String> = Set(
+        """
         abstract-unix-socket alt-svc aws-sigv4 cacert capath cert cert-type ciphers config connect-timeout connect-to
         continue-at cookie cookie-jar create-file-mode crlfile curves data data-ascii data-binary data-raw data-urlencode
         delegation dns-interface dns-ipv4-addr dns-ipv6-addr dns-servers doh-url dump-header egd-file engine etag-compare
@@ -61,7 +62,9 @@ struct CurlArguments: Equatable {
             case "--url": if let value { urls.append(value) }
             case "--header", "--proxy-header": try Self.checkHeader(value ?? "")
             default:
-                if bodyMethod == nil, name == "--json" || name.hasPrefix("--data") || name.hasPrefix("--form") { bodyMethod = "POST" }
+                if bodyMethod == nil, name == "--json" || name.hasPrefix("--data") || name.hasPrefix("--form") {
+                    bodyMethod = "POST"
+                }
             }
         }
         while index < arguments.count {
@@ -104,7 +107,9 @@ struct CurlArguments: Equatable {
                         + "run one request at a time (an option authctl does not know may have taken its value for a "
                         + "URL: then use authctl header with curl -H @file)")
         }
-        guard url.contains("://") else { throw UsageError("'authctl curl' needs an absolute URL (https://host/path), got '\(url)'") }
+        guard url.contains("://") else {
+            throw UsageError("'authctl curl' needs an absolute URL (https://host/path), got '\(url)'")
+        }
         self.method = explicitMethod ?? bodyMethod ?? "GET"
         self.url = url
     }
@@ -113,7 +118,8 @@ struct CurlArguments: Equatable {
     private static func checkHeader(_ header: String) throws(UsageError) {
         let name = header.prefix { $0 != ":" && $0 != ";" }.lowercased()
         if name == "authorization" || name == "dpop" {
-            throw UsageError("'authctl curl' sends the \(name == "dpop" ? "DPoP" : "Authorization") header itself; remove -H '\(name): …'")
+            throw UsageError(
+                "'authctl curl' sends the \(name == "dpop" ? "DPoP" : "Authorization") header itself; remove -H '\(name): …'")
         }
     }
 }

@@ -79,7 +79,8 @@ enum CurlCommand: Command {
 
     /// The socket's directory (the daemon's private one, 0700) when it is there, else TMPDIR or /tmp.
     static func temporaryDirectory(_ context: CommandContext) -> String {
-        let socketDirectory = String(context.socketPath.prefix(upTo: context.socketPath.lastIndex(of: "/") ?? context.socketPath.startIndex))
+        let socketDirectory = String(
+            context.socketPath.prefix(upTo: context.socketPath.lastIndex(of: "/") ?? context.socketPath.startIndex))
         if !socketDirectory.isEmpty, access(socketDirectory, W_OK | X_OK) == 0 { return socketDirectory }
         return context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }

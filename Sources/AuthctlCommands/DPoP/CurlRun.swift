@@ -47,7 +47,9 @@ enum CurlRun {
     private static func headerPipe(_ headers: [String]) throws -> Int32 {
         var bytes = Array((headers.joined(separator: "\n") + "\n").utf8)
         defer { bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        guard bytes.count <= maximumHeaderBytes else { throw CurlFailure("the token is too large to hand to curl (\(bytes.count) bytes)") }
+        guard bytes.count <= maximumHeaderBytes else {
+            throw CurlFailure("the token is too large to hand to curl (\(bytes.count) bytes)")
+        }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw CurlFailure("cannot create a pipe for curl: \(Errno.current)") }
         let failure = bytes.withUnsafeBytes { raw in SystemCall.writeAll(raw) { write(fds[1], $0.baseAddress, $0.count) } }
@@ -92,7 +94,9 @@ struct CurlAttempt {
     /// curl's header dump (`-D`), nil when empty.
     private var headers: String? {
         var bytes = [UInt8](repeating: 0, count: Self.maximumHeaderDump)
-        let count = bytes.withUnsafeMutableBytes { raw in SystemCall.retryingInterrupts { pread(headerDump, raw.baseAddress, raw.count, 0) } }
+        let count = bytes.withUnsafeMutableBytes { raw in
+            SystemCall.retryingInterrupts { pread(headerDump, raw.baseAddress, raw.count, 0) }
+        }
         guard count > 0 else { return nil }
         return String(decoding: bytes[..<count], as: UTF8.self)
     }
@@ -102,10 +106,14 @@ struct CurlAttempt {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var offset: off_t = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in SystemCall.retryingInterrupts { pread(output, raw.baseAddress, raw.count, offset) } }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                SystemCall.retryingInterrupts { pread(output, raw.baseAddress, raw.count, offset) }
+            }
             guard count > 0 else { break }
             offset += off_t(count)
-            _ = buffer[..<count].withUnsafeBytes { raw in SystemCall.writeAll(raw) { write(STDOUT_FILENO, $0.baseAddress, $0.count) } }
+            _ = buffer[..<count].withUnsafeBytes { raw in
+                SystemCall.writeAll(raw) { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            }
         }
         discard()
         return exitStatus

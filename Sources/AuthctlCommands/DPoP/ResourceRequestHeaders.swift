@@ -19,7 +19,9 @@ struct ResourceRequestHeaders: Equatable {
         let narrowing: TokenNarrowing
         do throws(NarrowingError) { narrowing = try request.narrowing() } catch { throw UsageError(error.description) }
         let grant = try context.client.call(.token(account: account), query: query, narrowing: narrowing)
-        guard grant.isDPoP else { return ResourceRequestHeaders(lines: ["Authorization: Bearer \(grant.accessToken)"], isDPoP: false) }
+        guard grant.isDPoP else {
+            return ResourceRequestHeaders(lines: ["Authorization: Bearer \(grant.accessToken)"], isDPoP: false)
+        }
         let proof = try context.client.call(.dpopProof(account: account), body: request)
         return ResourceRequestHeaders(lines: ["Authorization: DPoP \(proof.accessToken)", "DPoP: \(proof.proof)"], isDPoP: true)
     }

@@ -39,7 +39,9 @@ struct DesktopEntry: Equatable {
     /// escaped inside the quotes; then the string-value escape (`\` → `\\`) and the field-code
     /// escape (`%` → `%%`). A literal backslash hence becomes four, as the spec spells out.
     static func execArgument(_ argument: String) -> String {
-        let reserved: Set<Character> = [" ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`"]
+        let reserved: Set<Character> = [
+            " ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`",
+        ]
         var quoted = argument
         if argument.contains(where: reserved.contains) {
             quoted = "\"" + argument.map { "\"`$\\".contains($0) ? "\\\($0)" : String($0) }.joined() + "\""

@@ -17,9 +17,11 @@ enum DesktopError: Error, Equatable, CustomStringConvertible {
         case .badExecutable(let problem):
             return "cannot write the desktop entry: \(problem); install authctl under a plain absolute path"
         case .notOwned(let path):
-            return "'\(path)' is not a directory owned by you (or is writable by others); fix it or register the handler yourself (--no-register)"
+            return
+                "'\(path)' is not a directory owned by you (or is writable by others); fix it or register the handler yourself (--no-register)"
         case .symlink(let path, let line):
-            return "'\(path)' is a symbolic link, which authctl does not write through; add '\(line)' under [Default Applications] yourself, then use --no-register"
+            return
+                "'\(path)' is a symbolic link, which authctl does not write through; add '\(line)' under [Default Applications] yourself, then use --no-register"
         case .tooLarge(let path):
             return "'\(path)' is larger than 1 MiB; edit it yourself or use --no-register"
         case .io(let path, let action, let error):

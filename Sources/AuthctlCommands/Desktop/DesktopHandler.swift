@@ -29,7 +29,8 @@ struct DesktopHandler {
             guard let home = environment["HOME"], home.hasPrefix("/") else { throw .noHome }
             return home + fallback
         }
-        self.init(dataHome: try directory("XDG_DATA_HOME", "/.local/share"), configHome: try directory("XDG_CONFIG_HOME", "/.config"))
+        self.init(
+            dataHome: try directory("XDG_DATA_HOME", "/.local/share"), configHome: try directory("XDG_CONFIG_HOME", "/.config"))
     }
 
     var applicationsDirectory: String { dataHome + "/applications" }

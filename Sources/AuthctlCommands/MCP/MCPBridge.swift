@@ -1,8 +1,8 @@
 import BrokerProtocol
-import WireFormats
 @preconcurrency import Glibc
 import Synchronization
 import SystemCalls
+import WireFormats
 
 /// `authctl mcp`'s loop: newline-delimited JSON-RPC from the host on stdin, each message relayed
 /// through the daemon (`POST /v1/accounts/{name}/mcp`, which attaches the token and talks MCP's
@@ -43,7 +43,8 @@ struct MCPBridge {
             switch line {
             case .tooLong:
                 output.error("a message from the host is longer than \(MCPRelay.maximumMessageBytes) bytes; it was not sent")
-                output.message(JSONRPCError.answer(id: .null, code: JSONRPCError.invalidRequest, "message too large for authctl mcp"))
+                output.message(
+                    JSONRPCError.answer(id: .null, code: JSONRPCError.invalidRequest, "message too large for authctl mcp"))
             case .message(let bytes):
                 relay(bytes)
             }
@@ -82,7 +83,9 @@ struct MCPBridge {
         case 200..<300 where answer.status != 202:
             do {
                 for line in try answer.messages() {
-                    if message.isInitialize, let version = JSONRPCMessage(Array(line.utf8)).negotiatedVersion { protocolVersion = version }
+                    if message.isInitialize, let version = JSONRPCMessage(Array(line.utf8)).negotiatedVersion {
+                        protocolVersion = version
+                    }
                     output.line(line)
                 }
                 if message.isInitialize { listen() }
@@ -92,9 +95,15 @@ struct MCPBridge {
         case 202:
             break
         case 401:
-            fail(message, "the MCP server refused the token of '\(account)' even after a refresh; log in again with: authctl login \(account)")
+            fail(
+                message,
+                "the MCP server refused the token of '\(account)' even after a refresh; log in again with: authctl login \(account)"
+            )
         case 403 where answer.stepUpScope != nil:
-            fail(message, "the MCP server needs more scopes than '\(account)' has (\(answer.stepUpScope!)); log in with: authctl login \(account)", code: JSONRPCError.stepUp)
+            fail(
+                message,
+                "the MCP server needs more scopes than '\(account)' has (\(answer.stepUpScope!)); log in with: authctl login \(account)",
+                code: JSONRPCError.stepUp)
         case 403:
             fail(message, "the MCP server refused the request (403 Forbidden)\(answer.excerpt)")
         case 404 where sessionID != nil:
@@ -111,7 +120,11 @@ struct MCPBridge {
         guard listener == nil else { return }
         let listener = MCPEventListener(
             account: account, client: client, output: output, sessionID: sessionID, protocolVersion: protocolVersion)
-        if listener.start() { self.listener = listener } else { output.error("no thread for the MCP server's event stream; running without it") }
+        if listener.start() {
+            self.listener = listener
+        } else {
+            output.error("no thread for the MCP server's event stream; running without it")
+        }
     }
 
     /// An error line on stderr and, when the host waits for an answer (a request), a JSON-RPC error.
@@ -138,7 +151,9 @@ struct MCPBridge {
         do {
             let response = try client.exchange(method: "DELETE", path: path, body: nil, timeout: 10, headers: headers)
             let status = MCPAnswer(response).status
-            if status >= 300, status != 405, status != 404 { output.error("ending the MCP session: the server answered \(status)") }
+            if status >= 300, status != 405, status != 404 {
+                output.error("ending the MCP session: the server answered \(status)")
+            }
         } catch {
             output.error("ending the MCP session: \(error)")
         }

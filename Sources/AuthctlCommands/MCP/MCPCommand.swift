@@ -37,7 +37,8 @@ enum MCPCommand: Command {
         guard arguments.positionals.count == 1, let target = arguments.positionals.first else {
             throw UsageError("'authctl mcp' needs one account name or MCP server URL; see: authctl mcp --help")
         }
-        let account = target.contains("://") ? try MCPAccountFinder(context: context).account(for: target) : try context.checked(target)
+        let account =
+            target.contains("://") ? try MCPAccountFinder(context: context).account(for: target) : try context.checked(target)
         // A missing account is said at once, not at the host's first message.
         _ = try context.client.call(.account(account))
         var bridge = MCPBridge(account: account, client: context.client)
@@ -60,8 +61,9 @@ struct MCPAccountFinder {
         }
         let name = try Self.accountName(for: url)
         if accounts.contains(where: { $0.name == name }) {
-            throw UsageError("an account named '\(name)' exists for another server; add one for \(url) with: "
-                + "authctl account add NAME --resource-url \(url), then use: authctl mcp NAME")
+            throw UsageError(
+                "an account named '\(name)' exists for another server; add one for \(url) with: "
+                    + "authctl account add NAME --resource-url \(url), then use: authctl mcp NAME")
         }
         Output.error("authctl mcp: adding account '\(name)' for \(url)")
         try runSelf(["account", "add", name, "--resource-url", url], what: "adding the account")
@@ -80,8 +82,11 @@ struct MCPAccountFinder {
         let rest = url.split(separator: "://", maxSplits: 1).last.map(String.init) ?? url
         let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
         let host = authority.split(separator: "@").last.map(String.init) ?? authority
-        let name = String(host.lowercased().map { $0 == ":" ? "-" : $0 }.filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
-        if AccountName.problem(with: name) != nil { throw UsageError("cannot name an account after \(url); add one with: authctl account add NAME --resource-url URL") }
+        let name = String(
+            host.lowercased().map { $0 == ":" ? "-" : $0 }.filter { $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        if AccountName.problem(with: name) != nil {
+            throw UsageError("cannot name an account after \(url); add one with: authctl account add NAME --resource-url URL")
+        }
         return name
     }
 

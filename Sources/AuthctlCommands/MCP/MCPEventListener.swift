@@ -64,7 +64,12 @@ final class MCPEventListener: Sendable {
         }
     }
 
-    private enum Outcome { case messages(Int), finished, stopped(String), failed(String) }
+    private enum Outcome {
+        case messages(Int)
+        case finished
+        case stopped(String)
+        case failed(String)
+    }
 
     /// One window: the messages written, the end of listening, or a failure to report.
     private func window(after lastEventID: inout String?) -> Outcome {
@@ -76,14 +81,17 @@ final class MCPEventListener: Sendable {
         do {
             let path = try APIRoute.mcp(account).path()
             let response = try client.exchange(
-                method: "GET", path: path, body: nil, accept: "text/event-stream", timeout: MCPBridge.messageTimeout, headers: headers)
+                method: "GET", path: path, body: nil, accept: "text/event-stream", timeout: MCPBridge.messageTimeout,
+                headers: headers)
             answer = MCPAnswer(response)
         } catch {
             return .failed(MCPBridge.daemonFailure(error, account: account))
         }
         switch answer.status {
         case 200..<300 where !answer.mediaType.hasPrefix("text/event-stream"):
-            return .stopped("the MCP server answered its event stream (GET) with '\(answer.mediaType)', not text/event-stream; listening stopped")
+            return .stopped(
+                "the MCP server answered its event stream (GET) with '\(answer.mediaType)', not text/event-stream; listening stopped"
+            )
         case 200..<300:
             let events: (lines: [String], lastID: String?)
             do { events = try answer.events() } catch { return .failed("its answer could not be read: \(error)") }
@@ -95,7 +103,9 @@ final class MCPEventListener: Sendable {
         case 404 where sessionID != nil:
             return .finished  // the session ended; the next POST says so
         case 401:
-            return .failed("the MCP server refused the token of '\(account)' even after a refresh; log in again with: authctl login \(account)")
+            return .failed(
+                "the MCP server refused the token of '\(account)' even after a refresh; log in again with: authctl login \(account)"
+            )
         default:
             return .failed("the MCP server answered \(answer.status)\(answer.excerpt)")
         }

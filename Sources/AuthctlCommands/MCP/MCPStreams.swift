@@ -22,14 +22,19 @@ struct MCPOutput: Sendable {
 
     private func writeNow(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { raw in SystemCall.writeAll(UnsafeRawBufferPointer(raw)) { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        _ = bytes.withUnsafeMutableBytes { raw in
+            SystemCall.writeAll(UnsafeRawBufferPointer(raw)) { Glibc.write(fd, $0.baseAddress, $0.count) }
+        }
     }
 }
 
 /// stdin as newline-delimited messages, each bounded by the relay's message limit. A read
 /// interrupted by SIGTERM or SIGINT (`MCPTermination`) ends the input like EOF.
 final class MCPInput {
-    enum Line { case message([UInt8]), tooLong }
+    enum Line {
+        case message([UInt8])
+        case tooLong
+    }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
@@ -43,14 +48,20 @@ final class MCPInput {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
-                if skipping { skipping = false; continue }
+                if skipping {
+                    skipping = false
+                    continue
+                }
                 let trimmed = line.last == 13 ? Array(line.dropLast()) : line
                 if trimmed.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
                 return .message(trimmed)
             }
             if buffer.count > MCPRelay.maximumMessageBytes {
                 buffer = []
-                if !skipping { skipping = true; return .tooLong }
+                if !skipping {
+                    skipping = true
+                    return .tooLong
+                }
             }
             if ended {
                 guard !buffer.isEmpty, !skipping else { return nil }
@@ -65,7 +76,10 @@ final class MCPInput {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 { buffer += chunk[..<count]; return }
+            if count > 0 {
+                buffer += chunk[..<count]
+                return
+            }
             if count < 0, errno == EINTR, !MCPTermination.requested { continue }
             ended = true
             if MCPTermination.requested { buffer = [] }

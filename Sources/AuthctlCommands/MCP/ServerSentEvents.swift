@@ -55,7 +55,12 @@ struct ServerSentEvents {
     }
 
     /// The end of the stream: an event without its final empty line is discarded (as the spec says).
-    mutating func finish() { line = []; data = []; hasData = false; type = "" }
+    mutating func finish() {
+        line = []
+        data = []
+        hasData = false
+        type = ""
+    }
 
     private mutating func endLine() throws(Failure) -> Event? {
         defer { line.removeAll(keepingCapacity: true) }
@@ -81,7 +86,11 @@ struct ServerSentEvents {
     }
 
     private mutating func dispatch() -> Event? {
-        defer { data = []; hasData = false; type = "" }
+        defer {
+            data = []
+            hasData = false
+            type = ""
+        }
         guard hasData else { return nil }
         return Event(type: type.isEmpty ? "message" : type, data: String(decoding: data, as: UTF8.self), id: lastEventID)
     }

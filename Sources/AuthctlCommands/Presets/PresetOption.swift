@@ -93,7 +93,8 @@ enum EntraTenant {
         if let host = Host(value), host.kind == .name, PresetDomain.isHostName(host), host.text.contains(".") {
             return host.text  // a verified domain (contoso.onmicrosoft.com) names the tenant too
         }
-        throw UsageError("\(option.flag) takes a tenant id (GUID), a verified domain, organizations, common or consumers, got '\(text)'")
+        throw UsageError(
+            "\(option.flag) takes a tenant id (GUID), a verified domain, organizations, common or consumers, got '\(text)'")
     }
 
     static func isGUID(_ text: String) -> Bool {

@@ -97,8 +97,9 @@ struct ProviderPreset: Sendable {
         ProviderPreset(
             name: "gitlab", summary: "GitLab.com or a self-managed GitLab (OpenID Connect, git over HTTPS)",
             options: [
-                .url("--gitlab-url", key: "gitlab_url", example: "https://gitlab.example.com", what: "a self-managed GitLab's URL",
-                     default: "https://gitlab.com")
+                .url(
+                    "--gitlab-url", key: "gitlab_url", example: "https://gitlab.example.com", what: "a self-managed GitLab's URL",
+                    default: "https://gitlab.com")
             ],
             issuer: .template("{gitlab_url}"),
             scopes: ["openid", "read_repository", "write_repository"],
@@ -127,7 +128,9 @@ struct ProviderPreset: Sendable {
             keepsGrantOnNarrowedRefresh: true, sendsResourceParameter: false),
         ProviderPreset(
             name: "keycloak", summary: "Keycloak realm (public client, PKCE S256)",
-            options: [.url("--realm-url", key: "realm_url", example: "https://sso.example.com/realms/REALM", what: "the realm's URL")],
+            options: [
+                .url("--realm-url", key: "realm_url", example: "https://sso.example.com/realms/REALM", what: "the realm's URL")
+            ],
             issuer: .template("{realm_url}"),
             // `offline_access`: an offline token that outlives the SSO session's idle timeout.
             scopes: ["openid", "offline_access"],

@@ -12,7 +12,8 @@ extension APIRouter {
     /// request to `answerDPoPProof` (a refresh is due, approval is awaited, no tokens…).
     /// Why: the actor path's hops cost more than the signature (docs/BENCHMARKS.md, "DPoP proofs").
     func immediateDPoPProof(_ account: AccountKey, request: HTTPRequest, peer: PeerCredentials) -> HTTPResponse? {
-        let body: DPoPProofRequest, target: AbsoluteURL
+        let body: DPoPProofRequest
+        let target: AbsoluteURL
         do throws(WireError) {
             (body, target) = try Self.proofRequest(account, request)
             try checkRestrictedNarrowing(try Self.narrowing(of: body))
@@ -63,9 +64,12 @@ extension APIRouter {
         guard request.body.count <= maximumDPoPProofBody else {
             throw WireError(
                 code: .invalidRequest,
-                message: "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes).")
+                message:
+                    "The proof request is larger than \(maximumDPoPProofBody) bytes; shorten the URL (at most \(DPoPProofRequest.maximumURLLength) bytes)."
+            )
         }
-        let body = try RouterBody.required(.dpopProof(account: account.name), from: request, plain: DPoPProofRequest.init(plainJSON:))
+        let body = try RouterBody.required(
+            .dpopProof(account: account.name), from: request, plain: DPoPProofRequest.init(plainJSON:))
         switch body.checkedTarget() {
         case .success(let target): return (body, target)
         case .failure(let problem): throw WireError(code: .invalidRequest, message: problem.description)
@@ -78,7 +82,8 @@ extension APIRouter {
         _ grant: DPoPProofGrant, _ body: DPoPProofRequest, origin: String, account: AccountKey, peer: PeerCredentials,
         caller: ProcessIdentity?, narrowing: TokenNarrowing = .none
     ) -> HTTPResponse {
-        audit("dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin],
+        audit(
+            "dpop_proof", account: account, peer: peer, caller: caller, ["method": body.method, "origin": origin],
             narrowing: narrowing)
         return HTTPResponse(
             status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),

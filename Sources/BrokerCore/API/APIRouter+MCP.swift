@@ -19,15 +19,23 @@ extension APIRouter {
     /// The message as the relay sends it: a JSON object (or array) of at most 1 MiB for POST, and
     /// the session headers checked (visible ASCII, bounded), before anything is sent anywhere.
     static func mcpMessage(_ operation: APIOperation, _ request: HTTPRequest) throws(WireError) -> MCPRelayMessage {
-        let session = request.headers[MCPRelay.sessionID], version = request.headers[MCPRelay.protocolVersion]
+        let session = request.headers[MCPRelay.sessionID]
+        let version = request.headers[MCPRelay.protocolVersion]
         let (sessionID, protocolVersion) = (MCPRelay.passable(session), MCPRelay.passable(version))
-        guard (session == nil || sessionID != nil), (version == nil || protocolVersion != nil) else {
-            throw WireError(code: .invalidRequest, message: "Mcp-Session-Id and MCP-Protocol-Version must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes.")
+        guard session == nil || sessionID != nil, version == nil || protocolVersion != nil else {
+            throw WireError(
+                code: .invalidRequest,
+                message:
+                    "Mcp-Session-Id and MCP-Protocol-Version must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes."
+            )
         }
         if operation == .mcpListen {
-            let lastEvent = request.headers[MCPRelay.lastEventID], lastEventID = MCPRelay.passable(lastEvent)
+            let lastEvent = request.headers[MCPRelay.lastEventID]
+            let lastEventID = MCPRelay.passable(lastEvent)
             guard lastEvent == nil || lastEventID != nil else {
-                throw WireError(code: .invalidRequest, message: "Last-Event-ID must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes.")
+                throw WireError(
+                    code: .invalidRequest,
+                    message: "Last-Event-ID must be visible ASCII of at most \(MCPRelay.maximumHeaderValue) bytes.")
             }
             return MCPRelayMessage(method: .get, sessionID: sessionID, protocolVersion: protocolVersion, lastEventID: lastEventID)
         }
@@ -38,7 +46,8 @@ extension APIRouter {
             return MCPRelayMessage(method: .delete, sessionID: sessionID, protocolVersion: protocolVersion)
         }
         guard request.body.count <= MCPRelay.maximumMessageBytes else {
-            throw WireError(code: .invalidRequest, message: "The MCP message is larger than \(MCPRelay.maximumMessageBytes) bytes.")
+            throw WireError(
+                code: .invalidRequest, message: "The MCP message is larger than \(MCPRelay.maximumMessageBytes) bytes.")
         }
         switch try? WireJSON.parse(request.body, maximumBytes: MCPRelay.maximumMessageBytes) {
         case .object?, .array?: break

@@ -27,7 +27,8 @@ extension APIRouter {
     /// The error envelope with an explicit status (404 for unknown paths, 405 for wrong methods).
     static func errorResponse(status: Int, _ error: WireError) -> HTTPResponse {
         // Encoding two strings cannot fail; the fallback keeps the envelope shape anyway.
-        let body = (try? WireJSON.encode(ErrorEnvelope(error: error)))
+        let body =
+            (try? WireJSON.encode(ErrorEnvelope(error: error)))
             ?? Array(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
@@ -128,13 +129,17 @@ enum RouterBody {
             guard emptyAllowed else { throw WireError(code: .invalidRequest, message: "This request needs a JSON body.") }
             return nil
         }
-        if let contentType = request.headers["Content-Type"], !MediaType.first(of: contentType, is: "application/json", list: false) {
+        if let contentType = request.headers["Content-Type"],
+            !MediaType.first(of: contentType, is: "application/json", list: false)
+        {
             throw WireError(code: .invalidRequest, message: "The body must be application/json, not \(contentType).")
         }
         do throws(JSONTooDeep) {
             try JSONNesting.check(request.body)
         } catch {
-            throw WireError(code: .invalidRequest, message: "The JSON body nests deeper than \(error.limit) levels; send the flat object the API documents.")
+            throw WireError(
+                code: .invalidRequest,
+                message: "The JSON body nests deeper than \(error.limit) levels; send the flat object the API documents.")
         }
         do throws(WireJSONError) {
             let json = try WireJSON.parse(request.body)

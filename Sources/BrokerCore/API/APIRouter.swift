@@ -92,7 +92,9 @@ public struct APIRouter: HTTPHandler {
         }
         // Both fast paths judge and audit the program that connected (`serving`), as `handle` does.
         let router = serving(connection)
-        if operation == .dpopProof { return router.immediateDPoPProof(peer.account(route.parameter ?? ""), request: request, peer: peer) }
+        if operation == .dpopProof {
+            return router.immediateDPoPProof(peer.account(route.parameter ?? ""), request: request, peer: peer)
+        }
         guard case .token(let name) = route, request.query == nil else { return nil }
         let account = peer.account(name)
         let caller: ProcessIdentity?
@@ -147,10 +149,11 @@ public struct APIRouter: HTTPHandler {
     }
 
     private var forbidden: HTTPResponse {
-        Self.errorResponse(WireError(
-            code: .forbidden,
-            message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
-                + "run your own daemon, or ask its administrator for --allow-uid."))
+        Self.errorResponse(
+            WireError(
+                code: .forbidden,
+                message: "This authbrokerd serves only its own user (uid \(configuration.policy.daemonUID)); "
+                    + "run your own daemon, or ask its administrator for --allow-uid."))
     }
 
     private func logRefusal(_ connection: ConnectionInfo, what: String, _ metadata: KeyValuePairs<String, String>) {
@@ -183,9 +186,11 @@ public struct APIRouter: HTTPHandler {
         } catch {
             switch error {
             case .unknown:
-                return .failure(RouterRefusal(Self.errorResponse(
-                    status: 404,
-                    WireError(code: .invalidRequest, message: "No such API path '\(request.path)'; see docs/api.md."))))
+                return .failure(
+                    RouterRefusal(
+                        Self.errorResponse(
+                            status: 404,
+                            WireError(code: .invalidRequest, message: "No such API path '\(request.path)'; see docs/api.md."))))
             case .invalidParameter(let why):
                 return .failure(RouterRefusal(Self.errorResponse(WireError(code: .invalidRequest, message: why))))
             }
@@ -211,7 +216,8 @@ public struct APIRouter: HTTPHandler {
         switch operation {
         case .ping:
             let uptime = max(0, now() - configuration.startedAt)
-            return try Self.json(.ping, PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
+            return try Self.json(
+                .ping, PingResult(version: BrokerVersion.string, pid: configuration.processID, uptimeSeconds: uptime))
         case .status:
             return try Self.json(.status, await service.status(owner: peer.uid))
         case .listAccounts:
@@ -219,7 +225,8 @@ public struct APIRouter: HTTPHandler {
         case .addAccount:
             let body = try RouterBody.required(.addAccount, from: request)
             let dryRun = try query.integer(.dryRun) != nil
-            return try Self.json(.addAccount, await service.addAccount(body, owner: peer.uid, dryRun: dryRun), status: dryRun ? 200 : 201)
+            return try Self.json(
+                .addAccount, await service.addAccount(body, owner: peer.uid, dryRun: dryRun), status: dryRun ? 200 : 201)
         case .getAccount:
             return try Self.json(.account(name), await service.account(peer.account(name)))
         case .updateAccount:
@@ -253,11 +260,12 @@ public struct APIRouter: HTTPHandler {
                 throw WireError(code: .invalidRequest, message: "'refresh' takes no min_ttl, scope, resource or audience.")
             }
             let caller = try await admittedCaller(account, peer: peer)
-            let grant = refresh
+            let grant =
+                refresh
                 ? try await service.refreshedToken(account: account)
                 : narrowing.isEmpty
-                ? try await service.token(account: account, minTTL: minTTL)
-                : try await service.narrowedToken(account: account, narrowing: narrowing, minTTL: minTTL)
+                    ? try await service.token(account: account, minTTL: minTTL)
+                    : try await service.narrowedToken(account: account, narrowing: narrowing, minTTL: minTTL)
             return served(grant, account: account, to: peer, caller: caller, request: request, narrowing: narrowing)
         case .idToken:
             let account = peer.account(name)
@@ -330,7 +338,9 @@ public struct APIRouter: HTTPHandler {
             body.append(UInt8(ascii: "\n"))
             return HTTPResponse(status: 200, headers: Self.plainTokenHeaders, body: body)
         }
-        var response = (try? Self.json(.token(account: account.name), grant)) ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
+        var response =
+            (try? Self.json(.token(account: account.name), grant))
+            ?? Self.errorResponse(WireError(code: .internal, message: "cannot encode the token"))
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
     }
@@ -349,9 +359,10 @@ public struct APIRouter: HTTPHandler {
     ) {
         let identity = caller ?? process(peer.pid)
         // `request` (a proof's method and origin) goes right after the account, as docs/api.md shows.
-        logger.info(AuditLine.format(
-            kind, account: account, request: request, narrowing: narrowing, identity: identity, peer: peer,
-            socket: configuration.scope.auditName))
+        logger.info(
+            AuditLine.format(
+                kind, account: account, request: request, narrowing: narrowing, identity: identity, peer: peer,
+                socket: configuration.scope.auditName))
     }
 
     /// On a restricted socket, `forbidden` for a narrowing the socket was not created with

@@ -56,10 +56,11 @@ public struct CallerPolicy: Sendable, Equatable {
     /// `via`: for an adapter, the ancestor it runs for (`speaker`); nil for any other program.
     func verdict(executable: String, via: String? = nil, account: String, approval: Bool?) -> Verdict {
         guard executable.hasPrefix("/"), !CallerExecutable.undetermined(executable) else {
-            return .refuse(WireError(
-                code: .callerNotAllowed,
-                message: "'\(account)' serves only programs it can name, and the calling program cannot be "
-                    + "determined (\(executable)): \(Self.why(undetermined: executable, account: account))"))
+            return .refuse(
+                WireError(
+                    code: .callerNotAllowed,
+                    message: "'\(account)' serves only programs it can name, and the calling program cannot be "
+                        + "determined (\(executable)): \(Self.why(undetermined: executable, account: account))"))
         }
         if !allowedExecutables.isEmpty, !CallerExecutable.matches(executable, allowed: allowedExecutables),
             !(via.map { CallerExecutable.matches($0, allowed: allowedExecutables) } ?? false)
@@ -91,7 +92,8 @@ public struct CallerPolicy: Sendable, Equatable {
         let suggested = via.flatMap { $0.hasPrefix("/") && CallerExecutable.problem(with: [$0]) == nil ? $0 : nil } ?? executable
         let list = (allowedExecutables + [suggested]).map { "--allow-exe \(ShownText.shellWord($0))" }.joined(separator: " ")
         let shown = ShownText.escaped(executable)
-        let caller = via.map { "\(shown) run by \(ShownText.escaped($0)) (authctl is matched by the program that runs it)" }
+        let caller =
+            via.map { "\(shown) run by \(ShownText.escaped($0)) (authctl is matched by the program that runs it)" }
             ?? shown
         return WireError(
             code: .callerNotAllowed,
@@ -120,7 +122,9 @@ public struct CallerPolicy: Sendable, Equatable {
         for executable in ancestors.prefix(Self.maximumAncestors) {
             last = executable
             let name = executable.split(separator: "/").last.map(String.init) ?? executable
-            if CallerExecutable.matches(executable, allowed: allowedExecutables) || !Self.shells.contains(name) { return executable }
+            if CallerExecutable.matches(executable, allowed: allowedExecutables) || !Self.shells.contains(name) {
+                return executable
+            }
         }
         return last
     }
@@ -137,11 +141,12 @@ public struct CallerPolicy: Sendable, Equatable {
         let approve = "authctl approve \(account) --exe \(ShownText.shellWord(executable)) --code CODE"
         let shown = ShownText.escaped(executable)
         let then = "Try again, and while it waits approve it with: \(approve) (the code of its notification)."
-        let message = switch outcome {
-        case .overloaded: "Too many programs wait for approval for '\(account)'. \(then)"
-        case .abandoned: "Too many wrong codes were tried to approve \(shown) for '\(account)'. \(then)"
-        default: "No one approved \(shown) for '\(account)' in time. \(then)"
-        }
+        let message =
+            switch outcome {
+            case .overloaded: "Too many programs wait for approval for '\(account)'. \(then)"
+            case .abandoned: "Too many wrong codes were tried to approve \(shown) for '\(account)'. \(then)"
+            default: "No one approved \(shown) for '\(account)' in time. \(then)"
+            }
         return WireError(code: .approvalRequired, message: message)
     }
 }

@@ -110,7 +110,8 @@ enum RestrictedRouteFilter {
 
     static func message(_ grant: RestrictedGrant) -> String {
         let accounts = grant.accounts
-        let served = accounts.isEmpty ? "no account any more" : "only the token of " + accounts.map { "'\($0)'" }.joined(separator: ", ")
+        let served =
+            accounts.isEmpty ? "no account any more" : "only the token of " + accounts.map { "'\($0)'" }.joined(separator: ", ")
         return "This socket ('\(grant.name)') is restricted: it serves \(served) (GET /v1/ping too); "
             + "use the main socket for anything else."
     }

@@ -19,7 +19,9 @@ enum AccountValidation {
             // Stored canonical: it is sent as `resource` and compared with the resource's metadata.
             if let resource = input.resourceURL { configuration.resourceURL = try EndpointURL.canonicalResource(resource).string }
             // The CIMD draft: an https URL with a path (loopback http for tests, as everywhere).
-            if let document = input.clientMetadataURL, try EndpointURL.secure(document, what: "client_metadata_url").path.count < 2 {
+            if let document = input.clientMetadataURL,
+                try EndpointURL.secure(document, what: "client_metadata_url").path.count < 2
+            {
                 throw OIDCError.invalidConfiguration("client_metadata_url must name a document (a URL with a path)")
             }
             if let prefix = input.gitURLPrefix {
@@ -50,8 +52,9 @@ enum AccountValidation {
             if let problem = TenantID.problem(with: tenants) { return invalid("--tenant-allow: \(problem).") }
             // Any other issuer names one tenant or none: the list would silently check nothing useful.
             guard EntraIssuer.template(forConfigured: input.issuer) != nil else {
-                return invalid("--tenant-allow needs a multi-tenant Microsoft Entra issuer "
-                    + "(https://login.microsoftonline.com/common/v2.0, organizations or consumers).")
+                return invalid(
+                    "--tenant-allow needs a multi-tenant Microsoft Entra issuer "
+                        + "(https://login.microsoftonline.com/common/v2.0, organizations or consumers).")
             }
         }
         if let executables = input.allowExe, let problem = CallerExecutable.problem(with: executables) {

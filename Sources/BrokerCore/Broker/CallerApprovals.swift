@@ -133,7 +133,8 @@ final class CallerApprovals: Sendable {
     func pending(owner: UInt32) -> [PendingApproval] {
         state.withLock { state in
             state.pending.filter { $0.key.account.owner == owner }.map { key, pending in
-                PendingApproval(account: key.account.name, executable: key.executable, pid: pending.pid, waiting: pending.waiters.count)
+                PendingApproval(
+                    account: key.account.name, executable: key.executable, pid: pending.pid, waiting: pending.waiters.count)
             }
         }.sorted { ($0.account, $0.executable) < ($1.account, $1.executable) }
     }

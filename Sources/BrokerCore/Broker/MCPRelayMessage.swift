@@ -1,5 +1,5 @@
-import BrokerProtocol
 import BrokerHTTP
+import BrokerProtocol
 
 /// One request of `authctl mcp` for the account's MCP server, as the router read it from the socket:
 /// a JSON-RPC message to POST, one window of the server's event stream (GET), or the end of the
@@ -81,7 +81,9 @@ public struct MCPRelayAnswer: Sendable, Equatable {
         self.init(
             status: response.status, contentType: MCPRelayAnswer.mediaType(response.headers["Content-Type"]),
             sessionID: MCPRelay.passable(response.headers[MCPRelay.sessionID]),
-            wwwAuthenticate: response.headers.values("WWW-Authenticate").map { String($0.prefix(AuthenticationChallenge.maximumBytes)) },
+            wwwAuthenticate: response.headers.values("WWW-Authenticate").map {
+                String($0.prefix(AuthenticationChallenge.maximumBytes))
+            },
             body: response.body)
     }
 

@@ -49,7 +49,8 @@ struct NarrowedTokenCache: Sendable {
     mutating func store(_ entry: Entry, for key: Key) {
         entries[key] = entry
         let mine = entries.filter { $0.key.account == key.account }
-        guard mine.count > Self.maximumPerAccount, let oldest = mine.min(by: { $0.value.lastRequestedAt < $1.value.lastRequestedAt })
+        guard mine.count > Self.maximumPerAccount,
+            let oldest = mine.min(by: { $0.value.lastRequestedAt < $1.value.lastRequestedAt })
         else { return }
         entries[oldest.key] = nil
     }

@@ -6,7 +6,8 @@ extension NotifyHook {
     /// AUTHBROKER_SCOPE (what the next login asks for). The account keeps its tokens; nothing logs in by itself.
     func stepUpNeeded(account key: AccountKey, scope: String) {
         let log = logger.with(key)
-        log.warning("step-up required: a resource server asked for more scopes (\(scope)). Log in with: authctl login \(key.name)")
+        log.warning(
+            "step-up required: a resource server asked for more scopes (\(scope)). Log in with: authctl login \(key.name)")
         run(
             "step_up_required", account: key,
             ["AUTHBROKER_SCOPE": scope, "AUTHBROKER_REASON": "a resource server needs the scopes: \(scope)"],

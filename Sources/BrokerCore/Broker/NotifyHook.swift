@@ -46,9 +46,11 @@ struct NotifyHook: Sendable {
         // The path is the caller's choice: escaped wherever a person reads it, quoted where pasted.
         let (shown, word) = (ShownText.escaped(executable), ShownText.shellWord(executable))
         let approve = "authctl approve \(key.name) --exe \(word) --code CODE"
-        log.warning("approval needed: \(shown) (pid \(pid)) asks for a token. Approve with: \(approve) "
-            + "(the code is shown by the notification\(channel))")
-        let body = "It asks for the tokens of '\(key.name)' (pid \(pid)).\nCode: \(code)\n"
+        log.warning(
+            "approval needed: \(shown) (pid \(pid)) asks for a token. Approve with: \(approve) "
+                + "(the code is shown by the notification\(channel))")
+        let body =
+            "It asks for the tokens of '\(key.name)' (pid \(pid)).\nCode: \(code)\n"
             + "Run: authctl approve \(key.name) --exe \(word) --code \(code)   (or --deny)"
         run(
             "approval_needed", account: key,
@@ -66,18 +68,23 @@ struct NotifyHook: Sendable {
         let log = logger.with(key)
         let keys = changed.joined(separator: ",")
         let shown = ShownText.escaped(caller.executable)
-        log.warning("caller policy change (\(keys)) asked by \(shown) (pid \(caller.pid)): "
-            + "it needs the code shown by the notification\(channel)")
+        log.warning(
+            "caller policy change (\(keys)) asked by \(shown) (pid \(caller.pid)): "
+                + "it needs the code shown by the notification\(channel)")
         // What the change would allow, so the user can tell it from the change they asked for.
         let listed = proposal?.allowedExecutables ?? []
         let programs = listed.isEmpty ? "any program" : listed.map(ShownText.escaped).joined(separator: ", ")
         let confirm = proposal?.confirm == true ? ", each approved first" : ""
-        let body = "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)': "
+        let body =
+            "\(shown) (pid \(caller.pid)) asks to change \(keys) of '\(key.name)': "
             + "its tokens would go to \(programs)\(confirm).\nCode: \(code)\n"
             + "Give it only if you asked for this change (authctl asks for it, or --code \(code))."
         run(
             "policy_change", account: key,
-            ["AUTHBROKER_CHANGED": keys, "AUTHBROKER_EXE": shown, "AUTHBROKER_PID": caller.pid, "AUTHBROKER_APPROVAL_CODE": code],
+            [
+                "AUTHBROKER_CHANGED": keys, "AUTHBROKER_EXE": shown, "AUTHBROKER_PID": caller.pid,
+                "AUTHBROKER_APPROVAL_CODE": code,
+            ],
             title: "authbroker: change who gets the tokens of '\(key.name)'?", body: body, log: log)
     }
 

@@ -115,14 +115,18 @@ extension TokenBroker {
         // Removing drops the caller policy too (and the tokens): say which, and who asked.
         let configuration = removed.configuration
         await releaseRegistration(of: configuration, owner: key.owner)
-        let policy = [("allow_exe", !(configuration.allowExe ?? []).isEmpty), ("confirm_callers", configuration.confirmCallers == true)]
-            .filter(\.1).map(\.0).joined(separator: ",")
+        let policy = [
+            ("allow_exe", !(configuration.allowExe ?? []).isEmpty), ("confirm_callers", configuration.confirmCallers == true),
+        ]
+        .filter(\.1).map(\.0).joined(separator: ",")
         logger.with(key).with(policy.isEmpty ? [:] : ["policy": policy])
             .info("account removed", ["pid": caller.pid, "exe": caller.executable])
     }
 
     private func conflict(_ name: String) -> WireError {
-        fail(WireError(
-            code: .conflict, message: "An account named '\(name)' already exists. Remove it first: authctl account remove \(name)"))
+        fail(
+            WireError(
+                code: .conflict,
+                message: "An account named '\(name)' already exists. Remove it first: authctl account remove \(name)"))
     }
 }

@@ -78,7 +78,8 @@ extension TokenBroker {
             let serveUntil = expiry.map { $0 - policy.margin(lifetime: policy.lifetime(of: tokens) ?? 0) } ?? .infinity
             entry = TokenCache.Entry(
                 tokens: tokens, expiresAt: expiry.map { RFC3339.format(unixSeconds: $0) }, serveUntil: serveUntil,
-                proofRefusals: tokens.dpopKey == nil ? AuthorizationServerTargets(nil) : runtime.metadata?.proofTargets ?? AuthorizationServerTargets(nil))
+                proofRefusals: tokens.dpopKey == nil
+                    ? AuthorizationServerTargets(nil) : runtime.metadata?.proofTargets ?? AuthorizationServerTargets(nil))
         }
         cache.set(entry, account: key)
         let state = machine.wireState(now: time)

@@ -51,29 +51,33 @@ extension TokenBroker {
         let (name, program) = (pair.account.name, ShownText.escaped(pair.executable))
         let wait = "the notification that asked to approve \(program) (the notify hook's AUTHBROKER_APPROVAL_CODE)"
         guard let code else {
-            throw fail(WireError(
-                code: .confirmationRequired,
-                message: "Approving needs the one-time code shown in \(wait): authctl approve \(name) --code CODE"))
+            throw fail(
+                WireError(
+                    code: .confirmationRequired,
+                    message: "Approving needs the one-time code shown in \(wait): authctl approve \(name) --code CODE"))
         }
         switch approvals.approve(pair, code: code) {
         case .approved(let released):
             return released
         case .notWaiting:
-            throw fail(WireError(
-                code: .confirmationFailed,
-                message: "\(program) does not wait for '\(name)', so no code was shown for it: approve it while it waits "
-                    + "(run it, then authctl approve \(name) --code CODE from its notification)."))
+            throw fail(
+                WireError(
+                    code: .confirmationFailed,
+                    message: "\(program) does not wait for '\(name)', so no code was shown for it: approve it while it waits "
+                        + "(run it, then authctl approve \(name) --code CODE from its notification)."))
         case .wrong(let remaining):
             log.warning("caller approval: wrong code (\(remaining) tries left)")
-            throw fail(WireError(
-                code: .confirmationFailed,
-                message: "That is not the code shown in \(wait); \(remaining) tries left."))
+            throw fail(
+                WireError(
+                    code: .confirmationFailed,
+                    message: "That is not the code shown in \(wait); \(remaining) tries left."))
         case .burnt(let released):
             log.warning("caller approval: too many wrong codes; the wait ended (\(released) requests refused)")
-            throw fail(WireError(
-                code: .confirmationFailed,
-                message: "Too many wrong codes: the wait of \(program) for '\(name)' ended. When it asks again, "
-                    + "approve it with the code of the new notification."))
+            throw fail(
+                WireError(
+                    code: .confirmationFailed,
+                    message: "Too many wrong codes: the wait of \(program) for '\(name)' ended. When it asks again, "
+                        + "approve it with the code of the new notification."))
         }
     }
 
@@ -86,7 +90,8 @@ extension TokenBroker {
         }
         let waiting = approvals.waitingExecutables(key)
         guard waiting.count == 1, let only = waiting.first else {
-            let message = waiting.isEmpty
+            let message =
+                waiting.isEmpty
                 ? "Nothing waits for approval for '\(key.name)'; name the program: authctl approve \(key.name) --exe PATH"
                 : "Several programs wait for '\(key.name)' (\(waiting.map(ShownText.escaped).joined(separator: ", "))); "
                     + "choose one with --exe PATH."

@@ -37,10 +37,11 @@ extension TokenBroker {
     public func dpopProof(account: AccountKey, request: DPoPProofRequest) async throws(WireError) -> DPoPProofGrant {
         guard let runtime = accounts[account] else { throw unknownAccount(account) }
         guard runtime.configuration.dpop == true else {
-            throw fail(WireError(
-                code: .notDPoP,
-                message: "Account '\(account.name)' does not use DPoP; its tokens are Bearer tokens. Use: authctl token "
-                    + "\(account.name) (or set \"dpop\": true for it with authctl account apply, then log in again)"))
+            throw fail(
+                WireError(
+                    code: .notDPoP,
+                    message: "Account '\(account.name)' does not use DPoP; its tokens are Bearer tokens. Use: authctl token "
+                        + "\(account.name) (or set \"dpop\": true for it with authctl account apply, then log in again)"))
         }
         let narrowing: TokenNarrowing
         do throws(NarrowingError) {
@@ -57,16 +58,18 @@ extension TokenBroker {
         try await checkProofTarget(target, account: account)
         // A refresh may finish between the grant and reading the set: take a consistent pair.
         for _ in 0..<2 {
-            let grant = narrowing.isEmpty
+            let grant =
+                narrowing.isEmpty
                 ? try await token(account: account, minTTL: nil)
                 : try await narrowedToken(account: account, narrowing: narrowing, minTTL: nil)
             guard let tokens = servedTokens(account, narrowing: narrowing), tokens.accessToken.revealString() == grant.accessToken
             else { continue }
             return try proofGrant(grant, tokens: tokens, account: account, request: request, target: target)
         }
-        throw fail(WireError(
-            code: .providerUnavailable,
-            message: "The tokens of '\(account.name)' changed while a proof was being made. Try again."))
+        throw fail(
+            WireError(
+                code: .providerUnavailable,
+                message: "The tokens of '\(account.name)' changed while a proof was being made. Try again."))
     }
 
     /// `invalid_request` for a URL at one of the account's authorization-server endpoints
@@ -81,18 +84,21 @@ extension TokenBroker {
             do throws(OIDCError) {
                 metadata = try await self.metadata(for: account)
             } catch {
-                throw fail(WireError(
-                    code: .providerUnavailable,
-                    message: "The provider metadata of '\(account.name)' is not available to check the proof's URL: \(error)"))
+                throw fail(
+                    WireError(
+                        code: .providerUnavailable,
+                        message: "The provider metadata of '\(account.name)' is not available to check the proof's URL: \(error)")
+                )
             }
             targets = AuthorizationServerTargets(metadata)
         }
         guard targets.contains(url) else { return }
-        throw fail(WireError(
-            code: .invalidRequest,
-            message: "No proof is made for the authorization server of '\(account.name)' (its token, PAR, revocation, "
-                + "device-authorization, authorization or end-session endpoint): the daemon alone redeems and refreshes "
-                + "the account's grants. Ask for a proof for the resource server's URL."))
+        throw fail(
+            WireError(
+                code: .invalidRequest,
+                message: "No proof is made for the authorization server of '\(account.name)' (its token, PAR, revocation, "
+                    + "device-authorization, authorization or end-session endpoint): the daemon alone redeems and refreshes "
+                    + "the account's grants. Ask for a proof for the resource server's URL."))
     }
 
     /// The set behind what `token`/`narrowedToken` just served: the account's own, or the narrowed
@@ -106,13 +112,13 @@ extension TokenBroker {
 
     private func proofGrant(
         _ grant: TokenGrant, tokens: TokenSet, account: AccountKey, request: DPoPProofRequest, target: AbsoluteURL
-    ) throws(WireError) -> DPoPProofGrant
-    {
+    ) throws(WireError) -> DPoPProofGrant {
         guard tokens.dpopKey != nil else {
             // Tokens from before `--dpop` was set are dropped by the profile change; this is a guard.
-            throw fail(WireError(
-                code: .loginRequired,
-                message: "Account '\(account.name)' has no DPoP key yet. Log in with: authctl login \(account.name)"))
+            throw fail(
+                WireError(
+                    code: .loginRequired,
+                    message: "Account '\(account.name)' has no DPoP key yet. Log in with: authctl login \(account.name)"))
         }
         do throws(DPoPError) {
             return try Self.signedProof(grant, tokens: tokens, request: request, target: target, issuedAt: Int(now()))

@@ -116,13 +116,15 @@ extension TokenBroker {
     func makeRuntime(
         _ account: Account, configuration: AccountConfiguration, secret: Secret?, cached: CachedProviderMetadata?
     ) -> AccountRuntime {
-        let metadata = configuration.manualMetadata.map {
-            CachedProviderMetadata(metadata: $0, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
-        } ?? cached
+        let metadata =
+            configuration.manualMetadata.map {
+                CachedProviderMetadata(metadata: $0, documentURL: nil, fetchedAt: Date(timeIntervalSince1970: now()))
+            } ?? cached
         let seed = (try? Random.bytes(8)).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } ?? UInt64(account.id)
         let machine = AccountStateMachine(account: account.name, settings: refreshSettings, jitter: RefreshJitter(seed: seed))
         return AccountRuntime(
-            id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata, machine: machine)
+            id: account.id, owner: account.ownerUID, configuration: configuration, clientSecret: secret, metadata: metadata,
+            machine: machine)
     }
 }
 

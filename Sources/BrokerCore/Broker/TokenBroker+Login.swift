@@ -32,9 +32,11 @@ extension TokenBroker {
             return .failure(fail(WireError(code: .invalidRequest, message: problem)))
         }
         guard timeout >= 1, timeout <= options.maximumLoginTimeout else {
-            return .failure(fail(WireError(
-                code: .invalidRequest,
-                message: "The login timeout must be between 1 and \(Int(options.maximumLoginTimeout)) seconds.")))
+            return .failure(
+                fail(
+                    WireError(
+                        code: .invalidRequest,
+                        message: "The login timeout must be between 1 and \(Int(options.maximumLoginTimeout)) seconds.")))
         }
         let login: BrokerLogin
         var stepUpScopes: [String] = []
@@ -53,9 +55,11 @@ extension TokenBroker {
             } else {
                 try await probeProvider(runtime.configuration)
                 guard let factory = options.loginFlowFactory else {
-                    return .failure(fail(WireError(
-                        code: .invalidRequest,
-                        message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
+                    return .failure(
+                        fail(
+                            WireError(
+                                code: .invalidRequest,
+                                message: "This daemon cannot run browser logins; use: authctl login \(name) --device")))
                 }
                 let context = LoginContext(
                     account: name, client: oidcClient(for: runtime.configuration), metadata: metadata, configuration: client,
@@ -65,7 +69,9 @@ extension TokenBroker {
             }
         } catch {
             let code: WireErrorCode =
-                if error.isPinMismatch { .tlsPinMismatch } else if case .transient = error.disposition { .providerUnavailable } else { .invalidRequest }
+                if error.isPinMismatch { .tlsPinMismatch } else if case .transient = error.disposition {
+                    .providerUnavailable
+                } else { .invalidRequest }
             return .failure(fail(WireError(code: code, message: "Cannot start a login for '\(name)': \(error.description)")))
         }
         let flow = login.flow
@@ -200,8 +206,10 @@ extension TokenBroker {
     /// Another owner's login is answered exactly like a login that does not exist.
     public func loginStatus(id: String, owner: UInt32, wait: Double) async throws(WireError) -> LoginStatus {
         guard let status = logins.status(id, owner: owner) else {
-            throw fail(WireError(
-                code: .unknownAccount, message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
+            throw fail(
+                WireError(
+                    code: .unknownAccount,
+                    message: "No login with id '\(id)' (it may have ended long ago). Start one with: authctl login NAME"))
         }
         let wait = min(max(wait.isFinite ? wait : 0, 0), options.maximumLoginWait)
         guard status.outcome == .pending, wait > 0 else { return status }

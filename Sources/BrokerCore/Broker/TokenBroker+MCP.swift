@@ -16,7 +16,8 @@ extension TokenBroker {
         var transport: any HTTPTransport { client.transport }
     }
 
-    public nonisolated func mcpRelay(account key: AccountKey, message: MCPRelayMessage) async throws(WireError) -> MCPRelayAnswer {
+    public nonisolated func mcpRelay(account key: AccountKey, message: MCPRelayMessage) async throws(WireError) -> MCPRelayAnswer
+    {
         let target = try await mcpTarget(key)
         var (response, token) = try await sendMCP(message, to: target, account: key, nonce: nil)
         if response.status == 401, target.dpop, let nonce = MCPRelay.passable(response.headers["DPoP-Nonce"]),
@@ -46,10 +47,11 @@ extension TokenBroker {
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
         let configuration = runtime.configuration
         guard let url = configuration.resourceURL else {
-            throw fail(WireError(
-                code: .invalidRequest,
-                message: "Account '\(key.name)' has no resource URL, so it has no MCP server to relay to; "
-                    + "add one with: authctl account add NAME --resource-url URL"))
+            throw fail(
+                WireError(
+                    code: .invalidRequest,
+                    message: "Account '\(key.name)' has no resource URL, so it has no MCP server to relay to; "
+                        + "add one with: authctl account add NAME --resource-url URL"))
         }
         return MCPTarget(
             url: url, dpop: configuration.dpop == true, pins: configuration.publicKeyPins, client: oidcClient(for: configuration))
@@ -59,9 +61,12 @@ extension TokenBroker {
     private nonisolated func sendMCP(_ message: MCPRelayMessage, to target: MCPTarget, account key: AccountKey, nonce: String?)
         async throws(WireError) -> (HTTPResponse, String)
     {
-        let authorization: String, proof: String?, token: String
+        let authorization: String
+        let proof: String?
+        let token: String
         if target.dpop {
-            let grant = try await dpopProof(account: key, request: DPoPProofRequest(method: message.method.rawValue, url: target.url, nonce: nonce))
+            let grant = try await dpopProof(
+                account: key, request: DPoPProofRequest(method: message.method.rawValue, url: target.url, nonce: nonce))
             (token, proof, authorization) = (grant.accessToken, grant.proof, "DPoP " + grant.accessToken)
         } else {
             let grant = try await self.token(account: key, minTTL: nil)
@@ -70,16 +75,18 @@ extension TokenBroker {
         // The token may have come after a refresh or login: if the account's resource changed
         // meanwhile, this token is not for the target chosen before (hostile review).
         guard try await mcpTarget(key).url == target.url else {
-            throw WireError(code: .conflict, message: "The resource URL of '\(key.name)' changed while this message waited; send it again.")
+            throw WireError(
+                code: .conflict, message: "The resource URL of '\(key.name)' changed while this message waited; send it again.")
         }
         do {
             let response = try await target.transport.send(
                 message.request(to: target.url, authorization: authorization, proof: proof, pins: target.pins))
             return (response, token)
         } catch {
-            throw fail(WireError(
-                code: .providerUnavailable,
-                message: "The MCP server of '\(key.name)' did not answer: \(error). Check that it is up, then try again."))
+            throw fail(
+                WireError(
+                    code: .providerUnavailable,
+                    message: "The MCP server of '\(key.name)' did not answer: \(error). Check that it is up, then try again."))
         }
     }
 
@@ -94,13 +101,15 @@ extension TokenBroker {
 
     public func stepUp(account key: AccountKey, scopes: [String]) async throws(WireError) -> StepUpResult {
         guard let runtime = accounts[key] else { throw unknownAccount(key) }
-        let granted = runtime.machine.currentTokens?.scope.map { $0.split(separator: " ").map(String.init) }
+        let granted =
+            runtime.machine.currentTokens?.scope.map { $0.split(separator: " ").map(String.init) }
             ?? runtime.configuration.scopes
         // A provider that lists its scopes bounds what a resource server can ask the user to grant.
         let offered = runtime.metadata?.metadata.scopesSupported.flatMap { $0.isEmpty ? nil : Set($0) }
         var union = granted
         for scope in scopes where !union.contains(scope) && offered.map({ $0.contains(scope) }) != false { union.append(scope) }
-        let result = StepUpResult(account: key.name, scope: union.joined(separator: " "), loginCommand: "authctl login \(key.name)")
+        let result = StepUpResult(
+            account: key.name, scope: union.joined(separator: " "), loginCommand: "authctl login \(key.name)")
         // The next login adds what the account's own scopes lack; told once per new set, never a loop.
         if stepUps.record(key, scopes: union.filter { !runtime.configuration.scopes.contains($0) }) {
             notifier.stepUpNeeded(account: key, scope: result.scope)

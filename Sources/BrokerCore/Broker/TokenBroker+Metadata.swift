@@ -63,9 +63,10 @@ extension TokenBroker {
                 try await oidc.discover(issuer: issuer, source: source).cached
             }.get()
         } catch {
-            throw fail(WireError(
-                code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
-                message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
+            throw fail(
+                WireError(
+                    code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
+                    message: "Cannot use issuer '\(configuration.issuer)': \(error.description)"))
         }
     }
 }
@@ -87,9 +88,14 @@ extension TokenBroker {
             return DiscoveryResult(issuer: issuer)
         } catch {
             // "check the issuer", the usual advice, does not apply: the caller has no issuer yet.
-            let why = if case .discoveryUnavailable(_, let status) = error { "HTTP \(status), no discovery document there" } else { error.description }
-            throw fail(WireError(
-                code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest, message: "could not read \(ProviderText.sanitize(url)): \(why)"))
+            let why =
+                if case .discoveryUnavailable(_, let status) = error { "HTTP \(status), no discovery document there" } else {
+                    error.description
+                }
+            throw fail(
+                WireError(
+                    code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
+                    message: "could not read \(ProviderText.sanitize(url)): \(why)"))
         }
     }
 }

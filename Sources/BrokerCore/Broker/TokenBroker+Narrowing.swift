@@ -43,8 +43,11 @@ extension TokenBroker {
                 }
             }
             if started == nil {
-                continuation.resume(returning: .failure(fail(WireError(
-                    code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))))
+                continuation.resume(
+                    returning: .failure(
+                        fail(
+                            WireError(
+                                code: .providerUnavailable, message: "authbroker is shutting down; try again shortly."))))
             }
         }
     }
@@ -74,8 +77,13 @@ extension TokenBroker {
         }
         let generation = runtime.machine.generation
         let log = logger.with(key)
-        log.info("refreshing for a narrowed token", ["scopes": String(cacheKey.narrowing.scopes.count),
-            "resources": String(cacheKey.narrowing.resources.count), "audience": cacheKey.narrowing.audience == nil ? "no" : "yes"])
+        log.info(
+            "refreshing for a narrowed token",
+            [
+                "scopes": String(cacheKey.narrowing.scopes.count),
+                "resources": String(cacheKey.narrowing.resources.count),
+                "audience": cacheKey.narrowing.audience == nil ? "no" : "yes",
+            ])
         let answer: TokenSet
         let tokens: TokenSet
         do throws(OIDCError) {
@@ -132,9 +140,10 @@ extension TokenBroker {
         }
         // Kept in memory (the machine's next save retries): serving on would hide a failing disk.
         guard kept != nil else {
-            throw fail(WireError(
-                code: .storageFailed,
-                message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
+            throw fail(
+                WireError(
+                    code: .storageFailed,
+                    message: "The rotated refresh token of '\(key.name)' could not be saved; free disk space and try again."))
         }
     }
 
@@ -144,17 +153,19 @@ extension TokenBroker {
     private func checkNarrowingAllowed(_ runtime: AccountRuntime, _ narrowing: TokenNarrowing) throws(WireError) {
         let name = runtime.name
         guard runtime.configuration.allowNarrowing == true else {
-            throw fail(WireError(
-                code: .scopeNarrowingUnsafe,
-                message: "Narrowed tokens for '\(name)' are off: a narrowed refresh spends the account's refresh token, "
-                    + "and some providers then keep only the narrowed scope for good. If this provider keeps the "
-                    + "original grant (RFC 6749 §6), set \"allow_narrowing\": true on the account (authctl account apply, "
-                    + "or add it again with --allow-narrowing)."))
+            throw fail(
+                WireError(
+                    code: .scopeNarrowingUnsafe,
+                    message: "Narrowed tokens for '\(name)' are off: a narrowed refresh spends the account's refresh token, "
+                        + "and some providers then keep only the narrowed scope for good. If this provider keeps the "
+                        + "original grant (RFC 6749 §6), set \"allow_narrowing\": true on the account (authctl account apply, "
+                        + "or add it again with --allow-narrowing)."))
         }
         guard runtime.configuration.tokenRequestFormat != .json else {
-            throw fail(WireError(
-                code: .invalidRequest,
-                message: "The provider of '\(name)' takes no scope or resource on refresh (JSON token requests)."))
+            throw fail(
+                WireError(
+                    code: .invalidRequest,
+                    message: "The provider of '\(name)' takes no scope or resource on refresh (JSON token requests)."))
         }
         if let refusal = Self.narrowingRefusal(narrowing, configuration: runtime.configuration) { throw fail(refusal) }
     }
@@ -194,11 +205,12 @@ extension TokenBroker {
             narrowing, granted: granted, configuration: runtime.configuration, configuredScopes: runtime.client.scopes)
         guard !missing.isEmpty else { return }
         let name = runtime.name
-        throw fail(WireError(
-            code: .scopeNotGranted,
-            message: "Account '\(name)' was not granted \(missing.joined(separator: " ")) (granted: "
-                + "\(granted.sorted().joined(separator: " "))). Ask for a subset, or configure the scope and log in again: "
-                + "authctl login \(name)"))
+        throw fail(
+            WireError(
+                code: .scopeNotGranted,
+                message: "Account '\(name)' was not granted \(missing.joined(separator: " ")) (granted: "
+                    + "\(granted.sorted().joined(separator: " "))). Ask for a subset, or configure the scope and log in again: "
+                    + "authctl login \(name)"))
     }
 
     /// The scopes of the narrowed request as sent that `granted` does not cover (see `checkGranted`).
@@ -216,11 +228,12 @@ extension TokenBroker {
     /// account's budget is used up (`NarrowedRefreshBudget`).
     private func spendNarrowedRefresh(_ key: AccountKey) throws(WireError) {
         guard let wait = narrowedBudget.spend(key, now: now()) else { return }
-        throw fail(WireError(
-            code: .rateLimited,
-            message: "Too many new narrowed tokens for '\(key.name)' (each spends a refresh): try again in \(wait) s; "
-                + "tokens already minted are still served.",
-            retryAfter: wait))
+        throw fail(
+            WireError(
+                code: .rateLimited,
+                message: "Too many new narrowed tokens for '\(key.name)' (each spends a refresh): try again in \(wait) s; "
+                    + "tokens already minted are still served.",
+                retryAfter: wait))
     }
 
     /// Drops `key`'s expired narrowed tokens and keeps the gauge in step.
@@ -266,7 +279,8 @@ extension TokenBroker {
                 code: .narrowingRefused, message: "The provider did not give a narrowed token for '\(name)' (\(error)).")
         case .transient:
             return WireError(
-                code: .providerUnavailable, message: "The provider did not give a narrowed token for '\(name)' (\(error)); try again.")
+                code: .providerUnavailable,
+                message: "The provider did not give a narrowed token for '\(name)' (\(error)); try again.")
         }
     }
 }

@@ -62,7 +62,8 @@ extension TokenBroker {
                 logger.with(key).info("unsaved tokens saved at shutdown")
             } catch {
                 logger.with(key).error(
-                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart")
+                    "the tokens could not be saved before the stop (\(error)): the account will need `authctl login` after the restart"
+                )
             }
         }
     }

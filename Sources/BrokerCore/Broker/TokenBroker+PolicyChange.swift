@@ -12,25 +12,30 @@ extension TokenBroker {
         _ key: AccountKey, to proposal: CallerPolicy?, changed: [String], confirmation: String?, caller: ChangeRequester
     ) throws(WireError) {
         let policyKeys = changed.filter { AccountConfiguration.callerPolicyKeys.contains($0) }
-        let log = logger.with(key).with(["changed": policyKeys.joined(separator: ","), "pid": caller.pid, "exe": caller.executable])
+        let log = logger.with(key).with([
+            "changed": policyKeys.joined(separator: ","), "pid": caller.pid, "exe": caller.executable,
+        ])
         let shownIn = "the notification (the notify hook's AUTHBROKER_APPROVAL_CODE)"
         guard let confirmation else {
             let code = policyConfirmations.issue(key, proposal: proposal)
             notifier.policyChange(account: key, to: proposal, changed: policyKeys, caller: caller, code: code)
-            throw fail(WireError(
-                code: .confirmationRequired,
-                message: "'\(key.name)' has a caller policy: loosening it needs the one-time code just shown in \(shownIn). "
-                    + "Run the same change again with --code CODE (on a terminal authctl asks for it)."))
+            throw fail(
+                WireError(
+                    code: .confirmationRequired,
+                    message: "'\(key.name)' has a caller policy: loosening it needs the one-time code just shown in \(shownIn). "
+                        + "Run the same change again with --code CODE (on a terminal authctl asks for it)."))
         }
         let refusal: String
         switch policyConfirmations.check(key, proposal: proposal, code: confirmation) {
         case .accepted:
             return
         case .notIssued:
-            refusal = "No code is pending for changing the caller policy of '\(key.name)' (used, burnt, or never sent). "
+            refusal =
+                "No code is pending for changing the caller policy of '\(key.name)' (used, burnt, or never sent). "
                 + "Run the change without --code to get one."
         case .otherChange:
-            refusal = "The code pending for '\(key.name)' was sent for another caller-policy change. "
+            refusal =
+                "The code pending for '\(key.name)' was sent for another caller-policy change. "
                 + "Run this change without --code to get a code for it."
         case .wrong(let remaining):
             refusal = "That is not the code shown in \(shownIn); \(remaining) tries left."

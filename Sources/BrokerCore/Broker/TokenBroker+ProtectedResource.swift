@@ -17,25 +17,33 @@ extension TokenBroker {
     {
         guard let resourceURL = input.resourceURL, input.issuer.isEmpty else {
             if input.resourceURL != nil, input.clientID.isEmpty {
-                throw fail(WireError(code: .invalidRequest, message: "With --issuer, an account of a resource needs --client-id ID "
-                    + "(or leave out --issuer and the daemon discovers the server and registers a client)."))
+                throw fail(
+                    WireError(
+                        code: .invalidRequest,
+                        message: "With --issuer, an account of a resource needs --client-id ID "
+                            + "(or leave out --issuer and the daemon discovers the server and registers a client)."))
             }
             return input
         }
         // Everything else is checked before anything is fetched or registered (with stand-ins
         // for what discovery fills in).
         var provisional = input
-        (provisional.issuer, provisional.clientID) = ("https://resource.invalid", input.clientID.isEmpty ? "pending" : input.clientID)
+        (provisional.issuer, provisional.clientID) = (
+            "https://resource.invalid", input.clientID.isEmpty ? "pending" : input.clientID
+        )
         _ = try AccountValidation.check(provisional).get()
         var configuration = input
         let oidc = oidcClient(for: input)
         let discovery: ProtectedResourceDiscovery
         do throws(OIDCError) {
-            discovery = try await ProviderTask.run { () async throws(OIDCError) in try await oidc.discoverProtectedResource(resourceURL) }.get()
+            discovery = try await ProviderTask.run { () async throws(OIDCError) in
+                try await oidc.discoverProtectedResource(resourceURL)
+            }.get()
         } catch {
-            throw fail(WireError(
-                code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
-                message: "Cannot use resource '\(resourceURL)': \(error.description)"))
+            throw fail(
+                WireError(
+                    code: error.isPinMismatch ? .tlsPinMismatch : .invalidRequest,
+                    message: "Cannot use resource '\(resourceURL)': \(error.description)"))
         }
         configuration.issuer = discovery.issuer
         configuration.resourceURL = discovery.resource
@@ -61,15 +69,20 @@ extension TokenBroker {
             guard sameResource else { return try await completeProtectedResource(input, owner: owner, dryRun: dryRun) }
             configuration.issuer = old.issuer
             configuration.resourceURL = old.resourceURL
-            if configuration.clientID.isEmpty { (configuration.clientID, configuration.clientRegistration) = (old.clientID, old.clientRegistration) }
+            if configuration.clientID.isEmpty {
+                (configuration.clientID, configuration.clientRegistration) = (old.clientID, old.clientRegistration)
+            }
             if configuration.discoveryURL == nil { configuration.discoveryURL = old.discoveryURL }
             if configuration.scopes.isEmpty { configuration.scopes = old.scopes }
             if configuration.redirectPort == nil { configuration.redirectPort = old.redirectPort }
         }
         let obtained = old.clientRegistration == .dynamic || old.clientRegistration == .metadataDocument
         if obtained, configuration.clientID == old.clientID, configuration.issuer != old.issuer {
-            throw fail(WireError(code: .invalidRequest, message: "The client id of '\(old.name)' was obtained from \(old.issuer) "
-                + "and is never sent to another authorization server: remove the account and add it again."))
+            throw fail(
+                WireError(
+                    code: .invalidRequest,
+                    message: "The client id of '\(old.name)' was obtained from \(old.issuer) "
+                        + "and is never sent to another authorization server: remove the account and add it again."))
         }
         if configuration.clientID == old.clientID, configuration.clientRegistration == nil {
             configuration.clientRegistration = old.clientRegistration
@@ -92,11 +105,15 @@ extension TokenBroker {
             return
         }
         guard let endpoint = discovery.registrationEndpoint else {
-            let needs = discovery.acceptsClientMetadataDocuments
+            let needs =
+                discovery.acceptsClientMetadataDocuments
                 ? "a Client ID Metadata Document (--client-metadata-url URL) or a pre-registered client (--client-id ID)"
                 : "a pre-registered client: register one there and add the account with --client-id ID"
-            throw fail(WireError(code: .invalidRequest, message: "The authorization server \(discovery.issuer) offers no dynamic "
-                + "client registration; it needs \(needs)."))
+            throw fail(
+                WireError(
+                    code: .invalidRequest,
+                    message: "The authorization server \(discovery.issuer) offers no dynamic "
+                        + "client registration; it needs \(needs)."))
         }
         if let reused = try await reusableRegistration(for: configuration, issuer: discovery.issuer, owner: owner) {
             configuration.clientID = reused.clientID
@@ -154,10 +171,11 @@ extension TokenBroker {
         // Only a client registered for this same resource: a resource whose metadata names the
         // user's real authorization server must not inherit the client (and remembered consent)
         // registered for another resource there (hostile review).
-        let sameResource = Set(accounts.values.lazy.filter {
-            $0.owner == owner && $0.configuration.clientRegistration == .dynamic
-                && $0.configuration.resourceURL == configuration.resourceURL
-        }.map(\.configuration.clientID))
+        let sameResource = Set(
+            accounts.values.lazy.filter {
+                $0.owner == owner && $0.configuration.clientRegistration == .dynamic
+                    && $0.configuration.resourceURL == configuration.resourceURL
+            }.map(\.configuration.clientID))
         var probe = configuration
         return registrations.first { registration in
             guard sameResource.contains(registration.clientID) else { return false }
@@ -195,7 +213,9 @@ extension TokenBroker {
             key.owner == owner && runtime.configuration.issuer == issuer && runtime.configuration.clientID == clientID
         }
         guard !shared else { return }
-        guard let registrations = try? await worker.perform({ vault in try vault.clientRegistrations(owner: owner, issuer: issuer) }),
+        guard
+            let registrations = try? await worker.perform({ vault in try vault.clientRegistrations(owner: owner, issuer: issuer) }
+            ),
             let registration = registrations.first(where: { $0.clientID == clientID })
         else { return }
         if let uri = registration.registrationClientURI, let token = registration.registrationAccessToken {
@@ -203,6 +223,8 @@ extension TokenBroker {
             let deleted = await oidc.deleteRegistration(at: uri, token: token)
             if !deleted { logger.warning("the client registration could not be deleted at the server", ["issuer": issuer]) }
         }
-        _ = try? await worker.perform { vault in try vault.removeClientRegistration(owner: owner, issuer: issuer, clientID: clientID) }
+        _ = try? await worker.perform { vault in
+            try vault.removeClientRegistration(owner: owner, issuer: issuer, clientID: clientID)
+        }
     }
 }

@@ -29,8 +29,9 @@ extension TokenBroker {
             let exchange = { () async -> Result<RefreshedTokens, OIDCError> in
                 await AnswerTiming.$current.withValue(timing) {
                     do throws(OIDCError) {
-                        return .success(try await oidc.refreshKeepingIdentity(
-                            old, metadata: metadata, client: client, previousSubject: subject))
+                        return .success(
+                            try await oidc.refreshKeepingIdentity(
+                                old, metadata: metadata, client: client, previousSubject: subject))
                     } catch {
                         return .failure(error)
                     }
@@ -58,7 +59,8 @@ extension TokenBroker {
             // would put another grant in the row beside the login's; dropped, the machine retries.
             background { broker in _ = await broker.revoke(tokens, account: key) }
             log.info("a login is being saved: this refresh's tokens are dropped")
-            let failure = AccountStateMachine.RefreshFailure.transient(message: "a new login replaced the tokens", retryAfter: nil)
+            let failure = AccountStateMachine.RefreshFailure.transient(
+                message: "a new login replaced the tokens", retryAfter: nil)
             event(key) { machine, now in machine.refreshFailed(failure, generation: generation, now: now) }
         case .success(let refreshed):
             let (tokens, time) = (refreshed.tokens, now())
@@ -68,10 +70,12 @@ extension TokenBroker {
                 let commitStart = ContinuousClock.now
                 kept = await persist(tokens, status: status, account: key, identity: refreshed.newIDTokenIdentity)
                 // The daemon's share of the window in which a kill loses the rotated refresh token.
-                log.debug("refresh answer committed", [
-                    "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
-                    "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
-                ])
+                log.debug(
+                    "refresh answer committed",
+                    [
+                        "answer_to_commit_ms": timing.sinceArrival?.milliseconds ?? "unknown",
+                        "commit_ms": (ContinuousClock.now - commitStart).milliseconds, "stored": String(kept != nil),
+                    ])
             }
             counters.refresh(.success)  // before the event: a served caller may read the metrics at once
             event(key, at: time) { [kept] machine, now in

@@ -12,9 +12,12 @@ extension TokenBroker {
                 switch vault.keySource {
                 case .keyFile(let file), .defaultKeyFile(let file): path = file
                 case .systemdCredential(let file):
-                    throw RekeyRefusal(message: "The key is the systemd credential '\(file)'. Rotate it with systemd-creds and restart authbrokerd.")
+                    throw RekeyRefusal(
+                        message:
+                            "The key is the systemd credential '\(file)'. Rotate it with systemd-creds and restart authbrokerd.")
                 case .passphraseFile(let file):
-                    throw RekeyRefusal(message: "The key comes from the passphrase file '\(file)'; rekey works only with a key file.")
+                    throw RekeyRefusal(
+                        message: "The key comes from the passphrase file '\(file)'; rekey works only with a key file.")
                 }
                 var sealed = 0
                 do {

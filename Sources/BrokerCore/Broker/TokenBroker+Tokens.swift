@@ -156,10 +156,11 @@ extension TokenBroker {
         _ = try await answer(account: key) { machine, id, now in machine.refreshRequested(id, now: now) }
         if let grant = await currentIDToken(key, minTTL: minTTL) { return served(grant) }
         let name = key.name
-        throw fail(WireError(
-            code: .loginRequired,
-            message: "Account '\(name)' has no ID token valid for \(Int(minTTL)) more seconds, and a refresh did not "
-                + "bring one. Log in with: authctl login \(name)"))
+        throw fail(
+            WireError(
+                code: .loginRequired,
+                message: "Account '\(name)' has no ID token valid for \(Int(minTTL)) more seconds, and a refresh did not "
+                    + "bring one. Log in with: authctl login \(name)"))
     }
 
     /// The ID token of the current tokens (read back from the vault: it is not kept in memory).

@@ -33,11 +33,12 @@ extension TokenBroker {
             guard configuration.issuer == old.issuer, configuration.discoveryURL == old.discoveryURL,
                 configuration.withoutSecret.endpoints == old.endpoints, configuration.clientID == old.clientID
             else {
-                throw fail(WireError(
-                    code: .invalidRequest,
-                    message: "A new issuer, discovery URL, endpoint or client id for '\(key.name)' needs its client "
-                        + "secret again (--client-secret-file FILE, or --no-client-secret for a public client): "
-                        + "the sealed one is never sent to another provider."))
+                throw fail(
+                    WireError(
+                        code: .invalidRequest,
+                        message: "A new issuer, discovery URL, endpoint or client id for '\(key.name)' needs its client "
+                            + "secret again (--client-secret-file FILE, or --no-client-secret for a public client): "
+                            + "the sealed one is never sent to another provider."))
             }
             configuration.clientSecret = kept.revealString()
         }
@@ -54,20 +55,24 @@ extension TokenBroker {
                 _ = try await resolveMetadata(for: configuration)  // as the change would: a failure is the answer
             }
             guard let runtime = accounts[key] else { throw unknownAccount(key) }  // removed while discovery ran
-            return AccountUpdateResult(outcome: signsOut ? .signedOut : .updated, account: accountStatus(runtime, configuration: true))
+            return AccountUpdateResult(
+                outcome: signsOut ? .signedOut : .updated, account: accountStatus(runtime, configuration: true))
         }
-        let changed = shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
+        let changed =
+            shown.changedKeys(from: old) + (secret != runtime.clientSecret ? [AccountConfiguration.clientSecretKey] : [])
         let policy = (old: CallerPolicy(old), new: CallerPolicy(shown))
         if CallerPolicy.widens(from: policy.old, to: policy.new) {
             try confirmPolicyChange(key, to: policy.new, changed: changed, confirmation: confirmation, caller: caller)
         }
-        let sourceChanged = shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL
+        let sourceChanged =
+            shown.issuer != old.issuer || shown.discoveryURL != old.discoveryURL
             || shown.endpoints != old.endpoints
         let metadata = sourceChanged ? try await resolveMetadata(for: configuration) : runtime.metadata
         // Discovery awaited: a policy changed meanwhile was not the one this change was judged against.
         guard accounts[key].map({ CallerPolicy($0.configuration) }) == policy.old else {
-            throw fail(WireError(
-                code: .conflict, message: "'\(key.name)' was changed meanwhile; nothing was changed. Try again."))
+            throw fail(
+                WireError(
+                    code: .conflict, message: "'\(key.name)' was changed meanwhile; nothing was changed. Try again."))
         }
         let (id, stored) = (runtime.id, configuration)
         do {
@@ -85,10 +90,11 @@ extension TokenBroker {
         } catch {
             // Nothing changed, in memory or on disk: the old configuration and tokens stay in use.
             logger.with(key).error("cannot store the account: \(error)")
-            throw fail(WireError(
-                code: .storageFailed,
-                message: "The account could not be stored (\(error)); nothing was changed. "
-                    + "Free disk space in the state directory and try again."))
+            throw fail(
+                WireError(
+                    code: .storageFailed,
+                    message: "The account could not be stored (\(error)); nothing was changed. "
+                        + "Free disk space in the state directory and try again."))
         }
         // Removed (or removed and added again) while the vault wrote: that account is not ours to change.
         guard accounts[key]?.id == id else { throw unknownAccount(key) }
@@ -106,7 +112,8 @@ extension TokenBroker {
         } else {
             sync(key, now: now())  // a token-neutral change such as --allow-exe applies at once
         }
-        logChange(key, changed: changed, caller: caller, tokens: outcome == .signedOut ? "deleted (security-relevant change)" : "kept")
+        logChange(
+            key, changed: changed, caller: caller, tokens: outcome == .signedOut ? "deleted (security-relevant change)" : "kept")
         return AccountUpdateResult(outcome: outcome, account: accountStatus(accounts[key]!, configuration: true))
     }
 }

@@ -180,9 +180,10 @@ public actor TokenBroker: BrokerService {
         // Every route that does not know the account answers why it cannot be used instead.
         if let unreadable = unreadableAccounts[key] { return fail(unreadable.error) }
         let shown = AccountName.problem(with: key.name) == nil ? key.name : "NAME"
-        return fail(WireError(
-            code: .unknownAccount,
-            message: "No account named '\(shown)'. Add one with: authctl account add \(shown) --issuer URL --client-id ID"))
+        return fail(
+            WireError(
+                code: .unknownAccount,
+                message: "No account named '\(shown)'. Add one with: authctl account add \(shown) --issuer URL --client-id ID"))
     }
 
     /// Sleeps until the wall-clock time `deadline` (one sleep on the injected clock, which counts

@@ -41,7 +41,9 @@ final class VaultWorker: Sendable {
 
     /// Queues `body` like `enqueue`, and passes its outcome (nil: success) to `completion` on the
     /// worker thread; `completion` gets `VaultWorkerError.stopped` when the worker no longer runs jobs.
-    func enqueueReporting(_ body: @escaping @Sendable (Vault) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    func enqueueReporting(
+        _ body: @escaping @Sendable (Vault) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let accepted = submit { vault in
             do {
                 try body(vault)

@@ -67,7 +67,8 @@ struct WakeUpSchedule: Sendable {
         let current = now.rounded(.down)
         if current != second { (second, firedThisSecond) = (current, 0) }
         let due = wakeUps.filter { $0.value <= now }
-        let woken = due.count <= perSecond - firedThisSecond
+        let woken =
+            due.count <= perSecond - firedThisSecond
             ? due.map(\.key)
             : due.sorted { $0.value < $1.value }.prefix(perSecond - firedThisSecond).map(\.key)
         firedThisSecond += woken.count

@@ -41,7 +41,9 @@ public struct DeviceAuthorization: Sendable, Equatable {
             let userCode = object["user_code"]?.stringValue,
             let uri = object["verification_uri"]?.stringValue ?? object["verification_url"]?.stringValue,
             let expiresIn = object["expires_in"]?.numberValue, expiresIn > 0, expiresIn < 1e6
-        else { throw .malformedResponse(endpoint: endpoint, reason: "missing device_code, user_code, verification_uri or expires_in") }
+        else {
+            throw .malformedResponse(endpoint: endpoint, reason: "missing device_code, user_code, verification_uri or expires_in")
+        }
         let interval = Self.pollingInterval(object["interval"]) ?? .seconds(5)
         return DeviceAuthorization(
             deviceCode: Secret(deviceCode), userCode: ProviderText.sanitize(userCode),

@@ -158,7 +158,8 @@ public struct DiscoveryCachePolicy: Sendable, Equatable {
             return .success(DiscoveryOutcome(cached: fresh, isNew: true))
         case .failure(let error):
             guard let cached, cached.belongs(issuer: issuer, documentURL: documentURL) else { return .failure(error) }
-            let warning = "provider metadata for \(issuer) could not be refreshed (\(error)); using the copy fetched at \(cached.fetchedAt)"
+            let warning =
+                "provider metadata for \(issuer) could not be refreshed (\(error)); using the copy fetched at \(cached.fetchedAt)"
             return .success(DiscoveryOutcome(cached: cached, isNew: false, warning: warning))
         }
     }

@@ -17,7 +17,8 @@ public enum EndSession {
         let endpoint = try metadata.endpoint(.endSession)
         switch client.tokenRequestFormat {
         case .form:
-            return AuthorizationRequest.merge(endpoint, rpInitiated(client: client, idToken: tokens?.idToken?.token, state: state))
+            return AuthorizationRequest.merge(
+                endpoint, rpInitiated(client: client, idToken: tokens?.idToken?.token, state: state))
         case .json:
             guard let accessToken = tokens?.accessToken, let sid = AccessTokenClaims.unverified(accessToken)?["sid"]?.stringValue
             else { throw .malformedResponse(endpoint: "end_session_endpoint", reason: "the access token names no session (sid)") }

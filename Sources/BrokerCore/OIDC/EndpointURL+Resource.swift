@@ -51,8 +51,10 @@ extension EndpointURL {
         guard !trimmed.isEmpty else {
             return [rootWellKnown(Self.authorizationServerSuffix), rootWellKnown(Self.openIDSuffix)]
         }
-        return [pathInsertedWellKnown(Self.authorizationServerSuffix), pathInsertedWellKnown(Self.openIDSuffix),
-                appendedWellKnown(Self.openIDSuffix)]
+        return [
+            pathInsertedWellKnown(Self.authorizationServerSuffix), pathInsertedWellKnown(Self.openIDSuffix),
+            appendedWellKnown(Self.openIDSuffix),
+        ]
     }
 
     static let protectedResourceSuffix = "oauth-protected-resource"

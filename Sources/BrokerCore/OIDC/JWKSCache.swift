@@ -125,9 +125,11 @@ public actor JWKSCache: IDTokenKeySource {
     {
         do throws(OIDCError) {
             let url = try EndpointURL.secure(uri, what: "jwks_uri")
-            let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: url.string, headers: OIDCHTTP.acceptJSON), transport)
+            let response = try await OIDCHTTP.send(
+                HTTPClientRequest(method: "GET", url: url.string, headers: OIDCHTTP.acceptJSON), transport)
             guard response.status == 200 else {
-                throw OIDCError.httpStatus(response.status, endpoint: "jwks_uri", retryAfter: RetryAfter.from(response.headers, now: now))
+                throw OIDCError.httpStatus(
+                    response.status, endpoint: "jwks_uri", retryAfter: RetryAfter.from(response.headers, now: now))
             }
             do {
                 return .success((try JWKSet(json: response.body), maxAge(cacheControl: response.headers["Cache-Control"])))

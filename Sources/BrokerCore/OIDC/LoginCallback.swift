@@ -116,8 +116,10 @@ public struct LoginCallback: Sendable {
             return .failure(.callbackIssuerMissing)
         }
         if let error = fields["error"] {
-            return .failure(.authorizationFailed(
-                error: ProviderText.sanitize(error), description: fields["error_description"].map(ProviderText.sanitizeProse)))
+            return .failure(
+                .authorizationFailed(
+                    error: ProviderText.sanitize(error), description: fields["error_description"].map(ProviderText.sanitizeProse))
+            )
         }
         guard let code = fields["code"], !code.isEmpty else { return .failure(.missingCode) }
         return .success(Secret(code))

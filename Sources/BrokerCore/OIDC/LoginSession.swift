@@ -131,7 +131,8 @@ public final class LoginSession: LoginFlow {
         let outcome = takeCallback { $0.handlePasted(url: url, now: client.time.now()) }
         switch outcome {
         case .notForUs:
-            return .failure(.malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
+            return .failure(
+                .malformedCallback("the pasted URL is not the redirect of this login (\(redirectURI) with code and state)"))
         case .failed(.loginAlreadyFinished, _):
             return .failure(.loginAlreadyFinished)
         case .failed, .completed:

@@ -32,7 +32,8 @@ extension OIDCClient {
         async throws(OIDCError) -> HTTPResponse
     {
         var proved = request
-        proved.headers.replaceOrAdd(name: "DPoP", value: try proof(signer, method: request.method, url: request.url, nonce: nonce))
+        proved.headers.replaceOrAdd(
+            name: "DPoP", value: try proof(signer, method: request.method, url: request.url, nonce: nonce))
         let response = try await OIDCHTTP.send(proved, transport)
         if let origin, let fresh = response.headers["DPoP-Nonce"] { dpopNonces.remember(fresh, for: origin) }
         return response

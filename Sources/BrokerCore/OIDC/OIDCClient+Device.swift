@@ -33,7 +33,8 @@ extension OIDCClient {
                 throw error
             case .finished(let response):
                 _ = try await validateIDToken(response, metadata: metadata, client: client, expectation: .login(nonce: nil))
-                var tokens = TokenSet(response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now())
+                var tokens = TokenSet(
+                    response, requestedScope: client.scopes.isEmpty ? nil : client.scopeParameter, receivedAt: time.now())
                 tokens.dpopKey = client.dpopKey  // the polls were proved with it: the tokens are bound to it
                 return tokens
             case .poll(let delay):
@@ -45,7 +46,8 @@ extension OIDCClient {
                 guard control.beginRequest() else { throw .cancelled }
                 let result: Result<TokenResponse, OIDCError>
                 do throws(OIDCError) {
-                    result = .success(try await tokenRequest(.deviceCode(authorization.deviceCode), metadata: metadata, client: client))
+                    result = .success(
+                        try await tokenRequest(.deviceCode(authorization.deviceCode), metadata: metadata, client: client))
                 } catch {
                     result = .failure(error)
                 }

@@ -40,7 +40,8 @@ extension OIDCClient {
         }
         let refetch: Result<ProviderMetadata, OIDCError>
         do throws(OIDCError) {
-            refetch = .success(try await fetchMetadata(issuer: issuer, documentURL: documentURL, neededEndpoints: neededEndpoints))
+            refetch = .success(
+                try await fetchMetadata(issuer: issuer, documentURL: documentURL, neededEndpoints: neededEndpoints))
         } catch {
             refetch = .failure(error)
         }
@@ -112,9 +113,12 @@ extension OIDCClient {
         return completed
     }
 
-    private func fetchDocument(_ url: String, issuer: String?) async throws(OIDCError) -> (metadata: ProviderMetadata?, status: Int) {
+    private func fetchDocument(_ url: String, issuer: String?) async throws(OIDCError) -> (
+        metadata: ProviderMetadata?, status: Int
+    ) {
         let checked = try EndpointURL.secure(url, what: "discovery document URL")
-        let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
+        let response = try await OIDCHTTP.send(
+            HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
         return (try Discovery.readDocument(response, url: url, expectedIssuer: issuer, now: time.now()), response.status)
     }
 }

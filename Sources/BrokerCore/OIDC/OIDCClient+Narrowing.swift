@@ -14,7 +14,8 @@ extension OIDCClient {
         let identity = try tokens.previousIDTokenIdentity()
         let response = try await refreshRequest(tokens, identity: identity, metadata: metadata, client: client) {
             // A scope-only narrowing stays at the account's resource (RFC 8707 §2.2).
-            .refreshToken($0, scope: request.scope, resources: narrowing.resources.isEmpty ? client.resources : request.resources,
+            .refreshToken(
+                $0, scope: request.scope, resources: narrowing.resources.isEmpty ? client.resources : request.resources,
                 audience: narrowing.audience)
         }
         try await checkRefreshAnswer(

@@ -55,21 +55,25 @@ extension OIDCClient {
         let resource = try EndpointURL.canonicalResource(resourceURL)
         let headers = HTTPHeaders([("Accept", "application/json, text/event-stream")])
         let probe = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: resource.string, headers: headers), transport)
-        let bearer = probe.status == 401 ? AuthenticationChallenge.first("bearer", in: probe.headers.values("WWW-Authenticate")) : nil
+        let bearer =
+            probe.status == 401 ? AuthenticationChallenge.first("bearer", in: probe.headers.values("WWW-Authenticate")) : nil
         let hinted = bearer?.parameters["resource_metadata"]
         var found: (metadata: ProtectedResourceMetadata, url: String)?
         for url in hinted.map({ [$0] }) ?? resource.protectedResourceMetadataURLs where found == nil {
             found = try await fetchResourceMetadata(url).map { ($0, url) }
         }
         guard let (document, documentURL) = found else {
-            let tried = hinted.map { "'\($0)'" } ?? resource.protectedResourceMetadataURLs.map { "'\($0)'" }.joined(separator: " and ")
-            throw .invalidConfiguration("\(resource.string) has no protected resource metadata (RFC 9728) at \(tried); "
-                + "add the account with --issuer URL instead")
+            let tried =
+                hinted.map { "'\($0)'" } ?? resource.protectedResourceMetadataURLs.map { "'\($0)'" }.joined(separator: " and ")
+            throw .invalidConfiguration(
+                "\(resource.string) has no protected resource metadata (RFC 9728) at \(tried); "
+                    + "add the account with --issuer URL instead")
         }
         let claimed = try? EndpointURL.canonicalResource(document.resource, what: "resource")
         guard let claimed, claimed.isSameResource(as: resource) else {
-            throw .invalidConfiguration("the protected resource metadata at \(documentURL) is for '\(ProviderText.sanitize(document.resource))', "
-                + "not \(resource.string) (RFC 9728 §3.3): refused")
+            throw .invalidConfiguration(
+                "the protected resource metadata at \(documentURL) is for '\(ProviderText.sanitize(document.resource))', "
+                    + "not \(resource.string) (RFC 9728 §3.3): refused")
         }
         guard let issuer = document.authorizationServers?.first else {
             throw .invalidConfiguration("the protected resource metadata at \(documentURL) names no authorization server")
@@ -84,7 +88,8 @@ extension OIDCClient {
     /// One metadata document; nil when absent (a 4xx or a body that is not the document).
     private func fetchResourceMetadata(_ url: String) async throws(OIDCError) -> ProtectedResourceMetadata? {
         let checked = try EndpointURL.secure(url, what: "resource_metadata")
-        let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
+        let response = try await OIDCHTTP.send(
+            HTTPClientRequest(method: "GET", url: checked.string, headers: OIDCHTTP.acceptJSON), transport)
         let body = try Discovery.documentBody(response, url: url, now: time.now(), what: "the resource metadata")
         return body.flatMap { try? WireJSON.decode(ProtectedResourceMetadata.self, from: $0) }
     }
@@ -94,20 +99,27 @@ extension OIDCClient {
     private func fetchServerMetadata(issuer: String, resource: String) async throws(OIDCError) -> ProtectedResourceDiscovery {
         let urls = try EndpointURL.secure(issuer, what: "issuer").authorizationServerMetadataURLs
         for url in urls {
-            let response = try await OIDCHTTP.send(HTTPClientRequest(method: "GET", url: url, headers: OIDCHTTP.acceptJSON), transport)
-            guard let metadata = try Discovery.readDocument(response, url: url, expectedIssuer: issuer, now: time.now()) else { continue }
+            let response = try await OIDCHTTP.send(
+                HTTPClientRequest(method: "GET", url: url, headers: OIDCHTTP.acceptJSON), transport)
+            guard let metadata = try Discovery.readDocument(response, url: url, expectedIssuer: issuer, now: time.now()) else {
+                continue
+            }
             guard metadata.codeChallengeMethodsSupported?.contains(PKCE.method) == true else {
-                throw .invalidConfiguration("the authorization server \(issuer) does not list S256 in code_challenge_methods_supported "
-                    + "(the MCP authorization spec requires PKCE S256): refused")
+                throw .invalidConfiguration(
+                    "the authorization server \(issuer) does not list S256 in code_challenge_methods_supported "
+                        + "(the MCP authorization spec requires PKCE S256): refused")
             }
             let registration = try? WireJSON.decode(RegistrationMetadata.self, from: response.body)
-            if let endpoint = registration?.registrationEndpoint { _ = try EndpointURL.secure(endpoint, what: "registration_endpoint") }
+            if let endpoint = registration?.registrationEndpoint {
+                _ = try EndpointURL.secure(endpoint, what: "registration_endpoint")
+            }
             return ProtectedResourceDiscovery(
                 resource: resource, issuer: issuer, metadata: metadata, documentURL: url, scopes: [],
                 registrationEndpoint: registration?.registrationEndpoint,
                 acceptsClientMetadataDocuments: registration?.clientIDMetadataDocumentSupported == true)
         }
-        throw .invalidConfiguration("the authorization server \(issuer) publishes no metadata at "
-            + urls.map { "'\($0)'" }.joined(separator: ", "))
+        throw .invalidConfiguration(
+            "the authorization server \(issuer) publishes no metadata at "
+                + urls.map { "'\($0)'" }.joined(separator: ", "))
     }
 }

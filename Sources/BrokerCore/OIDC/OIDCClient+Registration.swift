@@ -25,7 +25,8 @@ extension OIDCClient {
         ]
         if !scopes.isEmpty { metadata["scope"] = .string(scopes.joined(separator: " ")) }
         let headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
-        let request = HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: WireJSON.serialize(.object(metadata)))
+        let request = HTTPClientRequest(
+            method: "POST", url: url.string, headers: headers, body: WireJSON.serialize(.object(metadata)))
         let response = try await OIDCHTTP.send(request, transport)
         guard response.status == 201 || response.status == 200 else {
             let reason = (try? ProviderJSON.object(from: response.body)).flatMap { fields -> String? in
@@ -33,8 +34,9 @@ extension OIDCClient {
                 guard case .string(let description)? = fields["error_description"] else { return error }
                 return "\(error): \(description)"
             }
-            throw .invalidConfiguration("the authorization server refused dynamic client registration (HTTP \(response.status)"
-                + (reason.map { ", \(ProviderText.sanitize($0))" } ?? "") + ")")
+            throw .invalidConfiguration(
+                "the authorization server refused dynamic client registration (HTTP \(response.status)"
+                    + (reason.map { ", \(ProviderText.sanitize($0))" } ?? "") + ")")
         }
         let fields = try OIDCHTTP.jsonObject(response, endpoint: url.string)
         guard case .string(let clientID)? = fields["client_id"], !clientID.isEmpty,
@@ -55,7 +57,9 @@ extension OIDCClient {
     public func deleteRegistration(at uri: String, token: Secret) async -> Bool {
         guard let url = try? EndpointURL.secure(uri, what: "registration_client_uri") else { return false }
         let headers = HTTPHeaders([("Authorization", "Bearer " + token.revealString())])
-        guard let response = try? await OIDCHTTP.send(HTTPClientRequest(method: "DELETE", url: url.string, headers: headers), transport)
+        guard
+            let response = try? await OIDCHTTP.send(
+                HTTPClientRequest(method: "DELETE", url: url.string, headers: headers), transport)
         else { return false }
         return [200, 204, 401, 404].contains(response.status)
     }

@@ -7,7 +7,9 @@ extension OIDCClient {
     /// Exchanges the authorization code (RFC 6749 §4.1.3 + RFC 7636 §4.5) and validates the
     /// ID token against the pending login's nonce. An OpenID Connect login (one with a nonce)
     /// must yield an ID token; without one the answer's user id (WorkOS) names the user.
-    public func exchangeCode(_ code: Secret, pendingLogin: PendingAuthorization, metadata: ProviderMetadata, client: ClientConfiguration)
+    public func exchangeCode(
+        _ code: Secret, pendingLogin: PendingAuthorization, metadata: ProviderMetadata, client: ClientConfiguration
+    )
         async throws(OIDCError) -> LoginResult
     {
         // The pending login was made for one provider; never send its verifier to another.

@@ -89,7 +89,8 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
             "the redirect could not be read: \(why)"
         case .oauthError(let response, let status, _):
             // Entra's own text is a long paragraph with trace ids: say why first, in words.
-            (EntraErrorCode.explanation(of: response).map { "\($0); " } ?? "") + "the provider answered \(response.error) (HTTP \(status))"
+            (EntraErrorCode.explanation(of: response).map { "\($0); " } ?? "")
+                + "the provider answered \(response.error) (HTTP \(status))"
                 + (response.errorDescription.map { ": \($0)" } ?? "")
         case .httpStatus(let status, let endpoint, _):
             "\(endpoint) answered HTTP \(status)"

@@ -40,7 +40,9 @@ enum OIDCHTTP {
         case .clientSecretBasic(let secret):
             headers.add(name: "Authorization", value: basicAuthorization(clientID: client.clientID, secret: secret))
         }
-        return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: Array(FormURLEncoding.encode(body.map { FormField($0.0, $0.1) }).utf8))
+        return HTTPClientRequest(
+            method: "POST", url: url.string, headers: headers,
+            body: Array(FormURLEncoding.encode(body.map { FormField($0.0, $0.1) }).utf8))
     }
 
     /// A JSON POST to `url` carrying `fields`, `client_id` and, for a confidential client, its
@@ -50,7 +52,8 @@ enum OIDCHTTP {
         object["client_id"] = .string(client.clientID)
         switch client.authentication {
         case .none: break
-        case .clientSecretBasic(let secret), .clientSecretPost(let secret): object["client_secret"] = .string(secret.revealString())
+        case .clientSecretBasic(let secret), .clientSecretPost(let secret):
+            object["client_secret"] = .string(secret.revealString())
         }
         let headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "application/json")])
         return HTTPClientRequest(method: "POST", url: url.string, headers: headers, body: WireJSON.serialize(.object(object)))
@@ -58,7 +61,8 @@ enum OIDCHTTP {
 
     /// `Basic base64(urlencode(id) ":" urlencode(secret))`, RFC 6749 §2.3.1.
     static func basicAuthorization(clientID: String, secret: Secret) -> String {
-        let credentials = FormURLEncoding.encodeComponent(clientID) + ":"
+        let credentials =
+            FormURLEncoding.encodeComponent(clientID) + ":"
             + FormURLEncoding.encodeComponent(secret.revealString())
         return "Basic " + Data(credentials.utf8).base64EncodedString()
     }

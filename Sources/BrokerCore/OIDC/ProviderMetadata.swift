@@ -124,7 +124,9 @@ public struct ProviderMetadata: Sendable, Equatable, Codable {
     /// multi-tenant Entra issuer only, exactly its `{tenantid}` template: `EntraIssuer`), and
     /// every endpoint present is an https URL (http only for loopback) without fragment or user-info.
     public func validate(expectedIssuer: String) throws(OIDCError) {
-        guard EntraIssuer.acceptsDocument(issuer: issuer, configured: expectedIssuer) else { throw .issuerMismatch(expected: expectedIssuer, found: issuer) }
+        guard EntraIssuer.acceptsDocument(issuer: issuer, configured: expectedIssuer) else {
+            throw .issuerMismatch(expected: expectedIssuer, found: issuer)
+        }
         try Discovery.checkIssuer(issuer)
         for endpoint in ProviderEndpoint.allCases {
             if let text = url(of: endpoint) { _ = try EndpointURL.secure(text, what: endpoint.metadataKey) }

@@ -76,7 +76,8 @@ enum PushedAuthorization {
         guard let seconds = object["expires_in"]?.numberValue, seconds.rounded() == seconds, seconds >= 1,
             seconds <= Double(maximumExpiresIn)
         else {
-            throw .malformedResponse(endpoint: endpointKey, reason: "expires_in is not a whole number of seconds from 1 to \(maximumExpiresIn)")
+            throw .malformedResponse(
+                endpoint: endpointKey, reason: "expires_in is not a whole number of seconds from 1 to \(maximumExpiresIn)")
         }
         return Answer(requestURI: requestURI, expiresIn: Int(seconds))
     }

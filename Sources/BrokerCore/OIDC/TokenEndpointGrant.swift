@@ -26,8 +26,10 @@ enum TokenEndpointGrant {
     private var formFields: [(String, String)] {
         switch self {
         case .authorizationCode(let code, let verifier, let redirectURI, let resources):
-            [("grant_type", "authorization_code"), ("code", code.revealString()), ("redirect_uri", redirectURI),
-             ("code_verifier", verifier.revealString())] + resources.map { ("resource", $0) }
+            [
+                ("grant_type", "authorization_code"), ("code", code.revealString()), ("redirect_uri", redirectURI),
+                ("code_verifier", verifier.revealString()),
+            ] + resources.map { ("resource", $0) }
         case .refreshToken(let token, let scope, let resources, let audience):
             [("grant_type", "refresh_token"), ("refresh_token", token.revealString())] + (scope.map { [("scope", $0)] } ?? [])
                 + resources.map { ("resource", $0) } + (audience.map { [("audience", $0)] } ?? [])

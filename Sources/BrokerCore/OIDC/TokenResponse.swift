@@ -46,7 +46,9 @@ public struct TokenResponse: Sendable, Equatable {
         let object = try OIDCHTTP.jsonObject(response, endpoint: endpoint)
         // GitHub answers token and device-polling errors with HTTP 200 (`{"error":"bad_refresh_token"}`):
         // an `error` member makes the answer an OAuth error whatever the status, never a success.
-        if let error = OIDCHTTP.oauthError(in: object, status: response.status, retryAfter: RetryAfter.from(response.headers, now: now)) {
+        if let error = OIDCHTTP.oauthError(
+            in: object, status: response.status, retryAfter: RetryAfter.from(response.headers, now: now))
+        {
             throw error
         }
         guard let access = object["access_token"]?.stringValue, !access.isEmpty else {

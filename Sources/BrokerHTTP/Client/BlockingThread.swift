@@ -26,7 +26,8 @@ public enum BlockingThread {
     ) async -> Result<Value, HTTPClientError> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, HTTPClientError>, Never>) in
             let once = ResumeOnce(continuation)
-            let graceNanoseconds = UInt64(max(0, grace.components.seconds)) * 1_000_000_000
+            let graceNanoseconds =
+                UInt64(max(0, grace.components.seconds)) * 1_000_000_000
                 + UInt64(max(0, grace.components.attoseconds) / 1_000_000_000)
             let watchID = watch.arm(dueNanoseconds: deadline.nanoseconds + graceNanoseconds) {
                 once.resume(.failure(onOverrun))

@@ -43,11 +43,12 @@ final class ClientConnection: @unchecked Sendable {
 
     /// The next bytes from the peer; empty at end of stream.
     func read(until deadline: Deadline) throws(HTTPClientError) -> ArraySlice<UInt8> {
-        let count = if let tls {
-            try tls.read(into: &readBuffer, until: deadline)
-        } else {
-            try socket.receive(into: &readBuffer, until: deadline)
-        }
+        let count =
+            if let tls {
+                try tls.read(into: &readBuffer, until: deadline)
+            } else {
+                try socket.receive(into: &readBuffer, until: deadline)
+            }
         return readBuffer[..<count]
     }
 

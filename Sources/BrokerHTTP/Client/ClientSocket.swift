@@ -77,7 +77,9 @@ final class ClientSocket {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
-                SystemCall.retryingInterrupts { Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+                SystemCall.retryingInterrupts {
+                    Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                }
             }
             if sent > 0 {
                 offset += sent

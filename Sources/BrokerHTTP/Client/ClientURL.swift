@@ -44,7 +44,8 @@ struct ClientURL: Sendable, Hashable {
         hostIsLoopback = url.host.isLoopback
         hostURIText = url.host.uriText
         port = url.port ?? (scheme == .https ? 443 : 80)
-        authority = url.port == nil || url.port == (scheme == .https ? 443 : 80) ? url.host.uriText : url.host.uriText + ":\(port)"
+        authority =
+            url.port == nil || url.port == (scheme == .https ? 443 : 80) ? url.host.uriText : url.host.uriText + ":\(port)"
         let path = url.path
         target = (path.isEmpty ? "/" : String(path)) + (url.query.map { "?" + $0 } ?? "")
         if scheme == .http && !hostIsLoopback {

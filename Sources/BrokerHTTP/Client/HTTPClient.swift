@@ -36,7 +36,9 @@ public final class HTTPClient: HTTPTransport {
         let url = try ClientURL(request.url)
         let deadline = Deadline.after(
             configuration.totalTimeout,
-            what: "no complete response from \(url.authority) within the total timeout of \(configuration.totalTimeout); try again later or raise the timeout")
+            what:
+                "no complete response from \(url.authority) within the total timeout of \(configuration.totalTimeout); try again later or raise the timeout"
+        )
         let result = await BlockingThread.run(deadline: deadline, onOverrun: deadline.timeoutError, on: threads) { [self] in
             Result { () throws(HTTPClientError) in try perform(request, to: url, deadline: deadline) }
         }
@@ -49,9 +51,12 @@ public final class HTTPClient: HTTPTransport {
     /// Idle keep-alive connections currently pooled.
     public var idleConnectionCount: Int { pool.idleCount }
 
-    private func perform(_ request: HTTPClientRequest, to url: ClientURL, deadline: Deadline) throws(HTTPClientError) -> HTTPResponse {
+    private func perform(_ request: HTTPClientRequest, to url: ClientURL, deadline: Deadline) throws(HTTPClientError)
+        -> HTTPResponse
+    {
         let bytes = try wireBytes(of: request, to: url)
-        let key = ConnectionKey(scheme: url.scheme, host: url.host, port: url.port, proxy: configuration.proxy.proxy(for: url),
+        let key = ConnectionKey(
+            scheme: url.scheme, host: url.host, port: url.port, proxy: configuration.proxy.proxy(for: url),
             pins: request.pins)
         if let window = request.streamWindow {
             // A stream is cut when its window ends: a connection of its own, never pooled.
@@ -92,13 +97,17 @@ public final class HTTPClient: HTTPTransport {
     }
 
     /// A new connection for `key`: TCP (to the proxy, then a CONNECT tunnel), then TLS for https.
-    private func open(_ key: ConnectionKey, for url: ClientURL, deadline total: Deadline) throws(HTTPClientError) -> ClientConnection {
+    private func open(_ key: ConnectionKey, for url: ClientURL, deadline total: Deadline) throws(HTTPClientError)
+        -> ClientConnection
+    {
         let target = key.proxy.map { ($0.host, $0.port) } ?? (url.host, url.port)
         let connectDeadline = Deadline.earliest(
             total,
             Deadline.after(
                 configuration.connectTimeout,
-                what: "connecting to \(target.0):\(target.1) took longer than the connect timeout of \(configuration.connectTimeout); check the network or the proxy settings"))
+                what:
+                    "connecting to \(target.0):\(target.1) took longer than the connect timeout of \(configuration.connectTimeout); check the network or the proxy settings"
+            ))
         let socket = try ClientSocket.connect(host: target.0, port: target.1, deadline: connectDeadline)
         let connection = ClientConnection(key: key, socket: socket)
         if let proxy = key.proxy {

@@ -53,7 +53,8 @@ enum ResponseExchange {
             if chunk.isEmpty {
                 if received == 0 {
                     throw ExchangeFailure(
-                        error: .protocolError("the server closed the connection without answering; try again"), nothingReceived: true)
+                        error: .protocolError("the server closed the connection without answering; try again"),
+                        nothingReceived: true)
                 }
                 parser.finishInput()
             }
@@ -74,7 +75,9 @@ enum ResponseExchange {
 /// Opens a CONNECT tunnel through an HTTP proxy (RFC 9110 §9.3.6). Credentials travel only in
 /// the Proxy-Authorization header and never appear in errors.
 enum ProxyTunnel {
-    static func open(on connection: ClientConnection, to url: ClientURL, via proxy: ProxyEndpoint, deadline: Deadline) throws(HTTPClientError) {
+    static func open(on connection: ClientConnection, to url: ClientURL, via proxy: ProxyEndpoint, deadline: Deadline)
+        throws(HTTPClientError)
+    {
         let authority = "\(url.hostURIText):\(url.port)"
         var headers = HTTPHeaders([("Host", authority)])
         if let authorization = proxy.authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
@@ -86,7 +89,8 @@ enum ProxyTunnel {
         }
         let response: HTTPResponse
         do {
-            (response, _) = try ResponseExchange.run(bytes, method: "CONNECT", on: connection, maxBodyBytes: 64 * 1024, deadline: deadline)
+            (response, _) = try ResponseExchange.run(
+                bytes, method: "CONNECT", on: connection, maxBodyBytes: 64 * 1024, deadline: deadline)
         } catch {
             throw error.error
         }

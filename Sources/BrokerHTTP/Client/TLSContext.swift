@@ -24,7 +24,8 @@ final class TLSContext: @unchecked Sendable {
         let ignoreUnexpectedEOF: UInt64 = 1 << 7  // SSL_OP_IGNORE_UNEXPECTED_EOF (macro, not imported)
         SSL_CTX_set_options(context, ignoreUnexpectedEOF)
         guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-            throw HTTPClientConfigurationError("cannot load the system trust store (\(OpenSSLReason.take())); install ca-certificates")
+            throw HTTPClientConfigurationError(
+                "cannot load the system trust store (\(OpenSSLReason.take())); install ca-certificates")
         }
         if let caFile {
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {

@@ -34,19 +34,24 @@ final class TLSSession {
         } else {
             // SSL_set_tlsext_host_name is a macro over SSL_ctrl; OpenSSL copies the name.
             let sni = host.withCString { name in
-                SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: name))
+                SSL_ctrl(
+                    ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: name))
             }
             accepted = sni == 1 && SSL_set1_host(ssl, host) == 1
         }
         if !accepted {
-            throw .tls(.other(host: host, detail: "cannot verify certificates for this name (\(OpenSSLReason.take())); check the URL"))
+            throw .tls(
+                .other(host: host, detail: "cannot verify certificates for this name (\(OpenSSLReason.take())); check the URL"))
         }
     }
 
     func handshake(until deadline: Deadline) throws(HTTPClientError) {
         let result = try drive(until: deadline) { SSL_connect(ssl) }
         if result <= 0 {
-            throw .tls(.other(host: host, detail: "the server closed the connection during the handshake; check that it speaks TLS on that port"))
+            throw .tls(
+                .other(
+                    host: host,
+                    detail: "the server closed the connection during the handshake; check that it speaks TLS on that port"))
         }
     }
 
@@ -60,7 +65,9 @@ final class TLSSession {
             let written = try drive(until: deadline) {
                 bytes.withUnsafeBytes { raw in SSL_write(ssl, raw.baseAddress! + offset, Int32(raw.count - offset)) }
             }
-            guard written > 0 else { throw .protocolError("the server closed the TLS connection while we were sending; try again") }
+            guard written > 0 else {
+                throw .protocolError("the server closed the TLS connection while we were sending; try again")
+            }
             offset += Int(written)
         }
     }

@@ -4,7 +4,8 @@ extension HTTPListener {
     /// Listens on a loopback TCP address: `host` must be "127.0.0.1" or "::1" (the redirect
     /// listener must never be reachable from the network). Port 0 picks a free port; read it
     /// back from `port`.
-    public static func tcp(host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 64) throws(HTTPServerError) -> HTTPListener {
+    public static func tcp(host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 64) throws(HTTPServerError) -> HTTPListener
+    {
         guard (0...65535).contains(port), host == "127.0.0.1" || host == "::1" else { throw .invalidAddress(host) }
         let family = host == "::1" ? AF_INET6 : AF_INET
         let fd = try Socket.make(family: family)

@@ -1,5 +1,4 @@
 import Dispatch
-import Dispatch
 import Glibc
 import Synchronization
 import SystemCalls
@@ -160,7 +159,9 @@ public final class HTTPServer: Sendable {
                 switch errno {
                 case ECONNABORTED, EPROTO: continue
                 // Out of descriptors or memory: back off instead of spinning.
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(50_000); continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    usleep(50_000)
+                    continue
                 default: return
                 }
             }

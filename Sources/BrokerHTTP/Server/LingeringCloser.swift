@@ -128,7 +128,9 @@ final class LingeringCloser: Sendable {
                 var done = now >= lingering[index].deadline
                 if !done, fds[index + 1].revents != 0 {
                     let count = buffer.withUnsafeMutableBytes { raw in
-                        SystemCall.retryingInterrupts { recv(lingering[index].fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT)) }
+                        SystemCall.retryingInterrupts {
+                            recv(lingering[index].fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+                        }
                     }
                     if count > 0 {
                         lingering[index].drained += count

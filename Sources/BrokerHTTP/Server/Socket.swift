@@ -79,7 +79,8 @@ enum Socket {
 
     /// Waits until `fd` is readable (or hung up) for at most `timeout`.
     static func waitReadable(_ fd: Int32, timeout: Duration) -> WaitResult {
-        let milliseconds = max(0, Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(
+            0, Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = SystemCall.retryingInterrupts { poll(&descriptor, 1, max(milliseconds, 1)) }
         return ready > 0 ? .readable : ready == 0 ? .timedOut : .failed

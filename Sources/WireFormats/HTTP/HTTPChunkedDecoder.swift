@@ -36,7 +36,8 @@ public struct HTTPChunkedDecoder: Sendable {
         while true {
             switch state {
             case .sizeLine:
-                guard let line = try nextLine(buffer, position, limits.maxChunkLineBytes, .malformed("chunk-size line too long")) else { return false }
+                guard let line = try nextLine(buffer, position, limits.maxChunkLineBytes, .malformed("chunk-size line too long"))
+                else { return false }
                 position = line.upperBound + 2
                 let size = try chunkSize(buffer[line])
                 state = size == 0 ? .trailers : .data(remaining: size)
@@ -75,7 +76,8 @@ public struct HTTPChunkedDecoder: Sendable {
     private mutating func trailerLine(_ buffer: [UInt8], _ position: Int) throws(HTTPError) -> Range<Int>? {
         let budget = limits.maxHeaderBytes - trailerBytes
         let limit = limits.maxHeaderBytes
-        guard let line = try nextLine(buffer, position, max(budget - 2, 0), .headersTooLarge("trailer section over \(limit) bytes"))
+        guard
+            let line = try nextLine(buffer, position, max(budget - 2, 0), .headersTooLarge("trailer section over \(limit) bytes"))
         else { return nil }
         trailerBytes += line.count + 2
         return line

@@ -68,7 +68,9 @@ public struct JSONSourceMap: Sendable {
         for part in path.split(separator: ".", omittingEmptySubsequences: true) {
             var name = Substring(part)
             var indices: [Int] = []
-            while name.last == "]", let open = name.lastIndex(of: "["), let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) {
+            while name.last == "]", let open = name.lastIndex(of: "["),
+                let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)])
+            {
                 indices.insert(index, at: 0)
                 name = name[..<open]
             }
@@ -111,10 +113,16 @@ public struct TextPosition: Sendable, Equatable, CustomStringConvertible {
     init(offset: Int, lineStarts: [Int], bytes: [UInt8]) {
         let offset = min(max(0, offset), bytes.count)
         var line = 0
-        var low = 0, high = lineStarts.count - 1
+        var low = 0
+        var high = lineStarts.count - 1
         while low <= high {  // the last line start at or before offset
             let middle = (low + high) / 2
-            if lineStarts[middle] <= offset { line = middle; low = middle + 1 } else { high = middle - 1 }
+            if lineStarts[middle] <= offset {
+                line = middle
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
         }
         let characters = bytes[lineStarts[line]..<offset].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
         self.init(line: line + 1, column: characters + 1)

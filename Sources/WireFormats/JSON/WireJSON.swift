@@ -1,4 +1,3 @@
-
 /// JSON for the socket API without Foundation, so `authctl` starts fast (see docs/BENCHMARKS.md).
 ///
 /// `encode` and `decode` drive any `Codable` type (Codable is the stdlib's, not Foundation's) through

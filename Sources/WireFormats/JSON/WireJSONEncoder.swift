@@ -2,7 +2,9 @@
 /// their parent after `encode(to:)` has returned them.
 final class EncodingNode {
     private enum Content {
-        case unset, scalar(JSONValue), object, array
+        case unset
+        case scalar(JSONValue)
+        case object, array
     }
 
     private var content = Content.unset

@@ -166,7 +166,8 @@ enum URLGrammar {
     static func schemeSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count >= 3 else { return nil }
         for index in 0...(bytes.count - 3)
-        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
+        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/")
+        {
             return index
         }
         return nil
