@@ -99,6 +99,15 @@ import Testing
     final class Shown: Sendable {
         let code = Mutex<String?>(nil)
         var notify: @Sendable (String) -> Void { { code in self.code.withLock { $0 = code } } }
+
+        /// The code notified once it is not `previous`: the waiter is registered before its
+        /// notification runs, so a count of waiters alone may meet the old code (or none).
+        func next(after previous: String?) async -> String {
+            while true {
+                if let shown = code.withLock({ $0 }), shown != previous { return shown }
+                await Task.yield()
+            }
+        }
     }
 
     @Test func onlyTheNotifiedCodeApprovesAndFiveWrongOnesEndTheWait() async {
@@ -107,7 +116,7 @@ import Testing
         let shown = Shown()
         async let outcome = approvals.wait(Self.work, pid: 7, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
         await Self.untilWaiting(approvals, 1)
-        let code = shown.code.withLock { $0 } ?? ""
+        let code = await shown.next(after: nil)
         #expect(ConfirmationCode.normalized(code) != nil && code.count == 9, "ABCD-EFGH: \(code)")
         let wrong = code == "2222-2222" ? "3333-3333" : "2222-2222"
         for remaining in (1...4).reversed() {
@@ -124,7 +133,7 @@ import Testing
         // The next wait has a code of its own; the right one (any case, dashes optional) approves.
         async let again = approvals.wait(Self.work, pid: 8, timeout: .seconds(60), sleep: gate.sleep, firstWaiter: shown.notify)
         await Self.untilWaiting(approvals, 1)
-        let next = shown.code.withLock { $0 } ?? ""
+        let next = await shown.next(after: code)
         #expect(next != code)
         #expect(
             approvals.approve(Self.work, code: next.lowercased().replacingOccurrences(of: "-", with: ""))
