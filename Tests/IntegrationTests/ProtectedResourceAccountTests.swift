@@ -15,6 +15,26 @@ struct ProtectedResourceAccountTests {
         return object?["configuration"] as? [String: Any] ?? [:]
     }
 
+    /// A registration is reused only for the resource it was made for: another resource whose
+    /// metadata names the same authorization server gets a client of its own, so it inherits no
+    /// consent the server remembers for the first one's client (hostile review).
+    @Test func aRegistrationIsNotSharedWithAnotherResourceAtTheSameServer() async throws {
+        let (harness, server) = try await BrokerHarness.withDaemon(provider: #"{"protectedResource": {}}"#)
+        let directory = harness.root + "/other-resource"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let other = try await MockProviderProcess(
+            directory: directory, configuration: #"{"protectedResource": {"authorizationServer": "\#(server.issuer)"}}"#)
+        let first = try await harness.authctl(["account", "add", "first", "--resource-url", server.origin + "/mcp"])
+        #expect(first.status == 0, "\(first)\n\(harness.daemonLog)")
+        let second = try await harness.authctl(["account", "add", "second", "--resource-url", other.origin + "/mcp"])
+        #expect(second.status == 0, "\(second)\n\(harness.daemonLog)")
+        let (one, two) = (try await Self.shown(harness, "first"), try await Self.shown(harness, "second"))
+        #expect(two["issuer"] as? String == server.issuer, "\(two)")
+        #expect(two["client_registration"] as? String == "dynamic")
+        #expect(one["client_id"] as? String != two["client_id"] as? String, "\(one)\n\(two)")
+        #expect(try await server.protectedResourceStats.registrations == 2)
+    }
+
     @Test func theChallengeNamesTheMetadataAndARegisteredClientIsKeptAcrossRestartsThenDeleted() async throws {
         let (harness, provider) = try await BrokerHarness.withDaemon(
             provider: #"{"protectedResource": {"challengeScope": "mcp:read mcp:write"}}"#)

@@ -37,6 +37,9 @@ public struct MockProtectedResource: Codable, Sendable, Equatable {
     public var dynamicRegistration = true
     /// Advertise `client_id_metadata_document_supported`.
     public var clientIDMetadataDocuments = false
+    /// The authorization server the document names, when not this mock's own issuer (a resource
+    /// whose tokens another mock issues).
+    public var authorizationServer: String?
 
     public init() {}
 
@@ -56,6 +59,7 @@ public struct MockProtectedResource: Codable, Sendable, Equatable {
         dynamicRegistration =
             try container.decodeIfPresent(Bool.self, forKey: .dynamicRegistration) ?? defaults.dynamicRegistration
         clientIDMetadataDocuments = try container.decodeIfPresent(Bool.self, forKey: .clientIDMetadataDocuments) ?? false
+        authorizationServer = try container.decodeIfPresent(String.self, forKey: .authorizationServer)
     }
 }
 
@@ -128,7 +132,7 @@ extension MockProvider {
     private func protectedResourceMetadata(_ mode: MockProtectedResource) -> HTTPResponse {
         state.withLock { $0.stats.protectedResource.metadataRequests += 1 }
         var document: [String: Any] = [
-            "resource": mode.claimedResource ?? resourceURL(mode), "authorization_servers": [issuer],
+            "resource": mode.claimedResource ?? resourceURL(mode), "authorization_servers": [mode.authorizationServer ?? issuer],
             "bearer_methods_supported": ["header"],
         ]
         if let scopes = mode.scopesSupported { document["scopes_supported"] = scopes }
