@@ -66,31 +66,25 @@ extension MockProviderProcess {
         var last_event_ids: [String]
     }
 
-    private var mcpClient: HTTPClient {
-        get throws {
-            try HTTPClient(configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
-        }
-    }
-
     var mcpStats: MCPStats {
         get async throws {
-            let answer = try await mcpClient.send(HTTPClientRequest(url: origin + "/_mock/mcp"))
+            let answer = try await client.send(HTTPClientRequest(url: origin + "/_mock/mcp"))
             return try JSONDecoder().decode(MCPStats.self, from: Data(answer.body))
         }
     }
 
     /// Every access token issued so far is refused by the MCP server from now on.
     func rejectMCPTokens() async throws {
-        _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/reject-tokens"))
+        _ = try await client.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/reject-tokens"))
     }
 
     /// The MCP server answers GET with an event stream from now on (405 before).
     func enableMCPStream() async throws {
-        _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/get-stream"))
+        _ = try await client.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/get-stream"))
     }
 
     /// A `notifications/tools/list_changed` for every open session, sent on its GET stream.
     func notifyMCPSessions() async throws {
-        _ = try await mcpClient.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/notify"))
+        _ = try await client.send(HTTPClientRequest(method: "POST", url: origin + "/_mock/mcp/notify"))
     }
 }

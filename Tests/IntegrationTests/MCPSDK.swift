@@ -5,6 +5,11 @@ import Testing
 /// The official MCP Python SDK for the tests: the venv `.ci/install-deps` makes at
 /// `.build/mcp-venv` (or `AUTHBROKER_MCP_PYTHON`), the SDK server and the SDK host as processes.
 enum MCPSDK {
+    /// The SDK host's arguments for a stdio server that is `authctl mcp sdk` on `harness`'s daemon.
+    static func bridgedHost(_ harness: BrokerHarness) throws -> [String] {
+        ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"]
+    }
+
     static var python: String {
         ProcessInfo.processInfo.environment["AUTHBROKER_MCP_PYTHON"] ?? ChildProcess.repositoryRoot
             + "/.build/mcp-venv/bin/python"

@@ -19,7 +19,7 @@ struct MCPSDKTests {
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
         let host = try MCPSDK.Host(
-            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+            try MCPSDK.bridgedHost(harness), harness: harness)
         defer { host.stop() }
         let initialized = try await host.next()
         #expect(initialized["server"] as? String == "sdk-test-server", "\(initialized)\n\(host.stderr)\n\(harness.daemonLog)")
@@ -50,7 +50,7 @@ struct MCPSDKTests {
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
         let host = try MCPSDK.Host(
-            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+            try MCPSDK.bridgedHost(harness), harness: harness)
         defer { host.stop() }
         #expect(try await host.next()["server"] as? String == "sdk-test-server", "\(host.stderr)")
         // The SDK server sends them on the session's standalone GET stream (they belong to no request),
@@ -75,7 +75,7 @@ struct MCPSDKTests {
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
         let host = try MCPSDK.Host(
-            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+            try MCPSDK.bridgedHost(harness), harness: harness)
         defer { host.stop() }
         let refused = try await host.next()
         // The SDK's challenge has no scope=: the scopes come from its RFC 9728 metadata.
@@ -87,7 +87,7 @@ struct MCPSDKTests {
         // After the login the step-up asked for, the same host session works.
         #expect(try await harness.login("sdk", provider: provider).status == 0)
         let again = try MCPSDK.Host(
-            ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"], harness: harness)
+            try MCPSDK.bridgedHost(harness), harness: harness)
         defer { again.stop() }
         #expect(try await again.next()["server"] as? String == "sdk-test-server", "\(again.stderr)")
         #expect(try await again.step(#"call echo {"text": "admin"}"#)["text"] as? String == "admin")
@@ -99,7 +99,7 @@ struct MCPSDKTests {
         let server = try await MCPSDK.Server(issuer: provider.issuer, directory: harness.root)
         defer { server.stop() }
         try await harness.signIn(sdkAccount: "sdk", resource: server.url, provider: provider)
-        let command = ["stdio", try BrokerHarness.binary("authctl"), "--socket", harness.socket, "mcp", "sdk"]
+        let command = try MCPSDK.bridgedHost(harness)
         let (first, second) = (try MCPSDK.Host(command, harness: harness), try MCPSDK.Host(command, harness: harness))
         defer {
             first.stop()

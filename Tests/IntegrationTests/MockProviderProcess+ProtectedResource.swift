@@ -22,8 +22,6 @@ extension MockProviderProcess {
 
     var protectedResourceStats: ProtectedResourceStats {
         get async throws {
-            let client = try HTTPClient(
-                configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
             let answer = try await client.send(HTTPClientRequest(url: issuer + "/_mock/stats"))
             return try JSONDecoder().decode(Envelope.self, from: Data(answer.body)).protectedResource
         }
@@ -37,8 +35,6 @@ extension MockProviderProcess {
 
     /// The status of a GET of the resource at `path` with `token` as a Bearer token.
     func callResource(_ path: String = "/mcp", token: String) async throws -> Int {
-        let client = try HTTPClient(
-            configuration: HTTPClientConfiguration(totalTimeout: .seconds(15), maxIdleConnectionsPerHost: 0))
         let headers = HTTPHeaders([("Authorization", "Bearer \(token)")])
         return try await client.send(HTTPClientRequest(url: origin + path, headers: headers)).status
     }

@@ -11,7 +11,8 @@ final class MockProviderProcess: Sendable {
     let issuer: String
     /// Shopify mode (`shopifyShopID`): the shop's domain, which serves the discovery document.
     let shopDomain: String?
-    private let client: HTTPClient
+    /// The one client every request of the tests to the mock goes through (its extensions too).
+    let client: HTTPClient
 
     /// The counters the tests read (a subset of the mock's `MockProviderStats`).
     struct Stats: Decodable, Equatable {

@@ -127,4 +127,46 @@ extension AccountCommand {
             configuration.gitUsername = username
         }
     }
+
+    /// `--redirect-uri`, refused here as the daemon would refuse it (a usage error, exit 64), with
+    /// RFC 8252's warning about a scheme without a dot.
+    static func redirectURI(_ arguments: CommandLineArguments) throws(UsageError) -> String? {
+        guard let text = arguments.value("--redirect-uri") else { return nil }
+        do throws(PrivateUseRedirectURI.Problem) {
+            let uri = try PrivateUseRedirectURI(parsing: text)
+            if let warning = uri.warning { Output.note("warning: \(warning)") }
+        } catch {
+            throw UsageError(error.description)
+        }
+        return text
+    }
+
+    /// `--pin-sha256 PIN` (repeatable), refused here as the daemon would refuse it; nil when none.
+    static func pins(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
+        let pins = arguments.all("--pin-sha256")
+        guard !pins.isEmpty else { return nil }
+        if let problem = PublicKeyPin.problem(with: pins) { throw UsageError("--pin-sha256: \(problem)") }
+        return pins
+    }
+
+    /// `--tenant-allow GUID` (repeatable), refused here as the daemon would refuse it; nil when none.
+    static func tenants(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
+        let tenants = arguments.all("--tenant-allow")
+        guard !tenants.isEmpty else { return nil }
+        if let problem = TenantID.problem(with: tenants) { throw UsageError("--tenant-allow: \(problem)") }
+        return tenants
+    }
+
+    /// `--token-request-format form|json`; nil when not given (the daemon's default, form).
+    /// The value of `flag`, one of `Choice`'s raw values (`--token-request-format form|json`).
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ flag: String, _ arguments: CommandLineArguments)
+        throws(UsageError) -> Choice? where Choice.RawValue == String
+    {
+        guard let text = arguments.value(flag) else { return nil }
+        guard let value = Choice(rawValue: text) else {
+            let names = Choice.allCases.map(\.rawValue)
+            throw UsageError("\(flag) takes \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got '\(text)'")
+        }
+        return value
+    }
 }

@@ -266,19 +266,6 @@ enum AccountCommand: Command {
         return ExitCode.success
     }
 
-    /// `--redirect-uri`, refused here as the daemon would refuse it (a usage error, exit 64), with
-    /// RFC 8252's warning about a scheme without a dot.
-    static func redirectURI(_ arguments: CommandLineArguments) throws(UsageError) -> String? {
-        guard let text = arguments.value("--redirect-uri") else { return nil }
-        do throws(PrivateUseRedirectURI.Problem) {
-            let uri = try PrivateUseRedirectURI(parsing: text)
-            if let warning = uri.warning { Output.note("warning: \(warning)") }
-        } catch {
-            throw UsageError(error.description)
-        }
-        return text
-    }
-
     /// Removes the account, then the desktop handler of its redirect scheme if no account is left
     /// that uses it (read before the removal: the daemon forgets the configuration).
     static func remove(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
@@ -291,35 +278,6 @@ enum AccountCommand: Command {
             try HandlerRegistration.removeUnused(removed, remaining: remaining, context: context)
         }
         return ExitCode.success
-    }
-
-    /// `--pin-sha256 PIN` (repeatable), refused here as the daemon would refuse it; nil when none.
-    static func pins(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
-        let pins = arguments.all("--pin-sha256")
-        guard !pins.isEmpty else { return nil }
-        if let problem = PublicKeyPin.problem(with: pins) { throw UsageError("--pin-sha256: \(problem)") }
-        return pins
-    }
-
-    /// `--tenant-allow GUID` (repeatable), refused here as the daemon would refuse it; nil when none.
-    static func tenants(_ arguments: CommandLineArguments) throws(UsageError) -> [String]? {
-        let tenants = arguments.all("--tenant-allow")
-        guard !tenants.isEmpty else { return nil }
-        if let problem = TenantID.problem(with: tenants) { throw UsageError("--tenant-allow: \(problem)") }
-        return tenants
-    }
-
-    /// `--token-request-format form|json`; nil when not given (the daemon's default, form).
-    /// The value of `flag`, one of `Choice`'s raw values (`--token-request-format form|json`).
-    static func choice<Choice: RawRepresentable & CaseIterable>(_ flag: String, _ arguments: CommandLineArguments)
-        throws(UsageError) -> Choice? where Choice.RawValue == String
-    {
-        guard let text = arguments.value(flag) else { return nil }
-        guard let value = Choice(rawValue: text) else {
-            let names = Choice.allCases.map(\.rawValue)
-            throw UsageError("\(flag) takes \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), got '\(text)'")
-        }
-        return value
     }
 
     static func list(_ arguments: CommandLineArguments, _ context: CommandContext) throws -> Int32 {
@@ -388,18 +346,5 @@ extension AccountCommand {
     private static func text(_ value: JSONValue) -> String {
         if case .string(let string) = value { return string }
         return String(decoding: WireJSON.serialize(value), as: UTF8.self)
-    }
-}
-
-/// Reads a client secret from a file: the first line, without its newline.
-enum SecretFile {
-    static func read(_ path: String) throws(UsageError) -> String {
-        let bytes = try BoundedFile.read(path, limit: 16_384, what: "--client-secret-file")
-        let line = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        let secret = String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
-        guard !secret.isEmpty else {
-            throw UsageError("--client-secret-file '\(path)' must hold the secret on its first line")
-        }
-        return secret
     }
 }
