@@ -80,6 +80,7 @@ struct MCPBridgeTests {
         #expect(report.stdout.contains("mcp:admin") && !report.stdout.contains("admin:org"), "\(report.stdout)")
         let status = try await harness.authctl(["status", "--json"])
         #expect(status.stdout.contains("mcp:admin") && !status.stdout.contains("admin:org"), "\(status)")
+        #expect(harness.daemonLog.contains("step-up: not asking for admin:org"), "\(harness.daemonLog)")
         let login = try await harness.login("tools", provider: provider)
         #expect(login.status == 0 && login.stderr.contains("This login also asks for mcp:admin: a resource server"), "\(login)")
         #expect(await harness.stopDaemon() == 0)

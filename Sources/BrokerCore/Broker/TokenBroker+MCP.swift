@@ -105,9 +105,18 @@ extension TokenBroker {
             runtime.machine.currentTokens?.scope.map { $0.split(separator: " ").map(String.init) }
             ?? runtime.configuration.scopes
         // A provider that lists its scopes bounds what a resource server can ask the user to grant.
+        // RFC 8414 lets a provider leave some out, so a dropped scope is said, with how to ask for it.
         let offered = runtime.metadata?.metadata.scopesSupported.flatMap { $0.isEmpty ? nil : Set($0) }
         var union = granted
-        for scope in scopes where !union.contains(scope) && offered.map({ $0.contains(scope) }) != false { union.append(scope) }
+        var dropped: [String] = []
+        for scope in scopes where !union.contains(scope) {
+            if offered.map({ $0.contains(scope) }) == false { dropped.append(scope) } else { union.append(scope) }
+        }
+        if !dropped.isEmpty {
+            logger.with(key).warning(
+                "step-up: not asking for \(dropped.joined(separator: " ")): the provider does not list them in "
+                    + "scopes_supported; to ask anyway: authctl refresh \(key.name) --scope SCOPE")
+        }
         let result = StepUpResult(
             account: key.name, scope: union.joined(separator: " "), loginCommand: "authctl login \(key.name)")
         // The next login adds what the account's own scopes lack; told once per new set, never a loop.
